@@ -1,0 +1,107 @@
+// Package engines is the seam between the engine-neutral runner (package bench) and the systems
+// under test. An Engine owns one queue for one run: it sets it up, opens producers and consumers
+// on it, and tears it down. Payloads are opaque bytes to an engine; the runner stamps and reads them.
+//
+// Optional capabilities (engine-side lag, faults, facts for the result) are discovered by interface
+// assertion, so a design that lacks one needs no special case in the runner.
+package engines
+
+import (
+	"context"
+	"time"
+)
+
+// Engine is one system under test, prepared for one run.
+type Engine interface {
+	// Setup creates the queue (stream and group, lists, topic) under names derived from Spec.RunID.
+	Setup(ctx context.Context) error
+	// NewProducer opens producer number id (0-based).
+	NewProducer(ctx context.Context, id int) (Producer, error)
+	// NewConsumer opens consumer number id (0-based). A consumer that must be listening before
+	// the first message is published (pub/sub) is listening when NewConsumer returns.
+	NewConsumer(ctx context.Context, id int) (Consumer, error)
+	// Teardown removes what Setup created. It is called even after a failed or interrupted run.
+	Teardown(ctx context.Context) error
+	// Close releases connections and stops anything the engine started (servers, brokers).
+	Close() error
+}
+
+// Producer sends messages. It is used by one goroutine.
+type Producer interface {
+	// Send sends a batch of payloads as one round trip where the design allows it (pipelining,
+	// batching). On return errs[i] is nil when payload i was acknowledged by the engine, or the
+	// reason it was not. len(errs) == len(payloads). Send must not retain payloads after returning.
+	Send(ctx context.Context, payloads [][]byte, errs []error)
+	Close() error
+}
+
+// Consumer receives messages. It is used by one goroutine.
+type Consumer interface {
+	// Receive waits a short, engine-chosen time (at most about 100 ms) for messages and returns
+	// what arrived, possibly nothing. It returns ctx.Err() once ctx is done.
+	Receive(ctx context.Context) ([]Delivery, error)
+	// Ack acknowledges deliveries after the runner has done the scenario's work on them. Designs
+	// without acknowledgements (list, pub/sub) return nil.
+	Ack(ctx context.Context, ds []Delivery) error
+	Close() error
+}
+
+// Delivery is one received message.
+type Delivery struct {
+	Payload []byte
+	// Handle identifies the delivery to the engine for Ack (a stream entry ID, a list element, an
+	// offset). The runner never interprets it.
+	Handle any
+}
+
+// Lag is the engine's own view of how far consumers are behind.
+type Lag struct {
+	// Backlog is messages produced but not yet delivered to any consumer (stream group lag, LLEN of
+	// the ready list, log end offset minus committed offset).
+	Backlog int64 `json:"backlog"`
+	// Pending is messages delivered but not yet acknowledged (stream PEL, processing lists).
+	Pending int64 `json:"pending"`
+	// OldestPendingNs is the idle time of the oldest pending message, 0 when unknown or none.
+	OldestPendingNs int64 `json:"oldest_pending_ns"`
+}
+
+// LagReporter is implemented by engines that can report consumer lag themselves.
+type LagReporter interface {
+	Lag(ctx context.Context) (Lag, error)
+}
+
+// Facts describe the engine for the result file: what ran, which version, which settings.
+type Facts struct {
+	Name     string            `json:"name"`
+	Design   string            `json:"design"`
+	Version  string            `json:"version"`
+	Address  string            `json:"address,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// FactReporter is implemented by engines that can describe themselves.
+type FactReporter interface {
+	Facts(ctx context.Context) Facts
+}
+
+// Staller is implemented by engines whose server can be made to stop answering for a while
+// (DEBUG SLEEP on Redis, the in-repo server's equivalent). Stall returns once the stall has begun.
+type Staller interface {
+	Stall(ctx context.Context, d time.Duration) error
+}
+
+// CrashKind says what a server crash destroys.
+type CrashKind string
+
+const (
+	// ProcessCrash kills the server process without warning; what the OS had received survives.
+	ProcessCrash CrashKind = "process"
+	// PowerLoss is a process crash that also discards every byte not yet fsynced.
+	PowerLoss CrashKind = "power-loss"
+)
+
+// Crasher is implemented by engines that can crash their server and bring it back.
+type Crasher interface {
+	Crash(ctx context.Context, kind CrashKind) error
+	Restart(ctx context.Context) error
+}

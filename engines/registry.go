@@ -1,0 +1,113 @@
+package engines
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Spec is everything an engine needs to know about the run it serves. The scenarios package
+// fills it from a validated scenario; zero values mean the engine's defaults.
+type Spec struct {
+	// RunID is unique per run; every key, stream, list or topic the engine creates is named from it.
+	RunID string
+	// Design is the queue design: stream, list, reliable-list, pubsub, kafka.
+	Design    string
+	Producers int
+	Consumers int
+	// Address of an existing server, for engines that connect to one (redis-url, kafka-url).
+	Address string
+	// Persistence is the durability policy, in the server's own setting names
+	// (appendonly, appendfsync, save for Redis; log.flush.interval.messages for Kafka).
+	Persistence map[string]string
+	Stream      StreamOptions
+}
+
+// StreamOptions configure the Redis Streams design.
+type StreamOptions struct {
+	// MaxLen trims the stream to about this many entries on every XADD; 0 means no trimming.
+	MaxLen int64
+	// ExactTrim uses MAXLEN = instead of MAXLEN ~.
+	ExactTrim bool
+	// Ack is "after" (XACK after the work), "before" (XACK before the work) or "noack".
+	Ack string
+	// Count is the XREADGROUP COUNT.
+	Count int64
+	// Block is the XREADGROUP BLOCK time.
+	Block time.Duration
+	// GroupStart is the ID the consumer group starts at: "0" or "$".
+	GroupStart string
+}
+
+// Factory makes an engine for a run. It may start servers; Close stops them.
+type Factory func(ctx context.Context, spec Spec) (Engine, error)
+
+// Registration describes one engine name a scenario may use.
+type Registration struct {
+	Name string
+	// Designs this engine supports; the first is the default.
+	Designs []string
+	// Summary is one line for `qbench engines`.
+	Summary string
+	New     Factory
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Registration{}
+)
+
+// Register makes an engine available to scenarios. It panics on a duplicate name, which is a
+// programming error found at start-up.
+func Register(r Registration) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[r.Name]; dup {
+		panic("engines: duplicate registration of " + r.Name)
+	}
+	registry[r.Name] = r
+}
+
+// Lookup returns the registration for name.
+func Lookup(name string) (Registration, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	r, ok := registry[name]
+	if !ok {
+		return Registration{}, fmt.Errorf("unknown engine %q (known: %v)", name, namesLocked())
+	}
+	return r, nil
+}
+
+// All returns every registration, sorted by name.
+func All() []Registration {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]Registration, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func namesLocked() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Supports reports whether the registration supports design.
+func (r Registration) Supports(design string) bool {
+	for _, d := range r.Designs {
+		if d == design {
+			return true
+		}
+	}
+	return false
+}
