@@ -1,0 +1,162 @@
+// Package ledger accounts for every message of a run, one by one: sent, acknowledged by the
+// engine, failed, delivered, delivered more than once. Loss is computed from these marks at the
+// end, never inferred from counters.
+package ledger
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+const (
+	flagSent uint8 = 1 << iota
+	flagAcked
+	flagFailed
+)
+
+// Ledger is safe for concurrent use: producers mark their own messages, consumers mark any.
+type Ledger struct {
+	producers []*producerBook
+	// Live counters, for the drain condition and progress.
+	acked          atomic.Int64
+	firstDelivered atomic.Int64
+	unknown        atomic.Int64
+}
+
+type producerBook struct {
+	mu         sync.Mutex
+	flags      []uint8
+	deliveries []uint32
+}
+
+// New makes a ledger for n producers.
+func New(n int) *Ledger {
+	l := &Ledger{producers: make([]*producerBook, n)}
+	for i := range l.producers {
+		l.producers[i] = &producerBook{}
+	}
+	return l
+}
+
+func (b *producerBook) grow(seq uint64) {
+	for uint64(len(b.flags)) <= seq {
+		b.flags = append(b.flags, make([]uint8, max(1024, len(b.flags)))...)
+		b.deliveries = append(b.deliveries, make([]uint32, max(1024, len(b.deliveries)))...)
+	}
+}
+
+// Sent marks that a message was handed to the engine; acked says whether the engine
+// acknowledged it (false: it returned an error).
+func (l *Ledger) Sent(producer int, seq uint64, acked bool) {
+	b := l.producers[producer]
+	b.mu.Lock()
+	b.grow(seq)
+	f := flagSent | flagFailed
+	if acked {
+		f = flagSent | flagAcked
+	}
+	b.flags[seq] |= f
+	b.mu.Unlock()
+	if acked {
+		l.acked.Add(1)
+	}
+}
+
+// Delivered marks one delivery of a message to a consumer. It reports whether this was the first
+// delivery. A message that names an unknown producer is counted as unknown.
+func (l *Ledger) Delivered(producer int, seq uint64) (first bool) {
+	if producer < 0 || producer >= len(l.producers) {
+		l.unknown.Add(1)
+		return false
+	}
+	b := l.producers[producer]
+	b.mu.Lock()
+	b.grow(seq)
+	b.deliveries[seq]++
+	first = b.deliveries[seq] == 1
+	b.mu.Unlock()
+	if first {
+		l.firstDelivered.Add(1)
+	}
+	return first
+}
+
+// Acked is the number of messages acknowledged so far.
+func (l *Ledger) Acked() int64 { return l.acked.Load() }
+
+// DeliveredUnique is the number of distinct messages delivered so far.
+func (l *Ledger) DeliveredUnique() int64 { return l.firstDelivered.Load() }
+
+// Totals is the ledger's final account.
+type Totals struct {
+	Sent   int64 `json:"sent"`
+	Acked  int64 `json:"acked"`
+	Failed int64 `json:"failed"`
+	// Delivered counts distinct messages delivered at least once.
+	Delivered int64 `json:"delivered"`
+	// Deliveries counts every delivery, duplicates included.
+	Deliveries int64 `json:"deliveries"`
+	// Lost counts messages acknowledged to the producer and never delivered.
+	Lost int64 `json:"lost"`
+	// Duplicates counts deliveries beyond the first.
+	Duplicates int64 `json:"duplicates"`
+	// DuplicatedMessages counts distinct messages delivered more than once.
+	DuplicatedMessages int64 `json:"duplicated_messages"`
+	// DeliveredUnacked counts messages delivered although the producer saw an error for them (or
+	// never learned the outcome): a write the engine kept despite failing it.
+	DeliveredUnacked int64 `json:"delivered_unacked"`
+	// Phantom counts deliveries of sequence numbers that were never sent.
+	Phantom int64 `json:"phantom"`
+	// Unknown counts deliveries naming a producer this run did not have.
+	Unknown int64 `json:"unknown"`
+}
+
+// LostMessage names one lost message.
+type LostMessage struct {
+	Producer int    `json:"producer"`
+	Seq      uint64 `json:"seq"`
+}
+
+// Close computes the totals and returns up to maxLost of the lost messages, lowest first.
+func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
+	var t Totals
+	var lost []LostMessage
+	for p, b := range l.producers {
+		b.mu.Lock()
+		for seq, f := range b.flags {
+			d := int64(b.deliveries[seq])
+			if f&flagSent != 0 {
+				t.Sent++
+			}
+			if f&flagAcked != 0 {
+				t.Acked++
+			}
+			if f&flagFailed != 0 {
+				t.Failed++
+			}
+			if d > 0 {
+				t.Delivered++
+				t.Deliveries += d
+				switch {
+				case f&flagSent == 0:
+					t.Phantom += d
+				case f&flagAcked == 0:
+					t.DeliveredUnacked++
+				}
+			}
+			if d > 1 {
+				t.Duplicates += d - 1
+				t.DuplicatedMessages++
+			}
+			if f&flagAcked != 0 && d == 0 {
+				t.Lost++
+				if len(lost) < maxLost {
+					lost = append(lost, LostMessage{Producer: p, Seq: uint64(seq)})
+				}
+			}
+		}
+		b.mu.Unlock()
+	}
+	t.Unknown = l.unknown.Load()
+	return t, lost
+}

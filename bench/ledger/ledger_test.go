@@ -1,0 +1,64 @@
+package ledger
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestLedgerCountsEachMessage(t *testing.T) {
+	l := New(2)
+	// producer 0: seq 0 acked+delivered, 1 acked+delivered twice, 2 acked never delivered,
+	// 3 failed never delivered, 4 failed but delivered.
+	l.Sent(0, 0, true)
+	l.Sent(0, 1, true)
+	l.Sent(0, 2, true)
+	l.Sent(0, 3, false)
+	l.Sent(0, 4, false)
+	l.Delivered(0, 0)
+	l.Delivered(0, 1)
+	l.Delivered(0, 1)
+	l.Delivered(0, 4)
+	// producer 1: delivery arrives before the producer records the ack (common on fast engines).
+	if !l.Delivered(1, 5000) {
+		t.Fatal("first delivery not reported as first")
+	}
+	l.Sent(1, 5000, true)
+	l.Delivered(1, 9999) // never sent
+	l.Delivered(7, 1)    // no such producer
+
+	got, lost := l.Close(10)
+	want := Totals{Sent: 6, Acked: 4, Failed: 2, Delivered: 5, Deliveries: 6, Lost: 1,
+		Duplicates: 1, DuplicatedMessages: 1, DeliveredUnacked: 1, Phantom: 1, Unknown: 1}
+	if got != want {
+		t.Fatalf("totals\n got %+v\nwant %+v", got, want)
+	}
+	if len(lost) != 1 || lost[0] != (LostMessage{Producer: 0, Seq: 2}) {
+		t.Fatalf("lost = %v", lost)
+	}
+}
+
+func TestLedgerConcurrentMarks(t *testing.T) {
+	const producers, perProducer = 4, 20000
+	l := New(producers)
+	var wg sync.WaitGroup
+	for p := 0; p < producers; p++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for s := uint64(0); s < perProducer; s++ {
+				l.Sent(p, s, true)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for s := uint64(0); s < perProducer; s += 2 { // every other message delivered
+				l.Delivered(p, s)
+			}
+		}()
+	}
+	wg.Wait()
+	got, _ := l.Close(0)
+	if got.Acked != producers*perProducer || got.Lost != producers*perProducer/2 || got.Duplicates != 0 {
+		t.Fatalf("totals %+v", got)
+	}
+}

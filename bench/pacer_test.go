@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"testing"
+	"time"
+)
+
+func TestPacerSchedule(t *testing.T) {
+	ms := time.Millisecond
+	p := Pacer{Interval: 10 * ms, Offset: 2 * ms, Duration: 100 * ms}
+	cases := []struct {
+		name     string
+		elapsed  time.Duration
+		sent     uint64
+		wantDue  uint64
+		wantWait time.Duration
+		wantStop bool
+	}{
+		{"before the first message", 0, 0, 0, 2 * ms, false},
+		{"exactly at the first", 2 * ms, 0, 1, 0, false},
+		{"on time after one", 5 * ms, 1, 0, 7 * ms, false},
+		{"behind by a stall of 50ms", 52 * ms, 1, 5, 0, false},
+		{"far behind, schedule end caps due", 500 * ms, 3, 7, 0, false},
+		{"all sent", 99 * ms, 10, 0, 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			due, wait, stop := p.Pace(c.elapsed, c.sent)
+			if due != c.wantDue || wait != c.wantWait || stop != c.wantStop {
+				t.Fatalf("Pace(%v, %d) = (%d, %v, %v), want (%d, %v, %v)", c.elapsed, c.sent, due, wait, stop, c.wantDue, c.wantWait, c.wantStop)
+			}
+		})
+	}
+}
+
+func TestNewPacerSplitsRateEvenly(t *testing.T) {
+	// 4 producers at 4,000 msg/s together: each sends every 1 ms, offset by 250 us.
+	for p := 0; p < 4; p++ {
+		pc := NewPacer(4000, p, 4, time.Second)
+		if pc.Interval != time.Millisecond {
+			t.Fatalf("interval %v", pc.Interval)
+		}
+		if want := time.Duration(p) * 250 * time.Microsecond; pc.Offset != want {
+			t.Fatalf("producer %d offset %v, want %v", p, pc.Offset, want)
+		}
+	}
+	var total uint64
+	for p := 0; p < 4; p++ {
+		due, _, _ := NewPacer(4000, p, 4, time.Second).Pace(time.Hour, 0)
+		total += due
+	}
+	if total != 4000 {
+		t.Fatalf("one second at 4,000/s schedules %d messages", total)
+	}
+}
+
+func TestStampRoundTrip(t *testing.T) {
+	buf := make([]byte, 64)
+	in := Stamp{RunTag: runTag("r1"), Producer: 7, Seq: 1 << 40, IntendedNs: 123456789}
+	in.Encode(buf)
+	out, err := DecodeStamp(buf)
+	if err != nil || out != in {
+		t.Fatalf("got %+v %v, want %+v", out, err, in)
+	}
+	if _, err := DecodeStamp([]byte("not a stamped message at all, no no no")); err == nil {
+		t.Fatal("foreign payload accepted")
+	}
+}

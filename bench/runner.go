@@ -1,0 +1,462 @@
+// Package bench runs a scenario against an engine: it paces producers on an open-loop schedule
+// (or a closed loop), stamps every message, records produce, send-delay and end-to-end latency
+// from the intended send time, samples lag each second, fires faults, and accounts for every
+// message in a ledger. It never imports a concrete engine: it finds one in the engines registry.
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"qbench/bench/ledger"
+	"qbench/engines"
+	"qbench/results"
+	"qbench/scenarios"
+)
+
+// Version is qbench's version, written into results.
+var Version = "0.1.0-dev"
+
+// Progress is reported once a second while a run goes on.
+type Progress struct {
+	Elapsed  time.Duration
+	Duration time.Duration
+	Warmup   bool
+	// Rate is acknowledged messages in the last second.
+	Rate int64
+	// ProduceP99 is the last second's produce latency p99.
+	ProduceP99 time.Duration
+	Lag        int64
+	Acked      int64
+	Lost       int64
+}
+
+// Options tune a run without changing the scenario.
+type Options struct {
+	// RunID names everything the run creates; empty means a fresh one.
+	RunID string
+	// Progress, when set, is called once a second from the sampler goroutine.
+	Progress func(Progress)
+	// Logf reports warnings; nil is silent.
+	Logf func(format string, args ...any)
+}
+
+// Run executes sc and returns its result. Cancelling stop ends the load early and still returns a
+// result marked Interrupted; cancelling ctx abandons engine calls too.
+func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*results.Result, error) {
+	reg, err := engines.Lookup(sc.Engine)
+	if err != nil {
+		return nil, err
+	}
+	if !reg.Supports(sc.Design) {
+		return nil, fmt.Errorf("engine %s does not support design %q (it supports %v)", sc.Engine, sc.Design, reg.Designs)
+	}
+	if opts.RunID == "" {
+		opts.RunID = NewRunID()
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	eng, err := reg.New(ctx, specFor(sc, opts.RunID))
+	if err != nil {
+		return nil, fmt.Errorf("engine %s: %w", sc.Engine, err)
+	}
+	defer eng.Close()
+	if err := eng.Setup(ctx); err != nil {
+		return nil, fmt.Errorf("engine %s: set-up: %w", sc.Engine, err)
+	}
+	defer func() {
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := eng.Teardown(tctx); err != nil {
+			opts.Logf("tear-down: %v", err)
+		}
+	}()
+	r := &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.New(sc.Producers),
+		errs: map[[2]string]int64{}, started: time.Now()}
+	return r.execute(ctx, stop)
+}
+
+// NewRunID returns a short unique run ID.
+func NewRunID() string {
+	return fmt.Sprintf("%x-%04x", time.Now().Unix(), os.Getpid()&0xffff)
+}
+
+func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
+	return engines.Spec{
+		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers,
+		Address: sc.Address, Persistence: sc.Persistence,
+		Stream: engines.StreamOptions{
+			MaxLen: sc.Stream.MaxLen, ExactTrim: sc.Stream.ExactTrim, Ack: sc.Stream.Ack,
+			Count: sc.Stream.Count, Block: sc.Stream.Block.D(), GroupStart: sc.Stream.GroupStart,
+		},
+	}
+}
+
+type run struct {
+	sc      *scenarios.Scenario
+	opts    Options
+	eng     engines.Engine
+	tag     uint64
+	ledger  *ledger.Ledger
+	started time.Time
+	epoch   time.Time // the schedule's time zero; set when producers start
+
+	producerRecs, consumerRecs []*recorder
+
+	// Per-interval counters, swapped to zero by the sampler.
+	ackedN, failedN, deliveredN atomic.Int64
+	produceErrs, consumeErrs    atomic.Int64
+	foreign                     atomic.Int64
+
+	errMu sync.Mutex
+	errs  map[[2]string]int64
+}
+
+func (r *run) since() int64 { return int64(time.Since(r.epoch)) }
+
+func (r *run) noteErr(where string, err error) {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	k := [2]string{where, err.Error()}
+	if _, ok := r.errs[k]; ok || len(r.errs) < 100 {
+		r.errs[k]++
+	}
+}
+
+func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
+	sc := r.sc
+	warmupNs := int64(sc.Warmup)
+
+	consumers := make([]engines.Consumer, sc.Consumers)
+	for i := range consumers {
+		c, err := r.eng.NewConsumer(ctx, i)
+		if err != nil {
+			return nil, fmt.Errorf("consumer %d: %w", i, err)
+		}
+		defer c.Close()
+		consumers[i] = c
+		r.consumerRecs = append(r.consumerRecs, newRecorder())
+	}
+	producers := make([]engines.Producer, sc.Producers)
+	for i := range producers {
+		p, err := r.eng.NewProducer(ctx, i)
+		if err != nil {
+			return nil, fmt.Errorf("producer %d: %w", i, err)
+		}
+		defer p.Close()
+		producers[i] = p
+		r.producerRecs = append(r.producerRecs, newRecorder())
+	}
+
+	r.epoch = time.Now()
+	consumeCtx, stopConsumers := context.WithCancel(ctx)
+	defer stopConsumers()
+	var cwg, pwg sync.WaitGroup
+	for i, c := range consumers {
+		cwg.Add(1)
+		go func() {
+			defer cwg.Done()
+			r.consume(consumeCtx, c, r.consumerRecs[i], warmupNs)
+		}()
+	}
+	for i, p := range producers {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			r.produce(ctx, stop, i, p, r.producerRecs[i], warmupNs)
+		}()
+	}
+
+	samplerDone := make(chan struct{})
+	s := newSampler(r)
+	go func() {
+		defer close(samplerDone)
+		s.loop(ctx, samplerDone)
+	}()
+	faultsDone := r.scheduleFaults(ctx, stop)
+
+	pwg.Wait()
+	producersDoneAt := time.Since(r.epoch)
+	interrupted := stop.Err() != nil
+	// Drain: consumers go on until every acknowledged message arrived, or the drain timeout.
+	deadline := time.Now().Add(sc.DrainTimeout.D())
+	for !interrupted && time.Now().Before(deadline) && r.ledger.DeliveredUnique() < r.ledger.Acked() {
+		select {
+		case <-stop.Done():
+			interrupted = true
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	stopConsumers()
+	cwg.Wait()
+	<-faultsDone
+	s.stop()
+	<-samplerDone
+	s.harvest(true) // the last partial interval
+
+	return r.result(s, producersDoneAt, interrupted)
+}
+
+// preciseSleepMax is the longest wait slept on the producer's thread, uninterruptible.
+const preciseSleepMax = 5 * time.Millisecond
+
+// produce runs one producer's schedule. Open loop: each message has an intended send time from
+// the pacer, and its latency is measured from then, so a stalled engine is charged for every
+// message that waited behind the stall. Closed loop (rate: max): the next batch goes as soon as
+// the previous one is acknowledged and the intended time is the actual send time.
+func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec *recorder, warmupNs int64) {
+	sc := r.sc
+	bufs := make([][]byte, sc.Batch)
+	for i := range bufs {
+		bufs[i] = make([]byte, sc.MessageSize)
+		fillPattern(bufs[i])
+	}
+	errs := make([]error, sc.Batch)
+	intended := make([]int64, sc.Batch)
+	pacer := Pacer{Duration: sc.Duration.D()}
+	if !sc.Rate.Max {
+		pacer = NewPacer(sc.Rate.PerSecond, id, sc.Producers, sc.Duration.D())
+	}
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var seq uint64
+	for stop.Err() == nil && ctx.Err() == nil {
+		var n int
+		if sc.Rate.Max {
+			now := r.since()
+			if now >= int64(sc.Duration) {
+				return
+			}
+			n = sc.Batch
+			for i := 0; i < n; i++ {
+				intended[i] = now
+			}
+		} else {
+			due, wait, done := pacer.Pace(time.Duration(r.since()), seq)
+			if done {
+				return
+			}
+			if due == 0 {
+				// Short waits sleep precisely on this thread; long ones on an interruptible timer,
+				// waking a little early to finish precisely.
+				if wait <= preciseSleepMax {
+					preciseSleep(wait)
+					continue
+				}
+				timer.Reset(wait - preciseSleepMax/2)
+				select {
+				case <-timer.C:
+				case <-stop.Done():
+					return
+				}
+				continue
+			}
+			n = int(min(due, uint64(sc.Batch)))
+			for i := 0; i < n; i++ {
+				intended[i] = int64(pacer.IntendedAt(seq + uint64(i)))
+			}
+		}
+		for i := 0; i < n; i++ {
+			Stamp{RunTag: r.tag, Producer: uint32(id), Seq: seq + uint64(i), IntendedNs: intended[i]}.Encode(bufs[i])
+			errs[i] = nil
+		}
+		sentAt := r.since()
+		p.Send(ctx, bufs[:n], errs[:n])
+		ackAt := r.since()
+		rec.mu.Lock()
+		for i := 0; i < n; i++ {
+			measured := intended[i] >= warmupNs
+			if errs[i] == nil {
+				rec.record(KindProduce, ackAt-intended[i], measured)
+			}
+			rec.record(KindSendDelay, sentAt-intended[i], measured)
+		}
+		rec.mu.Unlock()
+		var failed int64
+		for i := 0; i < n; i++ {
+			r.ledger.Sent(id, seq+uint64(i), errs[i] == nil)
+			if errs[i] != nil {
+				failed++
+				r.noteErr("produce", errs[i])
+			}
+		}
+		r.ackedN.Add(int64(n) - failed)
+		r.failedN.Add(failed)
+		r.produceErrs.Add(failed)
+		seq += uint64(n)
+	}
+}
+
+// consume receives until ctx ends: it records end-to-end latency from the intended send time,
+// marks each delivery in the ledger, does the scenario's work, and acknowledges.
+func (r *run) consume(ctx context.Context, c engines.Consumer, rec *recorder, warmupNs int64) {
+	for ctx.Err() == nil {
+		ds, err := c.Receive(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			r.consumeErrs.Add(1)
+			r.noteErr("consume", err)
+			// An engine that fails at once must not spin the CPU.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			continue
+		}
+		if len(ds) == 0 {
+			continue
+		}
+		at := r.since()
+		rec.mu.Lock()
+		for _, d := range ds {
+			st, err := DecodeStamp(d.Payload)
+			if err != nil || st.RunTag != r.tag {
+				r.foreign.Add(1)
+				continue
+			}
+			rec.record(KindE2E, at-st.IntendedNs, st.IntendedNs >= warmupNs)
+			r.ledger.Delivered(int(st.Producer), st.Seq)
+		}
+		rec.mu.Unlock()
+		r.deliveredN.Add(int64(len(ds)))
+		if w := r.sc.Work.D(); w > 0 {
+			time.Sleep(w * time.Duration(len(ds)))
+		}
+		if err := c.Ack(context.WithoutCancel(ctx), ds); err != nil {
+			r.consumeErrs.Add(1)
+			r.noteErr("ack", err)
+		}
+	}
+}
+
+// scheduleFaults fires the scenario's faults at their offsets.
+func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		faults := append([]scenarios.Fault(nil), r.sc.Faults...)
+		sort.Slice(faults, func(i, j int) bool { return faults[i].At < faults[j].At })
+		for _, f := range faults {
+			wait := time.Until(r.epoch.Add(f.At.D()))
+			select {
+			case <-time.After(wait):
+			case <-stop.Done():
+				return
+			case <-ctx.Done():
+				return
+			}
+			if err := r.fire(ctx, f); err != nil {
+				r.noteErr("fault", err)
+				r.opts.Logf("fault %s at %s: %v", f.Kind, f.At, err)
+			}
+		}
+	}()
+	return done
+}
+
+func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
+	switch f.Kind {
+	case "stall":
+		s, ok := r.eng.(engines.Staller)
+		if !ok {
+			return fmt.Errorf("engine %s cannot stall", r.sc.Engine)
+		}
+		return s.Stall(ctx, f.Duration.D())
+	}
+	return fmt.Errorf("fault %q not supported", f.Kind)
+}
+
+func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool) (*results.Result, error) {
+	sc := r.sc
+	scJSON, err := json.Marshal(sc)
+	if err != nil {
+		return nil, err
+	}
+	totals, lost := r.ledger.Close(100)
+	host, _ := os.Hostname()
+	res := &results.Result{
+		SchemaVersion: results.SchemaVersion,
+		Tool:          "qbench " + Version,
+		RunID:         r.opts.RunID,
+		StartedAt:     r.started.UTC(),
+		Scenario:      scJSON,
+		Machine:       results.Machine{CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Hostname: host},
+		Series:        s.series,
+		Histograms:    map[string]string{},
+		Interrupted:   interrupted,
+	}
+	res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design}
+	if fr, ok := r.eng.(engines.FactReporter); ok {
+		fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		f := fr.Facts(fctx)
+		cancel()
+		res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design, Version: f.Version, Address: f.Address, Settings: f.Settings}
+	}
+	measured := map[string]*hdrhistogram.Histogram{}
+	var dropped int64
+	for _, k := range kinds {
+		measured[k] = results.NewHistogram()
+	}
+	for _, rec := range append(append([]*recorder(nil), r.producerRecs...), r.consumerRecs...) {
+		rec.mu.Lock()
+		for _, k := range kinds {
+			dropped += measured[k].Merge(rec.measured[k])
+		}
+		dropped += rec.dropped
+		rec.mu.Unlock()
+	}
+	res.Summary.Latency = map[string]results.Latency{}
+	for _, k := range kinds {
+		res.Summary.Latency[k] = results.Summarise(measured[k])
+		enc, err := results.EncodeHistogram(measured[k])
+		if err != nil {
+			return nil, fmt.Errorf("encoding %s histogram: %w", k, err)
+		}
+		res.Histograms[k] = enc
+	}
+	window := producersDoneAt - sc.Warmup.D()
+	if window <= 0 {
+		window = producersDoneAt
+	}
+	res.Summary.MeasuredSeconds = window.Seconds()
+	if window > 0 {
+		res.Summary.ProduceRate = float64(res.Summary.Latency[KindProduce].Count) / window.Seconds()
+		res.Summary.DeliverRate = float64(res.Summary.Latency[KindE2E].Count) / window.Seconds()
+	}
+	if !sc.Rate.Max {
+		res.Summary.OfferedRate = sc.Rate.PerSecond
+	}
+	res.Summary.LagMax, res.Summary.EngineLagMax = s.lagMax, s.engineLagMax
+	res.Summary.Ledger = results.Ledger(totals)
+	res.Summary.ProduceErrors = r.produceErrs.Load()
+	res.Summary.ConsumeErrors = r.consumeErrs.Load()
+	res.Summary.HistogramDropped = dropped + s.dropped
+	for _, m := range lost {
+		res.Lost = append(res.Lost, results.MessageID{Producer: m.Producer, Seq: m.Seq})
+	}
+	for k, n := range r.errs {
+		res.Errors = append(res.Errors, results.ErrorCount{Where: k[0], Message: k[1], Count: n})
+	}
+	sort.Slice(res.Errors, func(i, j int) bool { return res.Errors[i].Count > res.Errors[j].Count })
+	if n := r.foreign.Load(); n > 0 {
+		r.opts.Logf("ignored %d messages without this run's stamp", n)
+	}
+	return res, nil
+}
+
+// ErrNoMessages is returned by checks that need a run to have measured something.
+var ErrNoMessages = errors.New("the run measured no messages")

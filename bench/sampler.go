@@ -1,0 +1,110 @@
+package bench
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"qbench/engines"
+	"qbench/results"
+)
+
+// sampler closes one interval a second: it harvests every recorder's histograms, reads the
+// counters, asks the engine for its lag, and reports progress.
+type sampler struct {
+	r         *run
+	merged    map[string]*hdrhistogram.Histogram
+	series    []results.Interval
+	lastStart int64
+	lagMax    int64
+	// engineLagMax is the largest engine-reported backlog plus pending.
+	engineLagMax int64
+	dropped      int64
+	stopOnce     sync.Once
+	stopCh       chan struct{}
+}
+
+func newSampler(r *run) *sampler {
+	s := &sampler{r: r, merged: map[string]*hdrhistogram.Histogram{}, stopCh: make(chan struct{})}
+	for _, k := range kinds {
+		s.merged[k] = results.NewHistogram()
+	}
+	return s
+}
+
+func (s *sampler) stop() { s.stopOnce.Do(func() { close(s.stopCh) }) }
+
+func (s *sampler) loop(ctx context.Context, _ chan struct{}) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			s.harvest(false)
+		case <-s.stopCh:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// harvest closes the current interval. final marks the last, partial one, which is kept only if
+// anything happened in it.
+func (s *sampler) harvest(final bool) {
+	r := s.r
+	now := r.since()
+	for _, k := range kinds {
+		s.merged[k].Reset()
+	}
+	for _, rec := range r.producerRecs {
+		s.dropped += rec.harvest(s.merged)
+	}
+	for _, rec := range r.consumerRecs {
+		s.dropped += rec.harvest(s.merged)
+	}
+	iv := results.Interval{
+		StartNs:    s.lastStart,
+		Warmup:     s.lastStart < int64(r.sc.Warmup),
+		Acked:      r.ackedN.Swap(0),
+		Failed:     r.failedN.Swap(0),
+		Deliveries: r.deliveredN.Swap(0),
+		Lag:        max(0, r.ledger.Acked()-r.ledger.DeliveredUnique()),
+		Produce:    results.Summarise(s.merged[KindProduce]),
+		SendDelay:  results.Summarise(s.merged[KindSendDelay]),
+		E2E:        results.Summarise(s.merged[KindE2E]),
+		Histograms: map[string]string{},
+	}
+	s.lastStart = now
+	if final && iv.Acked == 0 && iv.Deliveries == 0 && iv.Failed == 0 {
+		return
+	}
+	for _, k := range kinds {
+		if s.merged[k].TotalCount() == 0 {
+			continue
+		}
+		if enc, err := results.EncodeHistogram(s.merged[k]); err == nil {
+			iv.Histograms[k] = enc
+		}
+	}
+	if lr, ok := r.eng.(engines.LagReporter); ok && !final {
+		lctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		lag, err := lr.Lag(lctx)
+		cancel()
+		if err == nil {
+			iv.EngineLag = &results.EngineLag{Backlog: lag.Backlog, Pending: lag.Pending, OldestPendingNs: lag.OldestPendingNs}
+			s.engineLagMax = max(s.engineLagMax, lag.Backlog+lag.Pending)
+		}
+	}
+	s.lagMax = max(s.lagMax, iv.Lag)
+	s.series = append(s.series, iv)
+	if r.opts.Progress != nil && !final {
+		r.opts.Progress(Progress{
+			Elapsed: time.Duration(now), Duration: r.sc.Duration.D(), Warmup: iv.Warmup,
+			Rate: iv.Acked, ProduceP99: time.Duration(iv.Produce.P99), Lag: iv.Lag,
+			Acked: r.ledger.Acked(),
+		})
+	}
+}

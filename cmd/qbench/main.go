@@ -1,0 +1,66 @@
+// Command qbench benchmarks queue designs and persistence policies: latency from the intended
+// send time, consumer lag, and every message lost or duplicated, counted against acknowledgements.
+//
+// Data goes to stdout, progress and warnings to stderr. Exit codes: 0 ok, 1 runtime error,
+// 2 bad usage or configuration, 3 a regression gate failed.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	// Engines register themselves with the registry; the runner never imports them.
+	_ "qbench/engines/redisq"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitRuntime = 1
+	exitUsage   = 2
+	exitGate    = 3
+)
+
+// usageError marks errors that are the user's input (flags, scenario files): exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func main() {
+	root := &cobra.Command{
+		Use:           "qbench",
+		Short:         "Benchmark queue designs and persistence policies: latency, lag and lost messages",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(runCmd(), validateCmd(), enginesCmd())
+	err := root.Execute()
+	if err == nil {
+		os.Exit(exitOK)
+	}
+	fmt.Fprintln(os.Stderr, "qbench:", err)
+	var ue usageError
+	switch {
+	case errors.As(err, &ue), isCobraUsage(err):
+		os.Exit(exitUsage)
+	default:
+		os.Exit(exitRuntime)
+	}
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command, wrong argument count).
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "unknown flag", "unknown shorthand"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"qbench/bench"
+	"qbench/results"
+)
+
+func runCmd() *cobra.Command {
+	var out string
+	var quiet bool
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO.yaml",
+		Short: "Run a scenario; print the summary on stdout, write the JSON result with -o",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc, err := loadScenario(args[0])
+			if err != nil {
+				return err
+			}
+			// The first Ctrl-C stops the load and still writes results; a second exits at once.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			stop, stopLoad := context.WithCancel(ctx)
+			defer stopLoad()
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			go func() {
+				<-sigs
+				fmt.Fprintln(os.Stderr, "\nqbench: stopping; press Ctrl-C again to quit at once")
+				stopLoad()
+				<-sigs
+				os.Exit(exitRuntime)
+			}()
+
+			opts := bench.Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "qbench: "+f+"\n", a...) }}
+			var bar *progressbar.ProgressBar
+			if !quiet && term.IsTerminal(int(os.Stderr.Fd())) {
+				bar = progressbar.NewOptions64(int64(sc.Duration.D()/time.Second),
+					progressbar.OptionSetWriter(os.Stderr),
+					progressbar.OptionSetDescription(sc.Name),
+					progressbar.OptionShowElapsedTimeOnFinish(),
+					progressbar.OptionClearOnFinish(),
+					progressbar.OptionSetWidth(20))
+				opts.Progress = func(p bench.Progress) {
+					phase := ""
+					if p.Warmup {
+						phase = " warm-up"
+					}
+					bar.Describe(fmt.Sprintf("%s%s: %d msg/s, p99 %s, lag %d", sc.Name, phase, p.Rate, results.FormatNs(int64(p.ProduceP99)), p.Lag))
+					_ = bar.Set64(int64(p.Elapsed / time.Second))
+				}
+			}
+			res, err := bench.Run(ctx, stop, sc, opts)
+			if bar != nil {
+				_ = bar.Finish()
+			}
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				if err := results.WriteFile(out, res); err != nil {
+					return err
+				}
+				fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
+			}
+			return results.WriteSummary(cmd.OutOrStdout(), res)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	return cmd
+}
+
+func validateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate SCENARIO.yaml...",
+		Short: "Check scenario files without running them",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var failed int
+			for _, path := range args {
+				if _, err := loadScenario(path); err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					failed++
+					continue
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", path)
+			}
+			if failed > 0 {
+				return usageError{fmt.Errorf("%d of %d scenario files are invalid", failed, len(args))}
+			}
+			return nil
+		},
+	}
+}

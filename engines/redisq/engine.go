@@ -1,0 +1,138 @@
+// Package redisq holds the Redis queue designs (stream; list, reliable-list and pub/sub to come),
+// all through one go-redis v9 code path, and the targets they run against: the in-repo server
+// embedded in the process, or an existing Redis at an address. A comparison between targets
+// therefore differs only in the server.
+package redisq
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"qbench/engines"
+)
+
+// engine is one design on one Redis-protocol server.
+type engine struct {
+	spec   engines.Spec
+	target string
+	addr   string
+	client *redis.Client
+	design design
+	// closeTarget stops what the target started (the embedded server); nil for an existing Redis.
+	closeTarget func() error
+	staller     func(ctx context.Context, d time.Duration) error
+}
+
+// design is the part that differs between queue designs.
+type design interface {
+	setup(ctx context.Context) error
+	newProducer(id int) engines.Producer
+	newConsumer(ctx context.Context, id int) (engines.Consumer, error)
+	lag(ctx context.Context) (engines.Lag, error)
+	teardown(ctx context.Context) error
+}
+
+// keyPrefix names every key a run creates, so a shared Redis is never touched outside it.
+func keyPrefix(spec engines.Spec) string { return "qbench:" + spec.RunID + ":" }
+
+func newEngine(ctx context.Context, spec engines.Spec, target, addr, password string) (*engine, error) {
+	poolSize := spec.Producers + spec.Consumers + 4
+	client := redis.NewClient(&redis.Options{
+		Addr:     addr,
+		Password: password,
+		PoolSize: poolSize,
+		// Keep the pool warm: a benchmark must not measure connection set-up.
+		MinIdleConns: min(poolSize, 8),
+		// A stalled or crashed server shows up as latency or errors, not as a hang.
+		ReadTimeout:  10 * time.Second,
+		WriteTimeout: 10 * time.Second,
+	})
+	if err := client.Ping(ctx).Err(); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("connecting to %s: %w", addr, err)
+	}
+	e := &engine{spec: spec, target: target, addr: addr, client: client}
+	switch spec.Design {
+	case "stream":
+		e.design = newStreamDesign(client, spec)
+	default:
+		client.Close()
+		return nil, fmt.Errorf("design %q is not implemented", spec.Design)
+	}
+	e.staller = e.debugSleep
+	return e, nil
+}
+
+func (e *engine) Setup(ctx context.Context) error { return e.design.setup(ctx) }
+
+func (e *engine) NewProducer(_ context.Context, id int) (engines.Producer, error) {
+	return e.design.newProducer(id), nil
+}
+
+func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, error) {
+	return e.design.newConsumer(ctx, id)
+}
+
+func (e *engine) Lag(ctx context.Context) (engines.Lag, error) { return e.design.lag(ctx) }
+
+func (e *engine) Teardown(ctx context.Context) error { return e.design.teardown(ctx) }
+
+func (e *engine) Close() error {
+	err := e.client.Close()
+	if e.closeTarget != nil {
+		if cerr := e.closeTarget(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// Stall makes the server stop answering for d.
+func (e *engine) Stall(ctx context.Context, d time.Duration) error { return e.staller(ctx, d) }
+
+// debugSleep stalls a real Redis with DEBUG SLEEP on a connection of its own. Redis 7 refuses
+// DEBUG unless started with enable-debug-command.
+func (e *engine) debugSleep(ctx context.Context, d time.Duration) error {
+	c := redis.NewClient(&redis.Options{Addr: e.addr, Password: e.client.Options().Password, ReadTimeout: d + 5*time.Second})
+	errc := make(chan error, 1)
+	go func() {
+		defer c.Close()
+		errc <- c.Do(context.WithoutCancel(ctx), "DEBUG", "SLEEP", fmt.Sprintf("%.3f", d.Seconds())).Err()
+	}()
+	// The command is on its way once it has been written; give it a moment to arrive.
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(5 * time.Millisecond):
+		return nil
+	}
+}
+
+// Facts reports the server's version and persistence settings.
+func (e *engine) Facts(ctx context.Context) engines.Facts {
+	f := engines.Facts{Name: e.target, Design: e.spec.Design, Address: e.addr, Settings: map[string]string{}}
+	if info, err := e.client.Info(ctx, "server").Result(); err == nil {
+		f.Version = infoField(info, "redis_version")
+	}
+	for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy"} {
+		if v, err := e.client.ConfigGet(ctx, name).Result(); err == nil {
+			if s, ok := v[name]; ok {
+				f.Settings[name] = s
+			}
+		}
+	}
+	return f
+}
+
+func infoField(info, name string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

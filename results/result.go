@@ -1,0 +1,182 @@
+// Package results holds the result file: its versioned schema, the HDR histogram encodings, and
+// reading and writing. Everything downstream (tables, plots, compare, gates) reads result files.
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// SchemaVersion changes whenever a field changes meaning or is removed.
+const SchemaVersion = 1
+
+// Result is one run of one scenario.
+type Result struct {
+	SchemaVersion int       `json:"schema_version"`
+	Tool          string    `json:"tool"`
+	RunID         string    `json:"run_id"`
+	StartedAt     time.Time `json:"started_at"`
+	// Scenario is the scenario as run, defaults filled in.
+	Scenario json.RawMessage `json:"scenario"`
+	Engine   Engine          `json:"engine"`
+	Machine  Machine         `json:"machine"`
+	Summary  Summary         `json:"summary"`
+	// Series holds one entry per second of the run, warm-up included (flagged).
+	Series []Interval `json:"series"`
+	// Histograms are the whole measured window's histograms, HdrHistogram compressed V2 encoding
+	// (base64), keyed by latency kind: produce, send_delay, e2e.
+	Histograms map[string]string `json:"histograms"`
+	// Errors counts producer and consumer errors by message (the most frequent few).
+	Errors []ErrorCount `json:"errors,omitempty"`
+	// Lost lists the first lost messages, for investigation.
+	Lost []MessageID `json:"lost,omitempty"`
+	// Interrupted is true when the run was stopped early (Ctrl-C).
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Engine describes the system under test.
+type Engine struct {
+	Name     string            `json:"name"`
+	Design   string            `json:"design"`
+	Version  string            `json:"version"`
+	Address  string            `json:"address,omitempty"`
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// Machine describes where the load generator ran.
+type Machine struct {
+	CPUs      int    `json:"cpus"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	GoVersion string `json:"go_version"`
+	Hostname  string `json:"hostname,omitempty"`
+}
+
+// Summary is the measured window (after warm-up) in numbers.
+type Summary struct {
+	// MeasuredSeconds is the length of the measured window.
+	MeasuredSeconds float64 `json:"measured_seconds"`
+	// ProduceRate is acknowledged messages per second in the measured window.
+	ProduceRate float64 `json:"produce_rate"`
+	// DeliverRate is deliveries per second in the measured window.
+	DeliverRate float64 `json:"deliver_rate"`
+	// OfferedRate is the scenario's target rate (0 for a closed loop).
+	OfferedRate float64            `json:"offered_rate"`
+	Latency     map[string]Latency `json:"latency"`
+	// LagMax is the largest backlog seen (engine-reported where available, else acked minus
+	// delivered as the load generator sees it).
+	LagMax        int64  `json:"lag_max"`
+	EngineLagMax  int64  `json:"engine_lag_max"`
+	Ledger        Ledger `json:"ledger"`
+	ProduceErrors int64  `json:"produce_errors"`
+	ConsumeErrors int64  `json:"consume_errors"`
+	// HistogramDropped counts values that could not be recorded (out of range); should be 0.
+	HistogramDropped int64 `json:"histogram_dropped"`
+}
+
+// Latency is one latency kind's percentiles, in nanoseconds.
+type Latency struct {
+	Count int64   `json:"count"`
+	Min   int64   `json:"min_ns"`
+	Mean  float64 `json:"mean_ns"`
+	P50   int64   `json:"p50_ns"`
+	P90   int64   `json:"p90_ns"`
+	P99   int64   `json:"p99_ns"`
+	P999  int64   `json:"p99_9_ns"`
+	P9999 int64   `json:"p99_99_ns"`
+	Max   int64   `json:"max_ns"`
+}
+
+// Ledger is the per-message account of the whole run, warm-up included.
+type Ledger struct {
+	Sent               int64 `json:"sent"`
+	Acked              int64 `json:"acked"`
+	Failed             int64 `json:"failed"`
+	Delivered          int64 `json:"delivered"`
+	Deliveries         int64 `json:"deliveries"`
+	Lost               int64 `json:"lost"`
+	Duplicates         int64 `json:"duplicates"`
+	DuplicatedMessages int64 `json:"duplicated_messages"`
+	DeliveredUnacked   int64 `json:"delivered_unacked"`
+	Phantom            int64 `json:"phantom"`
+	Unknown            int64 `json:"unknown"`
+}
+
+// Interval is one second of the run.
+type Interval struct {
+	// StartNs is the interval's start since the run's epoch.
+	StartNs int64 `json:"start_ns"`
+	// Warmup marks intervals inside the warm-up.
+	Warmup     bool  `json:"warmup,omitempty"`
+	Acked      int64 `json:"acked"`
+	Failed     int64 `json:"failed"`
+	Deliveries int64 `json:"deliveries"`
+	// Lag is acked minus first deliveries as the load generator sees it.
+	Lag int64 `json:"lag"`
+	// EngineLag is the engine's own report, when it has one.
+	EngineLag *EngineLag `json:"engine_lag,omitempty"`
+	Produce   Latency    `json:"produce"`
+	SendDelay Latency    `json:"send_delay"`
+	E2E       Latency    `json:"e2e"`
+	// Histograms of this interval (compressed, base64), for interval logs.
+	Histograms map[string]string `json:"histograms,omitempty"`
+}
+
+// EngineLag mirrors engines.Lag.
+type EngineLag struct {
+	Backlog         int64 `json:"backlog"`
+	Pending         int64 `json:"pending"`
+	OldestPendingNs int64 `json:"oldest_pending_ns"`
+}
+
+// ErrorCount is how often one error was seen.
+type ErrorCount struct {
+	Where   string `json:"where"`
+	Message string `json:"message"`
+	Count   int64  `json:"count"`
+}
+
+// MessageID names one message.
+type MessageID struct {
+	Producer int    `json:"producer"`
+	Seq      uint64 `json:"seq"`
+}
+
+// Write encodes r as indented JSON.
+func Write(w io.Writer, r *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteFile writes r to path.
+func WriteFile(path string, r *Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := Write(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ReadFile reads a result and checks its schema version.
+func ReadFile(path string) (*Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a qbench result: %w", path, err)
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s: result schema version %d, this qbench reads %d", path, r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}

@@ -1,0 +1,91 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+)
+
+// LatencyKinds is the order latency kinds are shown in.
+var LatencyKinds = []string{"produce", "send_delay", "e2e"}
+
+var kindTitles = map[string]string{
+	"produce":    "produce (intended send -> ack)",
+	"send_delay": "send delay (intended -> actual send)",
+	"e2e":        "end-to-end (intended send -> receipt)",
+}
+
+// WriteSummary prints the human-readable summary of a result.
+func WriteSummary(w io.Writer, r *Result) error {
+	s := r.Summary
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "engine %s (%s) design %s, run %s\n", r.Engine.Name, orDash(r.Engine.Version), r.Engine.Design, r.RunID)
+	offered := "closed loop (max)"
+	if s.OfferedRate > 0 {
+		offered = fmt.Sprintf("%.0f msg/s", s.OfferedRate)
+	}
+	fmt.Fprintf(w, "offered %s; produced %.0f msg/s, delivered %.0f msg/s over %.1f s measured\n",
+		offered, s.ProduceRate, s.DeliverRate, s.MeasuredSeconds)
+	if r.Interrupted {
+		fmt.Fprintln(w, "INTERRUPTED: the run was stopped early; figures cover what ran")
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(tw, "latency\tcount\tp50\tp90\tp99\tp99.9\tp99.99\tmax\t")
+	for _, k := range LatencyKinds {
+		l := s.Latency[k]
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", kindTitles[k], l.Count,
+			FormatNs(l.P50), FormatNs(l.P90), FormatNs(l.P99), FormatNs(l.P999), FormatNs(l.P9999), FormatNs(l.Max))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	l := s.Ledger
+	fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d, delivered %d, lost %d, duplicates %d\n",
+		l.Sent, l.Acked, l.Failed, l.Delivered, l.Lost, l.Duplicates)
+	if l.DeliveredUnacked > 0 || l.Phantom > 0 || l.Unknown > 0 {
+		fmt.Fprintf(w, "          delivered but not acked %d, phantom %d, unknown %d\n", l.DeliveredUnacked, l.Phantom, l.Unknown)
+	}
+	fmt.Fprintf(w, "lag max: %d (load generator's view)", s.LagMax)
+	if s.EngineLagMax > 0 {
+		fmt.Fprintf(w, ", %d (engine: backlog + pending)", s.EngineLagMax)
+	}
+	fmt.Fprintln(w)
+	if s.ProduceErrors+s.ConsumeErrors > 0 {
+		fmt.Fprintf(w, "errors: produce %d, consume %d\n", s.ProduceErrors, s.ConsumeErrors)
+		for i, e := range r.Errors {
+			if i == 5 {
+				break
+			}
+			fmt.Fprintf(w, "  %dx %s: %s\n", e.Count, e.Where, e.Message)
+		}
+	}
+	if s.HistogramDropped > 0 {
+		fmt.Fprintf(w, "warning: %d latency values were out of the histogram's range\n", s.HistogramDropped)
+	}
+	return nil
+}
+
+// FormatNs prints a latency with a unit that suits it.
+func FormatNs(ns int64) string {
+	if ns == 0 {
+		return "-"
+	}
+	d := time.Duration(ns)
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0fus", float64(d)/1e3)
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.2fms", float64(d)/1e6)
+	default:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

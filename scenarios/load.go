@@ -1,0 +1,213 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Error is a problem in a scenario file, located by file, line and field path.
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", loc, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, e.Field, e.Msg)
+}
+
+// Errors is every problem found in one file.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Load reads, strictly decodes, defaults and validates a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes a scenario from data; file names the source in errors. Unknown keys, wrong
+// types and impossible values are all reported, each with its line and field.
+func Parse(file string, data []byte) (*Scenario, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, &Error{File: file, Line: yamlErrLine(err), Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &Error{File: file, Msg: "empty scenario"}
+	}
+	root := doc.Content[0]
+	s := &Scenario{}
+	d := decoder{file: file}
+	d.decodeStruct(root, reflect.ValueOf(s).Elem(), "")
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	s.ApplyDefaults()
+	if errs := s.validate(); len(errs) > 0 {
+		for _, e := range errs {
+			e.File = file
+			e.Line = lineOf(root, e.Field)
+		}
+		return nil, errs
+	}
+	return s, nil
+}
+
+type decoder struct {
+	file string
+	errs Errors
+}
+
+var unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+
+// decodeStruct walks a mapping node field by field so that every error names its field and line,
+// which yaml's own KnownFields mode does not do for nested values.
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.errs = append(d.errs, &Error{File: d.file, Line: n.Line, Field: path, Msg: "must be a mapping of keys to values"})
+		return
+	}
+	fields := yamlFields(v.Type())
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		field := join(path, k.Value)
+		idx, ok := fields[k.Value]
+		if !ok {
+			d.errs = append(d.errs, &Error{File: d.file, Line: k.Line, Field: field,
+				Msg: fmt.Sprintf("unknown field (known: %s)", strings.Join(sortedKeys(fields), ", "))})
+			continue
+		}
+		fv := v.Field(idx)
+		if fv.Kind() == reflect.Struct && !reflect.PointerTo(fv.Type()).Implements(unmarshalerType) {
+			d.decodeStruct(val, fv, field)
+			continue
+		}
+		if fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.Struct && val.Kind == yaml.SequenceNode {
+			fv.Set(reflect.MakeSlice(fv.Type(), len(val.Content), len(val.Content)))
+			for j, item := range val.Content {
+				d.decodeStruct(item, fv.Index(j), fmt.Sprintf("%s.%d", field, j))
+			}
+			continue
+		}
+		if err := val.Decode(fv.Addr().Interface()); err != nil {
+			d.errs = append(d.errs, &Error{File: d.file, Line: val.Line, Field: field, Msg: cleanYAMLErr(err)})
+		}
+	}
+}
+
+func yamlFields(t reflect.Type) map[string]int {
+	m := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag != "" && tag != "-" {
+			m[tag] = i
+		}
+	}
+	return m
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// lineOf finds the line of a dotted field path in the document, or of the nearest parent.
+func lineOf(root *yaml.Node, path string) int {
+	n, line := root, root.Line
+	for _, part := range strings.Split(path, ".") {
+		if n.Kind == yaml.SequenceNode {
+			var i int
+			if _, err := fmt.Sscanf(part, "%d", &i); err != nil || i < 0 || i >= len(n.Content) {
+				return line
+			}
+			n = n.Content[i]
+			line = n.Line
+			continue
+		}
+		if n.Kind != yaml.MappingNode {
+			return line
+		}
+		found := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == part {
+				line = n.Content[i].Line
+				n = n.Content[i+1]
+				found = true
+				break
+			}
+		}
+		if !found {
+			return line
+		}
+	}
+	return line
+}
+
+func cleanYAMLErr(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs := make([]string, len(te.Errors))
+		for i, m := range te.Errors {
+			msgs[i] = stripLine(m)
+		}
+		return strings.Join(msgs, "; ")
+	}
+	return stripLine(strings.TrimPrefix(err.Error(), "yaml: "))
+}
+
+// stripLine removes yaml's "line N: " prefix; the Error already carries the line.
+func stripLine(s string) string {
+	if strings.HasPrefix(s, "line ") {
+		if i := strings.Index(s, ": "); i > 0 {
+			return s[i+2:]
+		}
+	}
+	return s
+}
+
+func yamlErrLine(err error) int {
+	var line int
+	msg := err.Error()
+	if i := strings.Index(msg, "line "); i >= 0 {
+		fmt.Sscanf(msg[i:], "line %d", &line)
+	}
+	return line
+}

@@ -1,0 +1,151 @@
+// Package scenarios holds the scenario schema, its strict YAML decoding, defaults (filled in one
+// place) and validation with file:line:field errors.
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Scenario is one reproducible experiment.
+type Scenario struct {
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+
+	// Engine is the system under test: embedded, server, redis, redis-url, kafka, kafka-url.
+	Engine string `yaml:"engine" json:"engine"`
+	// Address of an existing server for redis-url / kafka-url.
+	Address string `yaml:"address,omitempty" json:"address,omitempty"`
+	// Design is the queue design: stream, list, reliable-list, pubsub, topic.
+	Design string `yaml:"design" json:"design"`
+
+	Producers int `yaml:"producers" json:"producers"`
+	Consumers int `yaml:"consumers" json:"consumers"`
+	// Rate is the total offered load in messages per second across all producers, or max for a
+	// closed loop where each producer sends as soon as the previous send was acknowledged.
+	Rate        Rate     `yaml:"rate" json:"rate"`
+	MessageSize int      `yaml:"message_size" json:"message_size"`
+	Duration    Duration `yaml:"duration" json:"duration"`
+	Warmup      Duration `yaml:"warmup" json:"warmup"`
+	// DrainTimeout bounds how long consumers keep reading after producers stop.
+	DrainTimeout Duration `yaml:"drain_timeout" json:"drain_timeout"`
+	// Batch is the most messages a producer sends in one round trip (pipeline or batch). When a
+	// producer falls behind schedule it sends every due message, up to Batch, at once.
+	Batch int `yaml:"batch" json:"batch"`
+	// Work is the consumer's simulated processing time per message.
+	Work Duration `yaml:"work,omitempty" json:"work,omitempty"`
+
+	Persistence map[string]string `yaml:"persistence,omitempty" json:"persistence,omitempty"`
+	Stream      StreamOptions     `yaml:"stream,omitempty" json:"stream,omitempty"`
+
+	// Faults fire at their offsets from the start of the run.
+	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
+
+	// Seed makes every random choice of the run repeatable.
+	Seed int64 `yaml:"seed,omitempty" json:"seed,omitempty"`
+}
+
+// StreamOptions configure the stream design.
+type StreamOptions struct {
+	MaxLen     int64    `yaml:"maxlen,omitempty" json:"maxlen,omitempty"`
+	ExactTrim  bool     `yaml:"exact_trim,omitempty" json:"exact_trim,omitempty"`
+	Ack        string   `yaml:"ack,omitempty" json:"ack,omitempty"`
+	Count      int64    `yaml:"count,omitempty" json:"count,omitempty"`
+	Block      Duration `yaml:"block,omitempty" json:"block,omitempty"`
+	GroupStart string   `yaml:"group_start,omitempty" json:"group_start,omitempty"`
+}
+
+// Fault is one fault injected during a run.
+type Fault struct {
+	// At is the offset from the start of the run (warm-up included).
+	At Duration `yaml:"at" json:"at"`
+	// Kind is the fault: stall (the server stops answering for Duration).
+	Kind string `yaml:"kind" json:"kind"`
+	// Duration is how long the fault lasts, for faults that last.
+	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
+}
+
+// Duration is a time.Duration written as "10s", "250ms" in YAML and JSON.
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// UnmarshalYAML accepts Go duration strings ("2s", "150ms").
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration (write e.g. 10s or 250ms)", n.Line, s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration as a string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// MarshalText writes the duration as a string (JSON too).
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads a duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	*d = Duration(v)
+	return err
+}
+
+// Rate is messages per second; 0 after decoding "max" means closed loop.
+type Rate struct {
+	PerSecond float64
+	Max       bool
+}
+
+func (r Rate) String() string {
+	if r.Max {
+		return "max"
+	}
+	return fmt.Sprintf("%g", r.PerSecond)
+}
+
+// UnmarshalYAML accepts a number or the word max.
+func (r *Rate) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Value == "max" {
+		*r = Rate{Max: true}
+		return nil
+	}
+	var v float64
+	if err := n.Decode(&v); err != nil {
+		return fmt.Errorf("line %d: rate must be messages per second or max, not %q", n.Line, n.Value)
+	}
+	*r = Rate{PerSecond: v}
+	return nil
+}
+
+// MarshalYAML writes the number or max.
+func (r Rate) MarshalYAML() (any, error) {
+	if r.Max {
+		return "max", nil
+	}
+	return r.PerSecond, nil
+}
+
+// MarshalText writes the number or max.
+func (r Rate) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads the number or max.
+func (r *Rate) UnmarshalText(b []byte) error {
+	if string(b) == "max" {
+		*r = Rate{Max: true}
+		return nil
+	}
+	_, err := fmt.Sscan(string(b), &r.PerSecond)
+	return err
+}

@@ -1,0 +1,159 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults, in one place. A zero value in a scenario means "use the default".
+const (
+	DefaultEngine       = "embedded"
+	DefaultDesign       = "stream"
+	DefaultProducers    = 1
+	DefaultConsumers    = 1
+	DefaultMessageSize  = 256
+	DefaultDuration     = 10 * time.Second
+	DefaultDrainTimeout = 5 * time.Second
+	DefaultBatch        = 1
+	DefaultStreamAck    = "after"
+	DefaultStreamCount  = 100
+	DefaultStreamBlock  = 100 * time.Millisecond
+	DefaultGroupStart   = "0"
+	// MinMessageSize is the stamp every message carries (see bench.StampSize).
+	MinMessageSize = 32
+)
+
+// ApplyDefaults fills zero values. Warmup has no default: zero means no warm-up.
+func (s *Scenario) ApplyDefaults() {
+	if s.Engine == "" {
+		s.Engine = DefaultEngine
+	}
+	if s.Design == "" {
+		if s.Engine == "kafka" || s.Engine == "kafka-url" {
+			s.Design = "topic"
+		} else {
+			s.Design = DefaultDesign
+		}
+	}
+	if s.Producers == 0 {
+		s.Producers = DefaultProducers
+	}
+	if s.Consumers == 0 {
+		s.Consumers = DefaultConsumers
+	}
+	if s.MessageSize == 0 {
+		s.MessageSize = DefaultMessageSize
+	}
+	if s.Duration == 0 {
+		s.Duration = Duration(DefaultDuration)
+	}
+	if s.DrainTimeout == 0 {
+		s.DrainTimeout = Duration(DefaultDrainTimeout)
+	}
+	if s.Batch == 0 {
+		s.Batch = DefaultBatch
+	}
+	if s.Stream.Ack == "" {
+		s.Stream.Ack = DefaultStreamAck
+	}
+	if s.Stream.Count == 0 {
+		s.Stream.Count = DefaultStreamCount
+	}
+	if s.Stream.Block == 0 {
+		s.Stream.Block = Duration(DefaultStreamBlock)
+	}
+	if s.Stream.GroupStart == "" {
+		s.Stream.GroupStart = DefaultGroupStart
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+}
+
+// EngineChecker reports whether an engine name and design are known, naming the field at fault
+// ("engine" or "design"); the command line wires it to the engine registry so that this package
+// needs no engine.
+var EngineChecker func(engine, design string) (field string, err error)
+
+func (s *Scenario) validate() Errors {
+	var errs Errors
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &Error{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if s.Name == "" {
+		bad("name", "is required")
+	}
+	if s.Producers < 0 {
+		bad("producers", "must be at least 1 (got %d)", s.Producers)
+	}
+	if s.Consumers < 0 {
+		bad("consumers", "must be at least 1 (got %d)", s.Consumers)
+	}
+	if !s.Rate.Max && s.Rate.PerSecond <= 0 {
+		bad("rate", "must be a positive number of messages per second, or max (got %s)", s.Rate)
+	}
+	if s.MessageSize < MinMessageSize {
+		bad("message_size", "must be at least %d bytes, the size of the stamp each message carries (got %d)", MinMessageSize, s.MessageSize)
+	}
+	if s.MessageSize > 64<<20 {
+		bad("message_size", "must be at most 64 MiB (got %d)", s.MessageSize)
+	}
+	if s.Duration < 0 {
+		bad("duration", "must be positive (got %s)", s.Duration)
+	}
+	if s.Warmup < 0 {
+		bad("warmup", "must not be negative (got %s)", s.Warmup)
+	}
+	if s.Warmup >= s.Duration && s.Duration > 0 {
+		bad("warmup", "must be shorter than duration (%s >= %s)", s.Warmup, s.Duration)
+	}
+	if s.DrainTimeout < 0 {
+		bad("drain_timeout", "must not be negative (got %s)", s.DrainTimeout)
+	}
+	if s.Batch < 0 || s.Batch > 100000 {
+		bad("batch", "must be between 1 and 100000 (got %d)", s.Batch)
+	}
+	if s.Work < 0 {
+		bad("work", "must not be negative (got %s)", s.Work)
+	}
+	switch s.Stream.Ack {
+	case "after", "before", "noack":
+	default:
+		bad("stream.ack", "must be after, before or noack (got %q)", s.Stream.Ack)
+	}
+	if s.Stream.MaxLen < 0 {
+		bad("stream.maxlen", "must not be negative (got %d)", s.Stream.MaxLen)
+	}
+	if s.Stream.Count < 0 {
+		bad("stream.count", "must be positive (got %d)", s.Stream.Count)
+	}
+	if s.Stream.Block < 0 {
+		bad("stream.block", "must not be negative (got %s)", s.Stream.Block)
+	}
+	if s.Stream.GroupStart != "0" && s.Stream.GroupStart != "$" {
+		bad("stream.group_start", "must be 0 or $ (got %q)", s.Stream.GroupStart)
+	}
+	for i, f := range s.Faults {
+		field := fmt.Sprintf("faults.%d", i)
+		switch f.Kind {
+		case "stall":
+			if f.Duration <= 0 {
+				bad(field+".duration", "a stall needs a positive duration (got %s)", f.Duration)
+			}
+		default:
+			bad(field+".kind", "unknown fault %q (known: stall)", f.Kind)
+		}
+		if f.At < 0 || (s.Duration > 0 && f.At >= s.Duration) {
+			bad(field+".at", "must be within the run, 0 to %s (got %s)", s.Duration, f.At)
+		}
+	}
+	if (s.Engine == "redis-url" || s.Engine == "kafka-url") && s.Address == "" {
+		bad("address", "is required for engine %s", s.Engine)
+	}
+	if EngineChecker != nil {
+		if field, err := EngineChecker(s.Engine, s.Design); err != nil {
+			bad(field, "%v", err)
+		}
+	}
+	return errs
+}
