@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -68,6 +69,25 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	d.decodeStruct(root, reflect.ValueOf(s).Elem(), "")
 	if len(d.errs) > 0 {
 		return nil, d.errs
+	}
+	// Zero means "default" only when a key is absent; written out, these zeros are impossible.
+	for _, f := range []struct {
+		key  string
+		zero bool
+	}{
+		{"duration", s.Duration == 0}, {"producers", s.Producers == 0}, {"consumers", s.Consumers == 0},
+		{"message_size", s.MessageSize == 0}, {"rate", !s.Rate.Max && s.Rate.PerSecond == 0},
+		{"batch", s.Batch == 0},
+	} {
+		if k := findKey(root, f.key); k != nil && f.zero {
+			d.errs = append(d.errs, &Error{File: file, Line: k.Line, Field: f.key, Msg: "must be positive (got 0)"})
+		}
+	}
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	s.ApplyDefaults()
 	if errs := s.validate(); len(errs) > 0 {
@@ -147,6 +167,18 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
+}
+
+func findKey(m *yaml.Node, key string) *yaml.Node {
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i]
+		}
+	}
+	return nil
 }
 
 // lineOf finds the line of a dotted field path in the document, or of the nearest parent.

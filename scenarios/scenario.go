@@ -11,6 +11,7 @@ import (
 
 // Scenario is one reproducible experiment.
 type Scenario struct {
+	// Name defaults to the file name without its extension.
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 

@@ -80,9 +80,6 @@ func (s *Scenario) validate() Errors {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, &Error{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	if s.Name == "" {
-		bad("name", "is required")
-	}
 	if s.Producers < 0 {
 		bad("producers", "must be at least 1 (got %d)", s.Producers)
 	}

@@ -1,0 +1,112 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseQuickstartFillsDefaults(t *testing.T) {
+	sc, err := Load("quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Engine != "embedded" || sc.Design != "stream" || sc.Producers != 4 || sc.Consumers != 4 ||
+		sc.Rate.PerSecond != 5000 || sc.MessageSize != 256 || sc.Duration.D() != 10*time.Second ||
+		sc.Warmup.D() != 2*time.Second {
+		t.Fatalf("quickstart decoded as %+v", sc)
+	}
+	if sc.DrainTimeout.D() != DefaultDrainTimeout || sc.Batch != DefaultBatch || sc.Stream.GroupStart != "0" {
+		t.Fatalf("defaults not filled: %+v", sc)
+	}
+}
+
+func TestParseRateMax(t *testing.T) {
+	sc, err := Parse("t.yaml", []byte("name: x\nrate: max\nduration: 1s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.Rate.Max {
+		t.Fatalf("rate %v", sc.Rate)
+	}
+}
+
+// Every bad input names the file, the line and the field.
+func TestParseErrorsNameFileLineAndField(t *testing.T) {
+	cases := []struct {
+		name, yaml, want string
+	}{
+		{"unknown key", "name: x\nrate: 10\nproducer: 3\n", "bad.yaml:3: producer: unknown field"},
+		{"unknown nested key", "name: x\nrate: 10\nstream:\n  maxlenn: 5\n", "bad.yaml:4: stream.maxlenn: unknown field"},
+		{"wrong type", "name: x\nrate: 10\nproducers: many\n", "bad.yaml:3: producers: cannot unmarshal !!str `many` into int"},
+		{"negative rate", "name: x\nrate: -5\n", "bad.yaml:2: rate: must be a positive number"},
+		{"rate word", "name: x\nrate: fast\n", "bad.yaml:2: rate: rate must be messages per second or max"},
+		{"zero duration", "name: x\nrate: 10\nduration: 0s\n", "bad.yaml:3: duration: must be positive (got 0)"},
+		{"warm-up too long", "name: x\nrate: 10\nduration: 2s\nwarmup: 2s\n", "bad.yaml:4: warmup: must be shorter than duration"},
+		{"zero rate", "name: x\nrate: 0\n", "bad.yaml:2: rate: must be positive"},
+		{"bad duration", "name: x\nrate: 10\nduration: ten\n", "bad.yaml:3: duration: "},
+		{"negative producers", "name: x\nrate: 10\nproducers: -3\n", "bad.yaml:3: producers: must be at least 1 (got -3)"},
+		{"tiny message", "name: x\nrate: 10\nmessage_size: 8\n", "bad.yaml:3: message_size: must be at least 32"},
+		{"bad ack", "name: x\nrate: 10\nstream:\n  ack: sometimes\n", "bad.yaml:4: stream.ack: must be after, before or noack"},
+		{"bad fault", "name: x\nrate: 10\nfaults:\n  - at: 1s\n    kind: meteor\n", "bad.yaml:5: faults.0.kind: unknown fault \"meteor\""},
+		{"fault key", "name: x\nrate: 10\nfaults:\n  - at: 1s\n    kind: stall\n    lenght: 1s\n", "bad.yaml:6: faults.0.lenght: unknown field"},
+		{"missing rate", "name: x\n", "bad.yaml:1: rate: must be a positive number"},
+		{"not a mapping", "- a\n- b\n", "bad.yaml:1: must be a mapping"},
+		{"syntax", "name: x\n  rate: [\n", "bad.yaml:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("bad.yaml", []byte(c.yaml))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q\nwant it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestParseReportsEveryError(t *testing.T) {
+	_, err := Parse("bad.yaml", []byte("name: x\nrate: 10\nproducers: -1\nconsumers: -2\n"))
+	var errs Errors
+	if !errors.As(err, &errs) || len(errs) != 2 {
+		t.Fatalf("want two errors, got %v", err)
+	}
+}
+
+func TestEngineChecker(t *testing.T) {
+	old := EngineChecker
+	defer func() { EngineChecker = old }()
+	EngineChecker = func(engine, design string) (string, error) {
+		if design == "carrier-pigeon" {
+			return "design", errors.New("no such design")
+		}
+		return "", nil
+	}
+	_, err := Parse("bad.yaml", []byte("name: x\nrate: 10\ndesign: carrier-pigeon\n"))
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:3: design: no such design") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// Every scenario shipped in the repository decodes.
+func TestShippedScenariosDecode(t *testing.T) {
+	files, _ := filepath.Glob("*.yaml")
+	more, _ := filepath.Glob("*/*.yaml")
+	files = append(files, more...)
+	if len(files) == 0 {
+		t.Fatal("no scenarios found")
+	}
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(f); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
