@@ -1,0 +1,51 @@
+package engines_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The allowed import directions of ARCHITECTURE.md, enforced. Each rule: packages matching
+// "from" (a prefix) must not import packages matching any of "banned" (prefixes).
+var importRules = []struct {
+	from   string
+	banned []string
+}{
+	{"qbench/engines", []string{"qbench/bench", "qbench/scenarios", "qbench/results", "qbench/plots", "qbench/cmd"}},
+	{"qbench/bench", []string{"qbench/engines/", "qbench/plots", "qbench/cmd"}}, // the seam only, never a concrete engine
+	{"qbench/scenarios", []string{"qbench/engines", "qbench/bench", "qbench/results", "qbench/plots"}},
+	{"qbench/results", []string{"qbench/engines", "qbench/bench", "qbench/scenarios", "qbench/plots"}},
+	{"qbench/plots", []string{"qbench/engines", "qbench/bench", "qbench/scenarios"}},
+	{"qbench/engines/server", []string{"qbench/engines/redisq", "qbench/engines/kafkaq"}},
+}
+
+func TestImportDirections(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg, imports := fields[0], fields[1:]
+		for _, rule := range importRules {
+			if pkg != rule.from && !strings.HasPrefix(pkg, rule.from+"/") {
+				continue
+			}
+			checked++
+			for _, imp := range imports {
+				for _, b := range rule.banned {
+					if strings.HasPrefix(imp, b) {
+						t.Errorf("%s imports %s, which ARCHITECTURE.md forbids", pkg, imp)
+					}
+				}
+			}
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("only %d packages checked; is go list working?", checked)
+	}
+}
