@@ -25,6 +25,9 @@ type engine struct {
 	// closeTarget stops what the target started (the embedded server); nil for an existing Redis.
 	closeTarget func() error
 	staller     func(ctx context.Context, d time.Duration) error
+	// version overrides the server's INFO redis_version in Facts (the in-repo server reports the
+	// Redis version it emulates there).
+	version string
 }
 
 // design is the part that differs between queue designs.
@@ -117,6 +120,9 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	f := engines.Facts{Name: e.target, Design: e.spec.Design, Address: e.addr, Settings: map[string]string{}}
 	if info, err := e.client.Info(ctx, "server").Result(); err == nil {
 		f.Version = infoField(info, "redis_version")
+	}
+	if e.version != "" {
+		f.Version = e.version
 	}
 	for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy"} {
 		if v, err := e.client.ConfigGet(ctx, name).Result(); err == nil {
