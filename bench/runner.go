@@ -82,8 +82,12 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 			opts.Logf("tear-down: %v", err)
 		}
 	}()
-	r := &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.New(sc.Producers),
-		errs: map[[2]string]int64{}, started: time.Now()}
+	groups, groupOf := 1, func(int) int { return 0 }
+	if g, ok := eng.(engines.Grouper); ok {
+		groups, groupOf = g.Groups(), g.GroupOf
+	}
+	r := &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
+		groupOf: groupOf, errs: map[[2]string]int64{}, started: time.Now()}
 	return r.execute(ctx, stop)
 }
 
@@ -109,6 +113,7 @@ type run struct {
 	eng     engines.Engine
 	tag     uint64
 	ledger  *ledger.Ledger
+	groupOf func(consumer int) int
 	started time.Time
 	epoch   time.Time // the schedule's time zero; set when producers start
 
@@ -167,7 +172,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		cwg.Add(1)
 		go func() {
 			defer cwg.Done()
-			r.consume(consumeCtx, c, r.consumerRecs[i], warmupNs)
+			r.consume(consumeCtx, c, r.groupOf(i), r.consumerRecs[i], warmupNs)
 		}()
 	}
 	for i, p := range producers {
@@ -300,7 +305,7 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 
 // consume receives until ctx ends: it records end-to-end latency from the intended send time,
 // marks each delivery in the ledger, does the scenario's work, and acknowledges.
-func (r *run) consume(ctx context.Context, c engines.Consumer, rec *recorder, warmupNs int64) {
+func (r *run) consume(ctx context.Context, c engines.Consumer, group int, rec *recorder, warmupNs int64) {
 	for ctx.Err() == nil {
 		ds, err := c.Receive(ctx)
 		if err != nil {
@@ -329,7 +334,7 @@ func (r *run) consume(ctx context.Context, c engines.Consumer, rec *recorder, wa
 				continue
 			}
 			rec.record(KindE2E, at-st.IntendedNs, st.IntendedNs >= warmupNs)
-			r.ledger.Delivered(int(st.Producer), st.Seq)
+			r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
 		}
 		rec.mu.Unlock()
 		r.deliveredN.Add(int64(len(ds)))
@@ -446,7 +451,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.ConsumeErrors = r.consumeErrs.Load()
 	res.Summary.HistogramDropped = dropped + s.dropped
 	for _, m := range lost {
-		res.Lost = append(res.Lost, results.MessageID{Producer: m.Producer, Seq: m.Seq})
+		res.Lost = append(res.Lost, results.MessageID{Group: m.Group, Producer: m.Producer, Seq: m.Seq})
 	}
 	for k, n := range r.errs {
 		res.Errors = append(res.Errors, results.ErrorCount{Where: k[0], Message: k[1], Count: n})

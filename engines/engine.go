@@ -105,3 +105,13 @@ type Crasher interface {
 	Crash(ctx context.Context, kind CrashKind) error
 	Restart(ctx context.Context) error
 }
+
+// Grouper is implemented by engines whose consumers form several receiving groups, each owed
+// every message: pub/sub subscribers, several consumer groups on one stream or topic. Without it,
+// all consumers form one group of competing consumers.
+type Grouper interface {
+	// Groups is the number of receiving groups.
+	Groups() int
+	// GroupOf is the group of consumer id, 0 to Groups()-1.
+	GroupOf(consumer int) int
+}

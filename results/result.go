@@ -139,8 +139,9 @@ type ErrorCount struct {
 	Count   int64  `json:"count"`
 }
 
-// MessageID names one message.
+// MessageID names one message (and, for a lost message, the receiving group that missed it).
 type MessageID struct {
+	Group    int    `json:"group,omitempty"`
 	Producer int    `json:"producer"`
 	Seq      uint64 `json:"seq"`
 }

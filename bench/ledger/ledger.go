@@ -15,33 +15,45 @@ const (
 )
 
 // Ledger is safe for concurrent use: producers mark their own messages, consumers mark any.
+//
+// Deliveries are kept per receiving group: every group (a stream consumer group, a pub/sub
+// subscriber, a Kafka consumer group) is owed every acknowledged message once. A design with one
+// group of competing consumers has one group.
 type Ledger struct {
 	producers []*producerBook
+	groups    int
 	// Live counters, for the drain condition and progress.
 	acked          atomic.Int64
-	firstDelivered atomic.Int64
+	firstDelivered []atomic.Int64 // per group
 	unknown        atomic.Int64
 }
 
 type producerBook struct {
 	mu         sync.Mutex
 	flags      []uint8
-	deliveries []uint32
+	deliveries [][]uint32 // [group][seq]
 }
 
-// New makes a ledger for n producers.
-func New(n int) *Ledger {
-	l := &Ledger{producers: make([]*producerBook, n)}
+// New makes a ledger for n producers and one receiving group.
+func New(n int) *Ledger { return NewGroups(n, 1) }
+
+// NewGroups makes a ledger for n producers and groups receiving groups.
+func NewGroups(n, groups int) *Ledger {
+	groups = max(groups, 1)
+	l := &Ledger{producers: make([]*producerBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups)}
 	for i := range l.producers {
-		l.producers[i] = &producerBook{}
+		l.producers[i] = &producerBook{deliveries: make([][]uint32, groups)}
 	}
 	return l
 }
 
 func (b *producerBook) grow(seq uint64) {
 	for uint64(len(b.flags)) <= seq {
-		b.flags = append(b.flags, make([]uint8, max(1024, len(b.flags)))...)
-		b.deliveries = append(b.deliveries, make([]uint32, max(1024, len(b.deliveries)))...)
+		n := max(1024, len(b.flags))
+		b.flags = append(b.flags, make([]uint8, n)...)
+		for g := range b.deliveries {
+			b.deliveries[g] = append(b.deliveries[g], make([]uint32, n)...)
+		}
 	}
 }
 
@@ -62,21 +74,27 @@ func (l *Ledger) Sent(producer int, seq uint64, acked bool) {
 	}
 }
 
-// Delivered marks one delivery of a message to a consumer. It reports whether this was the first
-// delivery. A message that names an unknown producer is counted as unknown.
+// Delivered marks one delivery of a message to a consumer of group 0. It reports whether this
+// was the group's first delivery of it.
 func (l *Ledger) Delivered(producer int, seq uint64) (first bool) {
-	if producer < 0 || producer >= len(l.producers) {
+	return l.DeliveredTo(0, producer, seq)
+}
+
+// DeliveredTo marks one delivery of a message to a consumer of group. A message that names an
+// unknown producer, or a group out of range, is counted as unknown.
+func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
+	if producer < 0 || producer >= len(l.producers) || group < 0 || group >= l.groups {
 		l.unknown.Add(1)
 		return false
 	}
 	b := l.producers[producer]
 	b.mu.Lock()
 	b.grow(seq)
-	b.deliveries[seq]++
-	first = b.deliveries[seq] == 1
+	b.deliveries[group][seq]++
+	first = b.deliveries[group][seq] == 1
 	b.mu.Unlock()
 	if first {
-		l.firstDelivered.Add(1)
+		l.firstDelivered[group].Add(1)
 	}
 	return first
 }
@@ -84,19 +102,27 @@ func (l *Ledger) Delivered(producer int, seq uint64) (first bool) {
 // Acked is the number of messages acknowledged so far.
 func (l *Ledger) Acked() int64 { return l.acked.Load() }
 
-// DeliveredUnique is the number of distinct messages delivered so far.
-func (l *Ledger) DeliveredUnique() int64 { return l.firstDelivered.Load() }
+// DeliveredUnique is the number of distinct messages delivered so far to the group that has
+// received the fewest: the run has drained when it reaches Acked.
+func (l *Ledger) DeliveredUnique() int64 {
+	least := l.firstDelivered[0].Load()
+	for g := 1; g < l.groups; g++ {
+		least = min(least, l.firstDelivered[g].Load())
+	}
+	return least
+}
 
 // Totals is the ledger's final account.
 type Totals struct {
 	Sent   int64 `json:"sent"`
 	Acked  int64 `json:"acked"`
 	Failed int64 `json:"failed"`
-	// Delivered counts distinct messages delivered at least once.
+	// Delivered counts distinct messages delivered at least once (summed over groups).
 	Delivered int64 `json:"delivered"`
 	// Deliveries counts every delivery, duplicates included.
 	Deliveries int64 `json:"deliveries"`
-	// Lost counts messages acknowledged to the producer and never delivered.
+	// Lost counts messages acknowledged to the producer and never delivered (to a group; summed
+	// over groups).
 	Lost int64 `json:"lost"`
 	// Duplicates counts deliveries beyond the first.
 	Duplicates int64 `json:"duplicates"`
@@ -113,6 +139,7 @@ type Totals struct {
 
 // LostMessage names one lost message.
 type LostMessage struct {
+	Group    int    `json:"group,omitempty"`
 	Producer int    `json:"producer"`
 	Seq      uint64 `json:"seq"`
 }
@@ -124,7 +151,6 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 	for p, b := range l.producers {
 		b.mu.Lock()
 		for seq, f := range b.flags {
-			d := int64(b.deliveries[seq])
 			if f&flagSent != 0 {
 				t.Sent++
 			}
@@ -134,24 +160,9 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 			if f&flagFailed != 0 {
 				t.Failed++
 			}
-			if d > 0 {
-				t.Delivered++
-				t.Deliveries += d
-				switch {
-				case f&flagSent == 0:
-					t.Phantom += d
-				case f&flagAcked == 0:
-					t.DeliveredUnacked++
-				}
-			}
-			if d > 1 {
-				t.Duplicates += d - 1
-				t.DuplicatedMessages++
-			}
-			if f&flagAcked != 0 && d == 0 {
-				t.Lost++
-				if len(lost) < maxLost {
-					lost = append(lost, LostMessage{Producer: p, Seq: uint64(seq)})
+			for g := range b.deliveries {
+				if l.account(&t, f, int64(b.deliveries[g][seq])) && len(lost) < maxLost {
+					lost = append(lost, LostMessage{Group: g, Producer: p, Seq: uint64(seq)})
 				}
 			}
 		}
@@ -159,4 +170,27 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 	}
 	t.Unknown = l.unknown.Load()
 	return t, lost
+}
+
+// account adds one message's deliveries to one group into t, and reports whether it was lost.
+func (l *Ledger) account(t *Totals, f uint8, d int64) (lost bool) {
+	if d > 0 {
+		t.Delivered++
+		t.Deliveries += d
+		switch {
+		case f&flagSent == 0:
+			t.Phantom += d
+		case f&flagAcked == 0:
+			t.DeliveredUnacked++
+		}
+	}
+	if d > 1 {
+		t.Duplicates += d - 1
+		t.DuplicatedMessages++
+	}
+	if f&flagAcked != 0 && d == 0 {
+		t.Lost++
+		return true
+	}
+	return false
 }

@@ -62,3 +62,25 @@ func TestLedgerConcurrentMarks(t *testing.T) {
 		t.Fatalf("totals %+v", got)
 	}
 }
+
+// Each group is owed every message: a message one subscriber missed is lost to that subscriber
+// even though another received it, and two groups receiving it once each is no duplicate.
+func TestLedgerGroups(t *testing.T) {
+	l := NewGroups(1, 2)
+	for s := uint64(0); s < 4; s++ {
+		l.Sent(0, s, true)
+		l.DeliveredTo(0, 0, s)
+	}
+	l.DeliveredTo(1, 0, 0)
+	l.DeliveredTo(1, 0, 1)
+	if got := l.DeliveredUnique(); got != 2 {
+		t.Fatalf("DeliveredUnique = %d, want the slowest group's 2", got)
+	}
+	got, lost := l.Close(10)
+	if got.Acked != 4 || got.Delivered != 6 || got.Lost != 2 || got.Duplicates != 0 {
+		t.Fatalf("totals %+v", got)
+	}
+	if len(lost) != 2 || lost[0] != (LostMessage{Group: 1, Producer: 0, Seq: 2}) {
+		t.Fatalf("lost %v", lost)
+	}
+}
