@@ -103,7 +103,13 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 		Stream: engines.StreamOptions{
 			MaxLen: sc.Stream.MaxLen, ExactTrim: sc.Stream.ExactTrim, Ack: sc.Stream.Ack,
 			Count: sc.Stream.Count, Block: sc.Stream.Block.D(), GroupStart: sc.Stream.GroupStart,
+			Groups: sc.Stream.Groups, ClaimIdle: sc.Stream.ClaimIdle.D(), MaxDeliveries: sc.Stream.MaxDeliveries,
 		},
+		List: engines.ListOptions{
+			Push: sc.List.Push, Timeout: sc.List.Timeout.D(),
+			VisibilityTimeout: sc.List.VisibilityTimeout.D(), MaxDeliveries: sc.List.MaxDeliveries,
+		},
+		PubSub: engines.PubSubOptions{Pattern: sc.PubSub.Pattern},
 	}
 }
 

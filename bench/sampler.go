@@ -94,7 +94,7 @@ func (s *sampler) harvest(final bool) {
 		lag, err := lr.Lag(lctx)
 		cancel()
 		if err == nil {
-			iv.EngineLag = &results.EngineLag{Backlog: lag.Backlog, Pending: lag.Pending, OldestPendingNs: lag.OldestPendingNs}
+			iv.EngineLag = &results.EngineLag{Backlog: lag.Backlog, Pending: lag.Pending, OldestPendingNs: lag.OldestPendingNs, Subscribers: lag.Subscribers}
 			s.engineLagMax = max(s.engineLagMax, lag.Backlog+lag.Pending)
 		}
 	}

@@ -63,6 +63,8 @@ type Lag struct {
 	Pending int64 `json:"pending"`
 	// OldestPendingNs is the idle time of the oldest pending message, 0 when unknown or none.
 	OldestPendingNs int64 `json:"oldest_pending_ns"`
+	// Subscribers is how many subscribers the server counts (pub/sub).
+	Subscribers int64 `json:"subscribers,omitempty"`
 }
 
 // LagReporter is implemented by engines that can report consumer lag themselves.

@@ -23,6 +23,28 @@ type Spec struct {
 	// (appendonly, appendfsync, save for Redis; log.flush.interval.messages for Kafka).
 	Persistence map[string]string
 	Stream      StreamOptions
+	List        ListOptions
+	PubSub      PubSubOptions
+}
+
+// ListOptions configure the list and reliable-list designs.
+type ListOptions struct {
+	// Push is "lpush" (default; consumers pop the right end) or "rpush" (consumers pop the left).
+	Push string
+	// Timeout is the blocking pop's timeout.
+	Timeout time.Duration
+	// VisibilityTimeout: the reliable-list reaper returns the elements of a consumer whose
+	// heartbeat is older than this to the ready list.
+	VisibilityTimeout time.Duration
+	// MaxDeliveries moves a message to the dead-letter list once it has been delivered this many
+	// times (reliable-list; stream uses StreamOptions.MaxDeliveries). 0 means never.
+	MaxDeliveries int
+}
+
+// PubSubOptions configure the pub/sub design.
+type PubSubOptions struct {
+	// Pattern subscribes with PSUBSCRIBE to a pattern matching the channel.
+	Pattern bool
 }
 
 // StreamOptions configure the Redis Streams design.
@@ -39,6 +61,15 @@ type StreamOptions struct {
 	Block time.Duration
 	// GroupStart is the ID the consumer group starts at: "0" or "$".
 	GroupStart string
+	// Groups is the number of consumer groups on the stream (fan-out); consumers are dealt to
+	// them round robin. 0 or 1 means one group.
+	Groups int
+	// ClaimIdle makes each consumer claim entries pending for longer than this from other
+	// consumers with XAUTOCLAIM (0 = no claiming).
+	ClaimIdle time.Duration
+	// MaxDeliveries moves an entry to the dead-letter stream (copy, then XACK) once it has been
+	// delivered this many times. 0 means never.
+	MaxDeliveries int64
 }
 
 // Factory makes an engine for a run. It may start servers; Close stops them.

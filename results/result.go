@@ -130,6 +130,7 @@ type EngineLag struct {
 	Backlog         int64 `json:"backlog"`
 	Pending         int64 `json:"pending"`
 	OldestPendingNs int64 `json:"oldest_pending_ns"`
+	Subscribers     int64 `json:"subscribers,omitempty"`
 }
 
 // ErrorCount is how often one error was seen.

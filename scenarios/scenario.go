@@ -40,6 +40,8 @@ type Scenario struct {
 
 	Persistence map[string]string `yaml:"persistence,omitempty" json:"persistence,omitempty"`
 	Stream      StreamOptions     `yaml:"stream,omitempty" json:"stream,omitempty"`
+	List        ListOptions       `yaml:"list,omitempty" json:"list,omitempty"`
+	PubSub      PubSubOptions     `yaml:"pubsub,omitempty" json:"pubsub,omitempty"`
 
 	// Faults fire at their offsets from the start of the run.
 	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
@@ -56,6 +58,30 @@ type StreamOptions struct {
 	Count      int64    `yaml:"count,omitempty" json:"count,omitempty"`
 	Block      Duration `yaml:"block,omitempty" json:"block,omitempty"`
 	GroupStart string   `yaml:"group_start,omitempty" json:"group_start,omitempty"`
+	// Groups is the number of consumer groups (fan-out); consumers are dealt to them in turn.
+	Groups int `yaml:"groups,omitempty" json:"groups,omitempty"`
+	// ClaimIdle: consumers take over entries pending longer than this with XAUTOCLAIM.
+	ClaimIdle Duration `yaml:"claim_idle,omitempty" json:"claim_idle,omitempty"`
+	// MaxDeliveries: after this many deliveries an entry goes to the dead-letter stream.
+	MaxDeliveries int64 `yaml:"max_deliveries,omitempty" json:"max_deliveries,omitempty"`
+}
+
+// ListOptions configure the list and reliable-list designs.
+type ListOptions struct {
+	// Push is lpush (consumers BRPOP) or rpush (consumers BLPOP).
+	Push string `yaml:"push,omitempty" json:"push,omitempty"`
+	// Timeout of the blocking pop.
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// VisibilityTimeout: reliable-list's reaper requeues a silent consumer's messages after this.
+	VisibilityTimeout Duration `yaml:"visibility_timeout,omitempty" json:"visibility_timeout,omitempty"`
+	// MaxDeliveries: after this many deliveries a message goes to the dead-letter list.
+	MaxDeliveries int `yaml:"max_deliveries,omitempty" json:"max_deliveries,omitempty"`
+}
+
+// PubSubOptions configure the pubsub design.
+type PubSubOptions struct {
+	// Pattern subscribes with PSUBSCRIBE.
+	Pattern bool `yaml:"pattern,omitempty" json:"pattern,omitempty"`
 }
 
 // Fault is one fault injected during a run.

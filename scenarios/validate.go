@@ -19,6 +19,10 @@ const (
 	DefaultStreamCount  = 100
 	DefaultStreamBlock  = 100 * time.Millisecond
 	DefaultGroupStart   = "0"
+	DefaultListTimeout  = 100 * time.Millisecond
+	// DefaultVisibilityTimeout is how long a reliable-list consumer may be silent before the
+	// reaper returns its messages.
+	DefaultVisibilityTimeout = 5 * time.Second
 	// MinMessageSize is the stamp every message carries (see bench.StampSize).
 	MinMessageSize = 32
 )
@@ -64,6 +68,18 @@ func (s *Scenario) ApplyDefaults() {
 	}
 	if s.Stream.GroupStart == "" {
 		s.Stream.GroupStart = DefaultGroupStart
+	}
+	if s.Stream.Groups == 0 {
+		s.Stream.Groups = 1
+	}
+	if s.List.Push == "" {
+		s.List.Push = "lpush"
+	}
+	if s.List.Timeout == 0 {
+		s.List.Timeout = Duration(DefaultListTimeout)
+	}
+	if s.List.VisibilityTimeout == 0 {
+		s.List.VisibilityTimeout = Duration(DefaultVisibilityTimeout)
 	}
 	if s.Seed == 0 {
 		s.Seed = 1
@@ -143,6 +159,27 @@ func (s *Scenario) validate() Errors {
 		if f.At < 0 || (s.Duration > 0 && f.At >= s.Duration) {
 			bad(field+".at", "must be within the run, 0 to %s (got %s)", s.Duration, f.At)
 		}
+	}
+	if s.Stream.Groups < 0 || (s.Consumers > 0 && s.Stream.Groups > s.Consumers) {
+		bad("stream.groups", "must be between 1 and the number of consumers, %d (got %d)", s.Consumers, s.Stream.Groups)
+	}
+	if s.Stream.ClaimIdle < 0 {
+		bad("stream.claim_idle", "must not be negative (got %s)", s.Stream.ClaimIdle)
+	}
+	if s.Stream.MaxDeliveries < 0 {
+		bad("stream.max_deliveries", "must not be negative (got %d)", s.Stream.MaxDeliveries)
+	}
+	if s.List.Push != "lpush" && s.List.Push != "rpush" {
+		bad("list.push", "must be lpush or rpush (got %q)", s.List.Push)
+	}
+	if s.List.Timeout < 0 {
+		bad("list.timeout", "must not be negative (got %s)", s.List.Timeout)
+	}
+	if s.List.VisibilityTimeout < 0 {
+		bad("list.visibility_timeout", "must not be negative (got %s)", s.List.VisibilityTimeout)
+	}
+	if s.List.MaxDeliveries < 0 {
+		bad("list.max_deliveries", "must not be negative (got %d)", s.List.MaxDeliveries)
 	}
 	if (s.Engine == "redis-url" || s.Engine == "kafka-url") && s.Address == "" {
 		bad("address", "is required for engine %s", s.Engine)

@@ -62,6 +62,12 @@ func newEngine(ctx context.Context, spec engines.Spec, target, addr, password st
 	switch spec.Design {
 	case "stream":
 		e.design = newStreamDesign(client, spec)
+	case "list":
+		e.design = newListDesign(client, spec)
+	case "reliable-list":
+		e.design = newReliableDesign(client, spec)
+	case "pubsub":
+		e.design = newPubSubDesign(client, spec)
 	default:
 		client.Close()
 		return nil, fmt.Errorf("design %q is not implemented", spec.Design)
@@ -71,6 +77,28 @@ func newEngine(ctx context.Context, spec engines.Spec, target, addr, password st
 }
 
 func (e *engine) Setup(ctx context.Context) error { return e.design.setup(ctx) }
+
+// grouped is implemented by designs with several receiving groups.
+type grouped interface {
+	groups() int
+	groupOf(consumer int) int
+}
+
+// Groups is the number of receiving groups (engines.Grouper).
+func (e *engine) Groups() int {
+	if g, ok := e.design.(grouped); ok {
+		return g.groups()
+	}
+	return 1
+}
+
+// GroupOf is consumer's receiving group (engines.Grouper).
+func (e *engine) GroupOf(consumer int) int {
+	if g, ok := e.design.(grouped); ok {
+		return g.groupOf(consumer)
+	}
+	return 0
+}
 
 func (e *engine) NewProducer(_ context.Context, id int) (engines.Producer, error) {
 	return e.design.newProducer(id), nil

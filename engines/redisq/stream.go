@@ -12,36 +12,48 @@ import (
 	"qbench/engines"
 )
 
-// streamDesign: producers XADD to one stream; consumers read it in one consumer group with
-// XREADGROUP, first their own pending entries (ID 0, after a restart) and then new ones (>), and
-// XACK after the work (or before it, or NOACK).
+// streamDesign: producers XADD to one stream (optionally trimmed with MAXLEN); consumers read it
+// in a consumer group with XREADGROUP, first their own pending entries (ID 0, after a restart)
+// and then new ones (>), and XACK after the work (or before it, or NOACK). Consumers may claim
+// entries left pending by others (XAUTOCLAIM, following the cursor to 0-0), and move an entry
+// delivered too often to a dead-letter stream (copy, then XACK). Several groups on one stream
+// (fan-out) each receive every entry.
 type streamDesign struct {
-	client *redis.Client
-	spec   engines.Spec
-	key    string
-	group  string
+	client     *redis.Client
+	spec       engines.Spec
+	key        string
+	dead       string
+	groupNames []string
 }
 
 const streamField = "d"
 
 func newStreamDesign(client *redis.Client, spec engines.Spec) *streamDesign {
-	return &streamDesign{client: client, spec: spec, key: keyPrefix(spec) + "stream", group: "qbench"}
+	s := &streamDesign{client: client, spec: spec, key: keyPrefix(spec) + "stream", dead: keyPrefix(spec) + "dead"}
+	for g := 0; g < max(spec.Stream.Groups, 1); g++ {
+		s.groupNames = append(s.groupNames, "g"+strconv.Itoa(g))
+	}
+	return s
 }
+
+func (s *streamDesign) groups() int { return len(s.groupNames) }
 
 func (s *streamDesign) setup(ctx context.Context) error {
 	start := s.spec.Stream.GroupStart
 	if start == "" {
 		start = "0"
 	}
-	err := s.client.XGroupCreateMkStream(ctx, s.key, s.group, start).Err()
-	if err != nil && strings.HasPrefix(err.Error(), "BUSYGROUP") {
-		return nil
+	for _, g := range s.groupNames {
+		err := s.client.XGroupCreateMkStream(ctx, s.key, g, start).Err()
+		if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+			return err
+		}
 	}
-	return err
+	return nil
 }
 
 func (s *streamDesign) teardown(ctx context.Context) error {
-	return s.client.Del(ctx, s.key).Err()
+	return s.client.Del(ctx, s.key, s.dead).Err()
 }
 
 func (s *streamDesign) addArgs(payload []byte) *redis.XAddArgs {
@@ -78,21 +90,32 @@ func (p *streamProducer) Send(ctx context.Context, payloads [][]byte, errs []err
 
 func (p *streamProducer) Close() error { return nil }
 
+func (s *streamDesign) groupOf(consumer int) int { return consumer % len(s.groupNames) }
+
 type streamConsumer struct {
-	s    *streamDesign
-	name string
+	s     *streamDesign
+	group string
+	name  string
 	// replaying is true while the consumer reads its own pending entries (ID 0).
 	replaying bool
+	lastClaim time.Time
 }
 
 func (s *streamDesign) newConsumer(_ context.Context, id int) (engines.Consumer, error) {
-	return &streamConsumer{s: s, name: consumerName(id), replaying: true}, nil
+	return &streamConsumer{s: s, group: s.groupNames[s.groupOf(id)], name: consumerName(id), replaying: true, lastClaim: time.Now()}, nil
 }
 
 func consumerName(id int) string { return "c" + strconv.Itoa(id) }
 
 func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 	opts := c.s.spec.Stream
+	if opts.ClaimIdle > 0 && time.Since(c.lastClaim) >= opts.ClaimIdle/2 {
+		c.lastClaim = time.Now()
+		ds, err := c.claim(ctx)
+		if err != nil || len(ds) > 0 {
+			return ds, err
+		}
+	}
 	block := opts.Block
 	if block <= 0 {
 		block = 100 * time.Millisecond
@@ -102,7 +125,7 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 		id = "0"
 	}
 	args := &redis.XReadGroupArgs{
-		Group: c.s.group, Consumer: c.name, Streams: []string{c.s.key, id},
+		Group: c.group, Consumer: c.name, Streams: []string{c.s.key, id},
 		Count: opts.Count, NoAck: opts.Ack == "noack",
 	}
 	if !c.replaying {
@@ -153,13 +176,64 @@ func (c *streamConsumer) xack(ctx context.Context, ds []engines.Delivery) error 
 	for i, d := range ds {
 		ids[i] = d.Handle.(string)
 	}
-	return c.s.client.XAck(ctx, c.s.key, c.s.group, ids...).Err()
+	return c.s.client.XAck(ctx, c.s.key, c.group, ids...).Err()
+}
+
+// claim first dead-letters entries delivered MaxDeliveries times or more (copy to the dead-letter
+// stream, then XACK), then takes over every entry idle for ClaimIdle with XAUTOCLAIM, following
+// the cursor until it returns to 0-0.
+func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) {
+	opts := c.s.spec.Stream
+	if opts.MaxDeliveries > 0 {
+		pending, err := c.s.client.XPendingExt(ctx, &redis.XPendingExtArgs{
+			Stream: c.s.key, Group: c.group, Idle: opts.ClaimIdle, Start: "-", End: "+", Count: 1000,
+		}).Result()
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range pending {
+			if p.RetryCount < opts.MaxDeliveries {
+				continue
+			}
+			entries, err := c.s.client.XRange(ctx, c.s.key, p.ID, p.ID).Result()
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range entries {
+				if err := c.s.client.XAdd(ctx, &redis.XAddArgs{Stream: c.s.dead, Values: e.Values}).Err(); err != nil {
+					return nil, err
+				}
+			}
+			if err := c.s.client.XAck(ctx, c.s.key, c.group, p.ID).Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var ds []engines.Delivery
+	cursor := "0-0"
+	for {
+		msgs, next, err := c.s.client.XAutoClaim(ctx, &redis.XAutoClaimArgs{
+			Stream: c.s.key, Group: c.group, Consumer: c.name, MinIdle: opts.ClaimIdle, Start: cursor, Count: max(opts.Count, 1),
+		}).Result()
+		if err != nil {
+			return ds, err
+		}
+		for _, m := range msgs {
+			if v, ok := m.Values[streamField].(string); ok {
+				ds = append(ds, engines.Delivery{Payload: []byte(v), Handle: m.ID})
+			}
+		}
+		if next == "0-0" || next == "" || len(ds) >= 1000 {
+			return ds, nil
+		}
+		cursor = next
+	}
 }
 
 func (c *streamConsumer) Close() error { return nil }
 
-// lag reads the group's lag and pending count (XINFO GROUPS) and the oldest pending entry's idle
-// time (XPENDING with COUNT 1).
+// lag reads each group's lag and pending count (XINFO GROUPS) and the oldest pending entry's idle
+// time (XPENDING with COUNT 1), summed (backlog, pending) or maximised (idle) over groups.
 func (s *streamDesign) lag(ctx context.Context) (engines.Lag, error) {
 	groups, err := s.client.XInfoGroups(ctx, s.key).Result()
 	if err != nil {
@@ -167,16 +241,16 @@ func (s *streamDesign) lag(ctx context.Context) (engines.Lag, error) {
 	}
 	var lag engines.Lag
 	for _, g := range groups {
-		if g.Name != s.group {
+		if g.Lag > 0 {
+			lag.Backlog += g.Lag
+		}
+		lag.Pending += g.Pending
+		if g.Pending == 0 {
 			continue
 		}
-		lag.Backlog = g.Lag
-		lag.Pending = g.Pending
-	}
-	if lag.Pending > 0 {
-		p, err := s.client.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: s.key, Group: s.group, Start: "-", End: "+", Count: 1}).Result()
+		p, err := s.client.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: s.key, Group: g.Name, Start: "-", End: "+", Count: 1}).Result()
 		if err == nil && len(p) > 0 {
-			lag.OldestPendingNs = int64(p[0].Idle)
+			lag.OldestPendingNs = max(lag.OldestPendingNs, int64(p[0].Idle))
 		}
 	}
 	return lag, nil

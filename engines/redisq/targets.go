@@ -9,7 +9,7 @@ import (
 )
 
 // Designs the Redis engines support; the first is the default.
-var designs = []string{"stream"}
+var designs = []string{"stream", "list", "reliable-list", "pubsub"}
 
 func init() {
 	engines.Register(engines.Registration{

@@ -1,0 +1,116 @@
+package redisq
+
+import (
+	"context"
+	"errors"
+	"net"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"qbench/engines"
+)
+
+// pubsubDesign: producers PUBLISH to one channel; every consumer is a subscriber of its own
+// (SUBSCRIBE, or PSUBSCRIBE to a pattern) and receives every message, at most once: a subscriber
+// that is not listening misses what is published meanwhile. Each subscriber is its own receiving
+// group in the ledger.
+type pubsubDesign struct {
+	client  *redis.Client
+	spec    engines.Spec
+	channel string
+}
+
+func newPubSubDesign(client *redis.Client, spec engines.Spec) *pubsubDesign {
+	return &pubsubDesign{client: client, spec: spec, channel: keyPrefix(spec) + "channel"}
+}
+
+func (p *pubsubDesign) setup(context.Context) error    { return nil }
+func (p *pubsubDesign) teardown(context.Context) error { return nil }
+
+func (p *pubsubDesign) groups() int        { return max(p.spec.Consumers, 1) }
+func (p *pubsubDesign) groupOf(id int) int { return id }
+
+func (p *pubsubDesign) newProducer(int) engines.Producer { return &pubsubProducer{d: p} }
+
+// lag: nothing is stored, so there is no backlog; the number of subscribers the server counts on
+// the channel (PUBSUB NUMSUB, or NUMPAT for patterns) is reported instead.
+func (p *pubsubDesign) lag(ctx context.Context) (engines.Lag, error) {
+	if p.spec.PubSub.Pattern {
+		n, err := p.client.PubSubNumPat(ctx).Result()
+		return engines.Lag{Subscribers: n}, err
+	}
+	m, err := p.client.PubSubNumSub(ctx, p.channel).Result()
+	return engines.Lag{Subscribers: m[p.channel]}, err
+}
+
+type pubsubProducer struct{ d *pubsubDesign }
+
+// Send publishes; the acknowledgement is PUBLISH's reply (the number of subscribers reached).
+func (p *pubsubProducer) Send(ctx context.Context, payloads [][]byte, errs []error) {
+	if len(payloads) == 1 {
+		errs[0] = p.d.client.Publish(ctx, p.d.channel, payloads[0]).Err()
+		return
+	}
+	cmds := make([]*redis.IntCmd, len(payloads))
+	_, _ = p.d.client.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+		for i, pl := range payloads {
+			cmds[i] = pipe.Publish(ctx, p.d.channel, pl)
+		}
+		return nil
+	})
+	for i, c := range cmds {
+		errs[i] = c.Err()
+	}
+}
+
+func (p *pubsubProducer) Close() error { return nil }
+
+// pubsubConsumer reads its subscription's socket itself, one message at a time, so that a slow
+// consumer is slow on the wire too and the server's output buffer limit applies to it as it would
+// to a slow application (go-redis's Channel() would buffer and drop on the client instead).
+type pubsubConsumer struct {
+	ps *redis.PubSub
+}
+
+// newConsumer subscribes and returns once the server has confirmed the subscription, so no
+// message published after NewConsumer returns can be missed for want of listening.
+func (p *pubsubDesign) newConsumer(ctx context.Context, id int) (engines.Consumer, error) {
+	var ps *redis.PubSub
+	if p.spec.PubSub.Pattern {
+		ps = p.client.PSubscribe(ctx, keyPrefix(p.spec)+"chan*")
+	} else {
+		ps = p.client.Subscribe(ctx, p.channel)
+	}
+	if _, err := ps.Receive(ctx); err != nil { // the subscribe confirmation
+		ps.Close()
+		return nil, err
+	}
+	return &pubsubConsumer{ps: ps}, nil
+}
+
+// Receive waits up to 100 ms for one message. (One at a time: a read deadline shorter than a
+// frame could cut a frame in half.)
+func (c *pubsubConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
+	for {
+		msg, err := c.ps.ReceiveTimeout(ctx, 100*time.Millisecond)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return nil, nil
+			}
+			return nil, err
+		}
+		if m, ok := msg.(*redis.Message); ok {
+			return []engines.Delivery{{Payload: []byte(m.Payload)}}, nil
+		}
+		// Subscription confirmations and pongs are not messages; keep waiting.
+	}
+}
+
+func (c *pubsubConsumer) Ack(context.Context, []engines.Delivery) error { return nil }
+
+func (c *pubsubConsumer) Close() error { return c.ps.Close() }

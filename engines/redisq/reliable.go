@@ -1,0 +1,211 @@
+package redisq
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"qbench/engines"
+)
+
+// reliableDesign is the reliable-queue pattern on lists: a consumer BLMOVEs a message from the
+// ready list to a processing list of its own, does the work, then LREMs that exact element (each
+// message is unique: it carries producer id and sequence number). A consumer keeps a heartbeat key
+// alive; a reaper returns the processing list of a consumer whose heartbeat has expired (longer
+// than the visibility timeout) to the ready list. Deliveries are counted per message, and a
+// message delivered MaxDeliveries times goes to the dead-letter list instead.
+type reliableDesign struct {
+	listDesign
+	dead       string
+	deliveries string
+	visibility time.Duration
+
+	reaperStop chan struct{}
+	reaperDone chan struct{}
+	stopOnce   sync.Once
+	// Requeued counts messages the reaper returned; DeadLettered counts dead-lettered ones.
+	Requeued, DeadLettered atomic.Int64
+}
+
+func newReliableDesign(client *redis.Client, spec engines.Spec) *reliableDesign {
+	p := keyPrefix(spec)
+	vis := spec.List.VisibilityTimeout
+	if vis <= 0 {
+		vis = 5 * time.Second
+	}
+	return &reliableDesign{
+		listDesign: listDesign{client: client, spec: spec, ready: p + "ready"},
+		dead:       p + "dead", deliveries: p + "deliveries", visibility: vis,
+		reaperStop: make(chan struct{}), reaperDone: make(chan struct{}),
+	}
+}
+
+func (r *reliableDesign) processing(consumer string) string {
+	return keyPrefix(r.spec) + "processing:" + consumer
+}
+func (r *reliableDesign) heartbeat(consumer string) string {
+	return keyPrefix(r.spec) + "heartbeat:" + consumer
+}
+
+func (r *reliableDesign) setup(ctx context.Context) error {
+	go r.reap()
+	return nil
+}
+
+func (r *reliableDesign) teardown(ctx context.Context) error {
+	r.stopOnce.Do(func() { close(r.reaperStop) })
+	<-r.reaperDone
+	keys := []string{r.ready, r.dead, r.deliveries}
+	for i := 0; i < r.spec.Consumers; i++ {
+		keys = append(keys, r.processing(consumerName(i)), r.heartbeat(consumerName(i)))
+	}
+	return r.client.Del(ctx, keys...).Err()
+}
+
+// ends says which end of the ready list consumers take from.
+func (r *reliableDesign) ends() (pop, push string) {
+	if r.spec.List.Push == "rpush" {
+		return "LEFT", "RIGHT"
+	}
+	return "RIGHT", "LEFT"
+}
+
+// reap runs every half visibility timeout until teardown.
+func (r *reliableDesign) reap() {
+	defer close(r.reaperDone)
+	t := time.NewTicker(r.visibility / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.reaperStop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), r.visibility)
+		for i := 0; i < r.spec.Consumers; i++ {
+			name := consumerName(i)
+			alive, err := r.client.Exists(ctx, r.heartbeat(name)).Result()
+			if err != nil || alive == 1 {
+				continue
+			}
+			r.Requeued.Add(r.requeue(ctx, name))
+		}
+		cancel()
+	}
+}
+
+// requeue moves a consumer's processing list back to the consumer end of the ready list, oldest
+// first, so that it is redelivered next.
+func (r *reliableDesign) requeue(ctx context.Context, consumer string) int64 {
+	pop, _ := r.ends()
+	var n int64
+	for {
+		// The processing list has its newest element on the left; moving from the left to the
+		// consumers' end leaves the oldest at that end.
+		err := r.client.LMove(ctx, r.processing(consumer), r.ready, "LEFT", pop).Err()
+		if err != nil {
+			return n
+		}
+		n++
+	}
+}
+
+func (r *reliableDesign) newConsumer(ctx context.Context, id int) (engines.Consumer, error) {
+	c := &reliableConsumer{r: r, name: consumerName(id)}
+	// A consumer that restarts under its name first returns what it held when it died.
+	if err := c.beat(ctx); err != nil {
+		return nil, err
+	}
+	r.Requeued.Add(r.requeue(ctx, c.name))
+	return c, nil
+}
+
+func (r *reliableDesign) lag(ctx context.Context) (engines.Lag, error) {
+	pipe := r.client.Pipeline()
+	ready := pipe.LLen(ctx, r.ready)
+	procs := make([]*redis.IntCmd, r.spec.Consumers)
+	for i := range procs {
+		procs[i] = pipe.LLen(ctx, r.processing(consumerName(i)))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return engines.Lag{}, err
+	}
+	lag := engines.Lag{Backlog: ready.Val()}
+	for _, p := range procs {
+		lag.Pending += p.Val()
+	}
+	return lag, nil
+}
+
+type reliableConsumer struct {
+	r        *reliableDesign
+	name     string
+	lastBeat time.Time
+}
+
+func (c *reliableConsumer) beat(ctx context.Context) error {
+	c.lastBeat = time.Now()
+	return c.r.client.Set(ctx, c.r.heartbeat(c.name), "1", c.r.visibility).Err()
+}
+
+// messageID is the part of a payload that identifies it: the stamp's producer, run tag and seq.
+func messageID(payload []byte) string {
+	if len(payload) < 24 {
+		return string(payload)
+	}
+	return string(payload[4:24])
+}
+
+func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
+	if time.Since(c.lastBeat) > c.r.visibility/4 {
+		if err := c.beat(ctx); err != nil {
+			return nil, err
+		}
+	}
+	pop, _ := c.r.ends()
+	v, err := c.r.client.Do(ctx, "BLMOVE", c.r.ready, c.r.processing(c.name), pop, "LEFT", seconds(popTimeout(c.r.spec))).Text()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.r.client.HIncrBy(ctx, c.r.deliveries, messageID([]byte(v)), 1).Result()
+	if err != nil {
+		return nil, err
+	}
+	if max := int64(c.r.spec.List.MaxDeliveries); max > 0 && n > max {
+		// Delivered too often: park it in the dead-letter list instead of delivering it again.
+		pipe := c.r.client.TxPipeline()
+		pipe.LPush(ctx, c.r.dead, v)
+		pipe.LRem(ctx, c.r.processing(c.name), 1, v)
+		pipe.HDel(ctx, c.r.deliveries, messageID([]byte(v)))
+		if _, err := pipe.Exec(ctx); err != nil {
+			return nil, err
+		}
+		c.r.DeadLettered.Add(1)
+		return nil, nil
+	}
+	return []engines.Delivery{{Payload: []byte(v), Handle: v}}, nil
+}
+
+// Ack removes the exact elements from the processing list, and their delivery counts.
+func (c *reliableConsumer) Ack(ctx context.Context, ds []engines.Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	pipe := c.r.client.Pipeline()
+	for _, d := range ds {
+		v := d.Handle.(string)
+		pipe.LRem(ctx, c.r.processing(c.name), 1, v)
+		pipe.HDel(ctx, c.r.deliveries, messageID([]byte(v)))
+	}
+	_, err := pipe.Exec(ctx)
+	return err
+}
+
+func (c *reliableConsumer) Close() error { return nil }
