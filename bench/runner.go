@@ -124,6 +124,7 @@ type run struct {
 	epoch   time.Time // the schedule's time zero; set when producers start
 
 	producerRecs, consumerRecs []*recorder
+	consumerFaults             []chan scenarios.Fault
 
 	// Per-interval counters, swapped to zero by the sampler.
 	ackedN, failedN, deliveredN atomic.Int64
@@ -153,16 +154,22 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	for i := range consumers {
 		c, err := r.eng.NewConsumer(ctx, i)
 		if err != nil {
+			for _, c := range consumers[:i] {
+				c.Close()
+			}
 			return nil, fmt.Errorf("consumer %d: %w", i, err)
 		}
-		defer c.Close()
 		consumers[i] = c
 		r.consumerRecs = append(r.consumerRecs, newRecorder())
+		r.consumerFaults = append(r.consumerFaults, make(chan scenarios.Fault, 4))
 	}
 	producers := make([]engines.Producer, sc.Producers)
 	for i := range producers {
 		p, err := r.eng.NewProducer(ctx, i)
 		if err != nil {
+			for _, c := range consumers {
+				c.Close()
+			}
 			return nil, fmt.Errorf("producer %d: %w", i, err)
 		}
 		defer p.Close()
@@ -178,7 +185,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		cwg.Add(1)
 		go func() {
 			defer cwg.Done()
-			r.consume(consumeCtx, c, r.groupOf(i), r.consumerRecs[i], warmupNs)
+			r.consume(consumeCtx, i, c, r.groupOf(i), r.consumerRecs[i], warmupNs)
 		}()
 	}
 	for i, p := range producers {
@@ -310,9 +317,38 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 }
 
 // consume receives until ctx ends: it records end-to-end latency from the intended send time,
-// marks each delivery in the ledger, does the scenario's work, and acknowledges.
-func (r *run) consume(ctx context.Context, c engines.Consumer, group int, rec *recorder, warmupNs int64) {
+// marks each delivery in the ledger, does the scenario's work, and acknowledges. Consumer faults
+// arrive on the consumer's control channel. It closes its consumer when it returns.
+func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int, rec *recorder, warmupNs int64) {
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
+	var crash *scenarios.Fault
 	for ctx.Err() == nil {
+		select {
+		case f := <-r.consumerFaults[id]:
+			switch f.Kind {
+			case "consumer-pause":
+				if !sleepCtx(ctx, f.Duration.D()) {
+					return
+				}
+			case "subscriber-offline":
+				c.Close()
+				c = nil
+				if !sleepCtx(ctx, f.Duration.D()) {
+					return
+				}
+				if c = r.reopen(ctx, id); c == nil {
+					return
+				}
+			case "consumer-crash":
+				crash = &f
+			}
+			continue
+		default:
+		}
 		ds, err := c.Receive(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -321,14 +357,20 @@ func (r *run) consume(ctx context.Context, c engines.Consumer, group int, rec *r
 			r.consumeErrs.Add(1)
 			r.noteErr("consume", err)
 			// An engine that fails at once must not spin the CPU.
-			select {
-			case <-ctx.Done():
+			if !sleepCtx(ctx, 10*time.Millisecond) {
 				return
-			case <-time.After(10 * time.Millisecond):
 			}
 			continue
 		}
 		if len(ds) == 0 {
+			continue
+		}
+		if crash != nil && crash.Point == "before-work" {
+			// The consumer dies holding messages it has not processed: they are not delivered.
+			if c = r.crashConsumer(ctx, id, c, crash); c == nil {
+				return
+			}
+			crash = nil
 			continue
 		}
 		at := r.since()
@@ -347,10 +389,53 @@ func (r *run) consume(ctx context.Context, c engines.Consumer, group int, rec *r
 		if w := r.sc.Work.D(); w > 0 {
 			time.Sleep(w * time.Duration(len(ds)))
 		}
+		if crash != nil {
+			// The work is done, the acknowledgement never sent.
+			if c = r.crashConsumer(ctx, id, c, crash); c == nil {
+				return
+			}
+			crash = nil
+			continue
+		}
 		if err := c.Ack(context.WithoutCancel(ctx), ds); err != nil {
 			r.consumeErrs.Add(1)
 			r.noteErr("ack", err)
 		}
+	}
+}
+
+// crashConsumer abandons c without acknowledging what it holds and, if the fault says so, opens
+// the consumer again under the same id after a delay. It returns nil when the consumer stays down.
+func (r *run) crashConsumer(ctx context.Context, id int, c engines.Consumer, f *scenarios.Fault) engines.Consumer {
+	c.Close()
+	if f.RestartAfter <= 0 || !sleepCtx(ctx, f.RestartAfter.D()) {
+		return nil
+	}
+	return r.reopen(ctx, id)
+}
+
+// reopen opens consumer id again, retrying until ctx ends.
+func (r *run) reopen(ctx context.Context, id int) engines.Consumer {
+	for ctx.Err() == nil {
+		c, err := r.eng.NewConsumer(ctx, id)
+		if err == nil {
+			return c
+		}
+		r.noteErr("consume", err)
+		sleepCtx(ctx, 100*time.Millisecond)
+	}
+	return nil
+}
+
+// sleepCtx sleeps d unless ctx ends first; it reports whether it slept the whole time.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
@@ -387,6 +472,9 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 			return fmt.Errorf("engine %s cannot stall", r.sc.Engine)
 		}
 		return s.Stall(ctx, f.Duration.D())
+	case "consumer-crash", "consumer-pause", "subscriber-offline":
+		r.consumerFaults[f.Consumer] <- f
+		return nil
 	}
 	return fmt.Errorf("fault %q not supported", f.Kind)
 }

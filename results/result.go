@@ -101,6 +101,7 @@ type Ledger struct {
 	Duplicates         int64 `json:"duplicates"`
 	DuplicatedMessages int64 `json:"duplicated_messages"`
 	DeliveredUnacked   int64 `json:"delivered_unacked"`
+	Reordered          int64 `json:"reordered"`
 	Phantom            int64 `json:"phantom"`
 	Unknown            int64 `json:"unknown"`
 }

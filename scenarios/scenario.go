@@ -88,10 +88,23 @@ type PubSubOptions struct {
 type Fault struct {
 	// At is the offset from the start of the run (warm-up included).
 	At Duration `yaml:"at" json:"at"`
-	// Kind is the fault: stall (the server stops answering for Duration).
+	// Kind is the fault:
+	//   stall: the server stops answering for Duration;
+	//   consumer-crash: consumer Consumer dies holding a batch, after its work (Point after-work,
+	//     the default: the work is done, the acknowledgement never sent) or before it (before-work:
+	//     the messages are not processed); it comes back under the same name after RestartAfter,
+	//     or never when RestartAfter is 0;
+	//   consumer-pause: consumer Consumer stops reading for Duration;
+	//   subscriber-offline: consumer Consumer disconnects (unsubscribes) for Duration.
 	Kind string `yaml:"kind" json:"kind"`
 	// Duration is how long the fault lasts, for faults that last.
 	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
+	// Consumer is the index of the consumer a consumer fault hits.
+	Consumer int `yaml:"consumer,omitempty" json:"consumer,omitempty"`
+	// Point is where a consumer crash happens: after-work (default) or before-work.
+	Point string `yaml:"point,omitempty" json:"point,omitempty"`
+	// RestartAfter brings a crashed consumer back after this delay; 0 keeps it down.
+	RestartAfter Duration `yaml:"restart_after,omitempty" json:"restart_after,omitempty"`
 }
 
 // Duration is a time.Duration written as "10s", "250ms" in YAML and JSON.

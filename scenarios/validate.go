@@ -149,12 +149,22 @@ func (s *Scenario) validate() Errors {
 	for i, f := range s.Faults {
 		field := fmt.Sprintf("faults.%d", i)
 		switch f.Kind {
-		case "stall":
+		case "stall", "consumer-pause", "subscriber-offline":
 			if f.Duration <= 0 {
-				bad(field+".duration", "a stall needs a positive duration (got %s)", f.Duration)
+				bad(field+".duration", "a %s needs a positive duration (got %s)", f.Kind, f.Duration)
+			}
+		case "consumer-crash":
+			if f.Point != "" && f.Point != "after-work" && f.Point != "before-work" {
+				bad(field+".point", "must be after-work or before-work (got %q)", f.Point)
+			}
+			if f.RestartAfter < 0 {
+				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		default:
-			bad(field+".kind", "unknown fault %q (known: stall)", f.Kind)
+			bad(field+".kind", "unknown fault %q (known: stall, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+		}
+		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
+			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)
 		}
 		if f.At < 0 || (s.Duration > 0 && f.At >= s.Duration) {
 			bad(field+".at", "must be within the run, 0 to %s (got %s)", s.Duration, f.At)

@@ -32,6 +32,9 @@ type producerBook struct {
 	mu         sync.Mutex
 	flags      []uint8
 	deliveries [][]uint32 // [group][seq]
+	// highest is the highest sequence number each group has received from this producer, +1.
+	highest   []uint64
+	reordered int64
 }
 
 // New makes a ledger for n producers and one receiving group.
@@ -42,7 +45,7 @@ func NewGroups(n, groups int) *Ledger {
 	groups = max(groups, 1)
 	l := &Ledger{producers: make([]*producerBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups)}
 	for i := range l.producers {
-		l.producers[i] = &producerBook{deliveries: make([][]uint32, groups)}
+		l.producers[i] = &producerBook{deliveries: make([][]uint32, groups), highest: make([]uint64, groups)}
 	}
 	return l
 }
@@ -92,6 +95,10 @@ func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
 	b.grow(seq)
 	b.deliveries[group][seq]++
 	first = b.deliveries[group][seq] == 1
+	if first && seq+1 < b.highest[group] {
+		b.reordered++ // a first delivery after a later message of the same producer
+	}
+	b.highest[group] = max(b.highest[group], seq+1)
 	b.mu.Unlock()
 	if first {
 		l.firstDelivered[group].Add(1)
@@ -131,6 +138,9 @@ type Totals struct {
 	// DeliveredUnacked counts messages delivered although the producer saw an error for them (or
 	// never learned the outcome): a write the engine kept despite failing it.
 	DeliveredUnacked int64 `json:"delivered_unacked"`
+	// Reordered counts first deliveries that arrived after a later message of the same producer
+	// had already reached the same group.
+	Reordered int64 `json:"reordered"`
 	// Phantom counts deliveries of sequence numbers that were never sent.
 	Phantom int64 `json:"phantom"`
 	// Unknown counts deliveries naming a producer this run did not have.
@@ -166,6 +176,7 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 				}
 			}
 		}
+		t.Reordered += b.reordered
 		b.mu.Unlock()
 	}
 	t.Unknown = l.unknown.Load()

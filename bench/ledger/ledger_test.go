@@ -28,7 +28,7 @@ func TestLedgerCountsEachMessage(t *testing.T) {
 
 	got, lost := l.Close(10)
 	want := Totals{Sent: 6, Acked: 4, Failed: 2, Delivered: 5, Deliveries: 6, Lost: 1,
-		Duplicates: 1, DuplicatedMessages: 1, DeliveredUnacked: 1, Phantom: 1, Unknown: 1}
+		Duplicates: 1, DuplicatedMessages: 1, DeliveredUnacked: 1, Phantom: 1, Unknown: 1, Reordered: 0}
 	if got != want {
 		t.Fatalf("totals\n got %+v\nwant %+v", got, want)
 	}
@@ -82,5 +82,17 @@ func TestLedgerGroups(t *testing.T) {
 	}
 	if len(lost) != 2 || lost[0] != (LostMessage{Group: 1, Producer: 0, Seq: 2}) {
 		t.Fatalf("lost %v", lost)
+	}
+}
+
+func TestLedgerCountsReordering(t *testing.T) {
+	l := New(1)
+	for _, seq := range []uint64{0, 2, 1, 3, 3, 5, 4} {
+		l.Sent(0, seq, true)
+		l.Delivered(0, seq)
+	}
+	got, _ := l.Close(0)
+	if got.Reordered != 2 || got.Duplicates != 1 {
+		t.Fatalf("reordered %d duplicates %d, want 2 and 1", got.Reordered, got.Duplicates)
 	}
 }
