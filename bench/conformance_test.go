@@ -1,0 +1,175 @@
+package bench_test
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The conformance suite: written once, run over every Redis design on every target. Each case is
+// a short scenario and an assertion on the ledger, which counts every message.
+
+var designs = []string{"stream", "list", "reliable-list", "pubsub"}
+
+func each(t *testing.T, designs []string, body func(t *testing.T, target, design string)) {
+	for _, target := range targets {
+		for _, design := range designs {
+			t.Run(target+"/"+design, func(t *testing.T) {
+				needTarget(t, target)
+				body(t, target, design)
+			})
+		}
+	}
+}
+
+// Without faults every design delivers every acknowledged message exactly once to each receiving
+// group (each subscriber, for pub/sub), and with one producer and one consumer, in order.
+func TestConformanceExactlyOnceInOrder(t *testing.T) {
+	each(t, designs, func(t *testing.T, target, design string) {
+		res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: %s
+producers: 1
+consumers: 1
+rate: 1000
+duration: 1s
+`, target, design)))
+		l := res.Summary.Ledger
+		if l.Acked != 1000 || l.Delivered != 1000 || l.Lost != 0 || l.Duplicates != 0 || l.Reordered != 0 {
+			t.Fatalf("ledger %+v: want 1000 acked, each delivered once, in order", l)
+		}
+	})
+}
+
+func TestConformanceCompetingConsumers(t *testing.T) {
+	each(t, designs, func(t *testing.T, target, design string) {
+		res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: %s
+producers: 3
+consumers: 3
+rate: 1500
+duration: 1s
+batch: 8
+`, target, design)))
+		l := res.Summary.Ledger
+		groups := int64(1)
+		if design == "pubsub" {
+			groups = 3 // every subscriber receives every message
+		}
+		if l.Acked != 1500 || l.Delivered != 1500*groups || l.Lost != 0 || l.Duplicates != 0 {
+			t.Fatalf("ledger %+v: want 1500 acked, delivered once to each of %d groups", l, groups)
+		}
+	})
+}
+
+// A consumer killed after its work and before its acknowledgement: the stream redelivers (the
+// consumer replays its pending entries when it comes back), the reliable list redelivers (the
+// reaper returns the dead consumer's processing list): duplicates, no loss.
+func TestConformanceRedeliveryAfterConsumerCrash(t *testing.T) {
+	cases := map[string]string{
+		"stream":        "",
+		"reliable-list": "list:\n  visibility_timeout: 400ms\n",
+	}
+	each(t, []string{"stream", "reliable-list"}, func(t *testing.T, target, design string) {
+		res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: %s
+producers: 1
+consumers: 2
+rate: 500
+duration: 2s
+drain_timeout: 5s
+faults:
+  - at: 500ms
+    kind: consumer-crash
+    consumer: 0
+    restart_after: 300ms
+%s`, target, design, cases[design])))
+		l := res.Summary.Ledger
+		if l.Lost != 0 || l.Duplicates < 1 || l.Acked != 1000 {
+			t.Fatalf("ledger %+v: want no loss and at least one duplicate", l)
+		}
+	})
+}
+
+// The plain list has no acknowledgement: a consumer that dies holding a popped message before
+// doing its work loses exactly that message.
+func TestConformanceListLosesInFlightOnCrash(t *testing.T) {
+	each(t, []string{"list"}, func(t *testing.T, target, design string) {
+		res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: list
+producers: 1
+consumers: 2
+rate: 500
+duration: 2s
+drain_timeout: 1s
+faults:
+  - at: 500ms
+    kind: consumer-crash
+    point: before-work
+    consumer: 0
+    restart_after: 200ms
+`, target)))
+		l := res.Summary.Ledger
+		if l.Lost != 1 || l.Duplicates != 0 {
+			t.Fatalf("ledger %+v: want exactly the one in-flight message lost", l)
+		}
+	})
+}
+
+// A pub/sub subscriber offline for a window misses what was published meanwhile (at most once);
+// the other subscriber misses nothing.
+func TestConformancePubSubOfflineSubscriberMisses(t *testing.T) {
+	each(t, []string{"pubsub"}, func(t *testing.T, target, design string) {
+		res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: pubsub
+producers: 1
+consumers: 2
+rate: 1000
+duration: 2s
+drain_timeout: 500ms
+faults:
+  - at: 500ms
+    kind: subscriber-offline
+    consumer: 1
+    duration: 500ms
+`, target)))
+		l := res.Summary.Ledger
+		// 500 ms at 1,000 msg/s, give or take the time to resubscribe.
+		if l.Lost < 400 || l.Lost > 700 || l.Duplicates != 0 {
+			t.Fatalf("ledger %+v: want about 500 missed by the offline subscriber", l)
+		}
+		for _, m := range res.Lost {
+			if m.Group != 1 {
+				t.Fatalf("subscriber %d lost message %d; only subscriber 1 was offline", m.Group, m.Seq)
+			}
+		}
+	})
+}
+
+// A stream trimmed with MAXLEN below the backlog drops entries nobody read: loss, counted.
+func TestConformanceTrimmingDropsUnread(t *testing.T) {
+	each(t, []string{"stream"}, func(t *testing.T, target, design string) {
+		res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: stream
+producers: 1
+consumers: 1
+rate: 2000
+duration: 1s
+work: 2ms
+drain_timeout: 2s
+stream:
+  maxlen: 50
+  exact_trim: true
+  count: 10
+`, target)))
+		l := res.Summary.Ledger
+		if l.Lost == 0 {
+			t.Fatalf("ledger %+v: a consumer at 500 msg/s behind a 50-entry MAXLEN must lose entries", l)
+		}
+		t.Logf("lost %d of %d to trimming", l.Lost, l.Acked)
+	})
+}
