@@ -1,0 +1,593 @@
+package server
+
+import (
+	"bytes"
+
+	"qbench/engines/server/resp"
+	"qbench/engines/server/store"
+)
+
+var listCommands = []*command{
+	{name: "lpush", arity: -3, flags: flagWrite | flagDenyOOM | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Prepend one or multiple elements to a list", h: cmdPush(true, false)},
+	{name: "rpush", arity: -3, flags: flagWrite | flagDenyOOM | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Append one or multiple elements to a list", h: cmdPush(false, false)},
+	{name: "lpushx", arity: -3, flags: flagWrite | flagDenyOOM | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Prepend an element to a list, only if the list exists", h: cmdPush(true, true)},
+	{name: "rpushx", arity: -3, flags: flagWrite | flagDenyOOM | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Append an element to a list, only if the list exists", h: cmdPush(false, true)},
+	{name: "lpop", arity: -2, flags: flagWrite | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Remove and get the first elements in a list", h: cmdPop(true)},
+	{name: "rpop", arity: -2, flags: flagWrite | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Remove and get the last elements in a list", h: cmdPop(false)},
+	{name: "llen", arity: 2, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Get the length of a list", h: cmdLlen},
+	{name: "lrange", arity: 4, flags: flagReadonly, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Get a range of elements from a list", h: cmdLrange},
+	{name: "lindex", arity: 3, flags: flagReadonly, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Get an element from a list by its index", h: cmdLindex},
+	{name: "lset", arity: 4, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Set the value of an element in a list by its index", h: cmdLset},
+	{name: "linsert", arity: 5, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Insert an element before or after another element in a list", h: cmdLinsert},
+	{name: "lrem", arity: 4, flags: flagWrite, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Remove elements from a list", h: cmdLrem},
+	{name: "ltrim", arity: 4, flags: flagWrite, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Trim a list to the specified range", h: cmdLtrim},
+	{name: "lpos", arity: -3, flags: flagReadonly, firstKey: 1, lastKey: 1, step: 1, group: "list", summary: "Return the index of matching elements on a list", h: cmdLpos},
+	{name: "lmove", arity: 5, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: 2, step: 1, group: "list", summary: "Pop an element from a list, push it to another list and return it", h: cmdLmove},
+	{name: "rpoplpush", arity: 3, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: 2, step: 1, group: "list", summary: "Remove the last element in a list, prepend it to another list and return it", h: cmdRpoplpush},
+	{name: "blmove", arity: 6, flags: flagWrite | flagDenyOOM | flagNoScript | flagBlocking, firstKey: 1, lastKey: 2, step: 1, group: "list", summary: "Pop an element from a list, push it to another list and return it; or block until one is available", h: cmdBlmove},
+	{name: "brpoplpush", arity: 4, flags: flagWrite | flagDenyOOM | flagNoScript | flagBlocking, firstKey: 1, lastKey: 2, step: 1, group: "list", summary: "Pop an element from a list, push it to another list and return it; or block until one is available", h: cmdBrpoplpush},
+	{name: "lmpop", arity: -4, flags: flagWrite, group: "list", summary: "Pop elements from a list", h: cmdLmpop},
+	{name: "blmpop", arity: -5, flags: flagWrite | flagBlocking, group: "list", summary: "Pop elements from a list, or block until one is available", h: cmdBlmpop},
+	{name: "blpop", arity: -3, flags: flagWrite | flagNoScript | flagBlocking, firstKey: 1, lastKey: -2, step: 1, group: "list", summary: "Remove and get the first element in a list, or block until one is available", h: cmdBpop(true)},
+	{name: "brpop", arity: -3, flags: flagWrite | flagNoScript | flagBlocking, firstKey: 1, lastKey: -2, step: 1, group: "list", summary: "Remove and get the last element in a list, or block until one is available", h: cmdBpop(false)},
+}
+
+func cmdPush(left, onlyExisting bool) handler {
+	return func(c *client, args [][]byte) (any, error) {
+		key := string(args[1])
+		l, err := c.getList(args[1])
+		if err != nil {
+			return nil, err
+		}
+		if l == nil {
+			if onlyExisting {
+				return 0, nil
+			}
+			l = &store.List{}
+			c.keyspace().Set(key, l)
+		}
+		for _, v := range args[2:] {
+			if left {
+				l.PushLeft(clone(v))
+			} else {
+				l.PushRight(clone(v))
+			}
+		}
+		c.s.signalKey(c.db, key)
+		return l.Len(), nil
+	}
+}
+
+// popped removes key if l is now empty (Redis never keeps empty lists).
+func (c *client) popped(key []byte, l *store.List) {
+	if l.Len() == 0 {
+		c.keyspace().Delete(string(key))
+	}
+}
+
+func popOne(l *store.List, left bool) []byte {
+	if left {
+		return l.PopLeft()
+	}
+	return l.PopRight()
+}
+
+func cmdPop(left bool) handler {
+	return func(c *client, args [][]byte) (any, error) {
+		if len(args) > 3 {
+			return nil, errArity(lowerASCII(args[0]))
+		}
+		hasCount := len(args) == 3
+		var count int64
+		if hasCount {
+			n, ok := parseInt(args[2])
+			if !ok || n < 0 {
+				return nil, errOutOfRange
+			}
+			count = n
+		}
+		l, err := c.getList(args[1])
+		if l == nil && err == nil {
+			if hasCount {
+				return resp.NullArray, nil
+			}
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !hasCount {
+			v := popOne(l, left)
+			c.popped(args[1], l)
+			return v, nil
+		}
+		if count == 0 {
+			return resp.Array{}, nil
+		}
+		out := make([][]byte, 0, min(count, int64(l.Len())))
+		for i := int64(0); i < count && l.Len() > 0; i++ {
+			out = append(out, popOne(l, left))
+		}
+		c.popped(args[1], l)
+		return out, nil
+	}
+}
+
+func cmdLlen(c *client, args [][]byte) (any, error) {
+	l, err := c.getList(args[1])
+	if err != nil || l == nil {
+		return 0, err
+	}
+	return l.Len(), nil
+}
+
+func cmdLrange(c *client, args [][]byte) (any, error) {
+	start, err := intArg(args[2])
+	if err != nil {
+		return nil, err
+	}
+	stop, err := intArg(args[3])
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.getList(args[1])
+	if err != nil {
+		return nil, err
+	}
+	if l == nil {
+		return resp.Array{}, nil
+	}
+	return l.Range(clampInt(start), clampInt(stop)), nil
+}
+
+// clampInt converts an int64 index to int without wrapping.
+func clampInt(n int64) int {
+	const lim = 1 << 62
+	if n > lim {
+		return lim
+	}
+	if n < -lim {
+		return -lim
+	}
+	return int(n)
+}
+
+func cmdLindex(c *client, args [][]byte) (any, error) {
+	l, err := c.getList(args[1])
+	if err != nil || l == nil {
+		return nil, err
+	}
+	idx, err := intArg(args[2])
+	if err != nil {
+		return nil, err
+	}
+	v, ok := l.Index(clampInt(idx))
+	if !ok {
+		return nil, nil
+	}
+	return v, nil
+}
+
+func cmdLset(c *client, args [][]byte) (any, error) {
+	l, err := c.getList(args[1])
+	if err != nil {
+		return nil, err
+	}
+	if l == nil {
+		return nil, errNoSuchKey
+	}
+	idx, err := intArg(args[2])
+	if err != nil {
+		return nil, err
+	}
+	i := clampInt(idx)
+	if i < 0 {
+		i += l.Len()
+	}
+	if i < 0 || i >= l.Len() {
+		return nil, errIndexOutOfRange
+	}
+	l.SetIndex(i, clone(args[3]))
+	return resp.OK, nil
+}
+
+func cmdLinsert(c *client, args [][]byte) (any, error) {
+	var after bool
+	switch {
+	case eq(args[2], "after"):
+		after = true
+	case eq(args[2], "before"):
+	default:
+		return nil, errSyntax
+	}
+	l, err := c.getList(args[1])
+	if err != nil || l == nil {
+		return 0, err
+	}
+	els := l.Elements()
+	for i, e := range els {
+		if bytes.Equal(e, args[3]) {
+			at := i
+			if after {
+				at = i + 1
+			}
+			nl := make([][]byte, 0, len(els)+1)
+			nl = append(nl, els[:at]...)
+			nl = append(nl, clone(args[4]))
+			nl = append(nl, els[at:]...)
+			l.Replace(nl)
+			return l.Len(), nil
+		}
+	}
+	return -1, nil
+}
+
+func cmdLrem(c *client, args [][]byte) (any, error) {
+	count, err := intArg(args[2])
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.getList(args[1])
+	if err != nil || l == nil {
+		return 0, err
+	}
+	els := l.Elements()
+	removed := int64(0)
+	keep := make([]bool, len(els))
+	for i := range keep {
+		keep[i] = true
+	}
+	if count >= 0 {
+		for i, e := range els {
+			if (count == 0 || removed < count) && bytes.Equal(e, args[3]) {
+				keep[i] = false
+				removed++
+			}
+		}
+	} else {
+		for i := len(els) - 1; i >= 0; i-- {
+			if removed < -count && bytes.Equal(els[i], args[3]) {
+				keep[i] = false
+				removed++
+			}
+		}
+	}
+	if removed > 0 {
+		nl := make([][]byte, 0, len(els)-int(removed))
+		for i, e := range els {
+			if keep[i] {
+				nl = append(nl, e)
+			}
+		}
+		l.Replace(nl)
+		c.popped(args[1], l)
+	}
+	return removed, nil
+}
+
+func cmdLtrim(c *client, args [][]byte) (any, error) {
+	start, err := intArg(args[2])
+	if err != nil {
+		return nil, err
+	}
+	stop, err := intArg(args[3])
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.getList(args[1])
+	if err != nil {
+		return nil, err
+	}
+	if l == nil {
+		return resp.OK, nil
+	}
+	l.Trim(clampInt(start), clampInt(stop))
+	c.popped(args[1], l)
+	return resp.OK, nil
+}
+
+func cmdLpos(c *client, args [][]byte) (any, error) {
+	rank, count, maxlen := int64(1), int64(-1), int64(0)
+	for i := 3; i < len(args); i++ {
+		more := i+1 < len(args)
+		switch {
+		case eq(args[i], "rank") && more:
+			i++
+			n, ok := parseInt(args[i])
+			if !ok {
+				return nil, errNotInteger
+			}
+			if n == 0 {
+				return nil, redisError("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
+			}
+			if n == -1<<63 {
+				return nil, redisError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+			}
+			rank = n
+		case eq(args[i], "count") && more:
+			i++
+			n, ok := parseInt(args[i])
+			if !ok {
+				return nil, errNotInteger
+			}
+			if n < 0 {
+				return nil, redisError("ERR COUNT can't be negative")
+			}
+			count = n
+		case eq(args[i], "maxlen") && more:
+			i++
+			n, ok := parseInt(args[i])
+			if !ok {
+				return nil, errNotInteger
+			}
+			if n < 0 {
+				return nil, redisError("ERR MAXLEN can't be negative")
+			}
+			maxlen = n
+		default:
+			return nil, errSyntax
+		}
+	}
+	l, err := c.getList(args[1])
+	if err != nil {
+		return nil, err
+	}
+	if l == nil {
+		if count != -1 {
+			return resp.Array{}, nil
+		}
+		return nil, nil
+	}
+	var matches resp.Array
+	n := l.Len()
+	skip := rank
+	if skip < 0 {
+		skip = -skip
+	}
+	skip--
+	for k := 0; k < n; k++ {
+		if maxlen > 0 && int64(k) >= maxlen {
+			break
+		}
+		i := k
+		if rank < 0 {
+			i = n - 1 - k
+		}
+		e, _ := l.Index(i)
+		if !bytes.Equal(e, args[2]) {
+			continue
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		matches = append(matches, int64(i))
+		if count == -1 || (count > 0 && int64(len(matches)) >= count) {
+			break
+		}
+	}
+	if count == -1 {
+		if len(matches) == 0 {
+			return nil, nil
+		}
+		return matches[0], nil
+	}
+	if matches == nil {
+		matches = resp.Array{}
+	}
+	return matches, nil
+}
+
+// side parses LEFT or RIGHT.
+func side(b []byte) (left bool, err error) {
+	switch {
+	case eq(b, "left"):
+		return true, nil
+	case eq(b, "right"):
+		return false, nil
+	}
+	return false, errSyntax
+}
+
+// move pops from src and pushes to dst; nil if src is empty or missing.
+func (c *client) move(src, dst []byte, fromLeft, toLeft bool) (any, error) {
+	sl, err := c.getList(src)
+	if err != nil {
+		return nil, err
+	}
+	if sl == nil {
+		return nil, nil
+	}
+	dl, err := c.getList(dst)
+	if err != nil {
+		return nil, err
+	}
+	v := popOne(sl, fromLeft)
+	if dl == nil {
+		dl = &store.List{}
+		c.keyspace().Set(string(dst), dl)
+	}
+	if toLeft {
+		dl.PushLeft(v)
+	} else {
+		dl.PushRight(v)
+	}
+	c.popped(src, sl)
+	c.s.signalKey(c.db, string(dst))
+	return v, nil
+}
+
+func cmdLmove(c *client, args [][]byte) (any, error) {
+	from, err := side(args[3])
+	if err != nil {
+		return nil, err
+	}
+	to, err := side(args[4])
+	if err != nil {
+		return nil, err
+	}
+	return c.move(args[1], args[2], from, to)
+}
+
+func cmdRpoplpush(c *client, args [][]byte) (any, error) {
+	return c.move(args[1], args[2], false, true)
+}
+
+func (c *client) blockingMove(src, dst []byte, from, to bool, timeoutArg []byte) (any, error) {
+	timeout, err := parseTimeoutSeconds(timeoutArg)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.move(src, dst, from, to)
+	if err != nil || v != nil {
+		return v, err
+	}
+	srcKey, dstKey := clone(src), clone(dst)
+	return &blockSpec{
+		keys:         []string{string(src)},
+		timeout:      timeout,
+		timeoutReply: nil,
+		serve: func(string) (any, bool) {
+			v, err := c.move(srcKey, dstKey, from, to)
+			if err != nil {
+				return err, true
+			}
+			return v, v != nil
+		},
+	}, nil
+}
+
+func cmdBlmove(c *client, args [][]byte) (any, error) {
+	from, err := side(args[3])
+	if err != nil {
+		return nil, err
+	}
+	to, err := side(args[4])
+	if err != nil {
+		return nil, err
+	}
+	return c.blockingMove(args[1], args[2], from, to, args[5])
+}
+
+func cmdBrpoplpush(c *client, args [][]byte) (any, error) {
+	return c.blockingMove(args[1], args[2], false, true, args[3])
+}
+
+// tryPopKeys pops from the first non-empty list among keys. count < 0 pops one element and
+// replies [key, element] (BLPOP); otherwise up to count, replying [key, [elements]] (LMPOP).
+func (c *client) tryPopKeys(keys [][]byte, left bool, count int64) (any, error) {
+	for _, k := range keys {
+		l, err := c.getList(k)
+		if err != nil {
+			return nil, err
+		}
+		if l == nil || l.Len() == 0 {
+			continue
+		}
+		if count < 0 {
+			v := popOne(l, left)
+			c.popped(k, l)
+			return resp.Array{clone(k), v}, nil
+		}
+		out := make([][]byte, 0, min(count, int64(l.Len())))
+		for i := int64(0); i < count && l.Len() > 0; i++ {
+			out = append(out, popOne(l, left))
+		}
+		c.popped(k, l)
+		return resp.Array{clone(k), out}, nil
+	}
+	return nil, nil
+}
+
+func (c *client) blockingPop(keys [][]byte, left bool, count int64, timeout_ []byte) (any, error) {
+	timeout, err := parseTimeoutSeconds(timeout_)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.tryPopKeys(keys, left, count)
+	if err != nil || v != nil {
+		return v, err
+	}
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = string(k)
+	}
+	return &blockSpec{
+		keys:         names,
+		timeout:      timeout,
+		timeoutReply: resp.NullArray,
+		serve: func(key string) (any, bool) {
+			l, err := c.getList([]byte(key))
+			if err != nil || l == nil || l.Len() == 0 {
+				return nil, false
+			}
+			v, _ := c.tryPopKeys([][]byte{[]byte(key)}, left, count)
+			return v, v != nil
+		},
+	}, nil
+}
+
+func cmdBpop(left bool) handler {
+	return func(c *client, args [][]byte) (any, error) {
+		return c.blockingPop(args[1:len(args)-1], left, -1, args[len(args)-1])
+	}
+}
+
+// parseMpop parses "numkeys key... LEFT|RIGHT [COUNT n]" starting at args[i].
+func parseMpop(args [][]byte, i int) (keys [][]byte, left bool, count int64, err error) {
+	numkeys, ok := parseInt(args[i])
+	if !ok || numkeys < 1 {
+		return nil, false, 0, redisError("ERR numkeys should be greater than 0")
+	}
+	whereIdx := int64(i) + numkeys + 1
+	if whereIdx >= int64(len(args)) {
+		return nil, false, 0, errSyntax
+	}
+	left, err = side(args[whereIdx])
+	if err != nil {
+		return nil, false, 0, err
+	}
+	count = -1
+	for j := int(whereIdx) + 1; j < len(args); j++ {
+		if count == -1 && eq(args[j], "count") && j+1 < len(args) {
+			j++
+			n, ok := parseInt(args[j])
+			if !ok || n < 1 {
+				return nil, false, 0, errCountPositive
+			}
+			count = n
+		} else {
+			return nil, false, 0, errSyntax
+		}
+	}
+	if count == -1 {
+		count = 1
+	}
+	return args[i+1 : whereIdx], left, count, nil
+}
+
+func cmdLmpop(c *client, args [][]byte) (any, error) {
+	keys, left, count, err := parseMpop(args, 1)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.tryPopKeys(keys, left, count)
+	if err != nil {
+		return nil, err
+	}
+	if v == nil {
+		return resp.NullArray, nil
+	}
+	return v, nil
+}
+
+func cmdBlmpop(c *client, args [][]byte) (any, error) {
+	if _, err := parseTimeoutSeconds(args[1]); err != nil {
+		return nil, err
+	}
+	keys, left, count, err := parseMpop(args, 2)
+	if err != nil {
+		return nil, err
+	}
+	return c.blockingPop(keys, left, count, args[1])
+}

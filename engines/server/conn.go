@@ -1,0 +1,391 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"qbench/engines/server/resp"
+)
+
+// client is one connection's state. Fields are guarded by the store lock unless noted.
+type client struct {
+	s      *Server
+	id     int64
+	conn   net.Conn
+	rd     *resp.Reader // used only by the connection goroutine
+	out    []byte       // replies of the current batch
+	db     int
+	proto  int
+	name   string
+	lib    string
+	authed bool
+
+	created     time.Time
+	lastCmd     time.Time
+	lastCmdName string
+	closeAfter  bool // reply, then close (QUIT, protocol error)
+
+	// MULTI state.
+	inMulti  bool
+	multiErr bool // a command was rejected while queueing: EXEC aborts
+	queued   [][][]byte
+	inExec   bool
+
+	// Pub/sub.
+	channels map[string]struct{}
+	patterns map[string]struct{}
+
+	// Asynchronous output (pub/sub): once a client subscribes, everything it is sent goes
+	// through pending and a writer goroutine, so publishers never block on a slow socket.
+	pmu       sync.Mutex
+	async     bool
+	pending   []byte
+	wake      chan struct{}
+	softSince time.Time // when pending first exceeded the soft limit
+	killed    bool
+}
+
+func (s *Server) serveConn(nc net.Conn) {
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	c := &client{
+		s:       s,
+		id:      s.nextID.Add(1),
+		conn:    nc,
+		rd:      resp.NewReader(nc),
+		proto:   2,
+		created: time.Now(),
+	}
+	c.lastCmd = c.created
+	s.mu.Lock()
+	s.stats.connectionsReceived++
+	c.rd.MaxBulkLen = s.conf.protoMaxBulkLen
+	if s.conf.requirePass == "" {
+		c.authed = true
+	}
+	c.rd.Unauthenticated = !c.authed
+	if len(s.clients) >= s.cfg.MaxClients {
+		s.stats.rejectedConns++
+		s.mu.Unlock()
+		nc.Write([]byte("-" + errMaxClients + "\r\n"))
+		nc.Close()
+		return
+	}
+	if msg := s.protectedModeRefusal(nc); msg != "" {
+		s.mu.Unlock()
+		nc.Write([]byte("-" + msg + "\r\n"))
+		nc.Close()
+		return
+	}
+	s.clients[c.id] = c
+	s.mu.Unlock()
+
+	defer func() {
+		s.mu.Lock()
+		s.freeClient(c)
+		s.mu.Unlock()
+		c.stopAsync()
+		nc.Close()
+	}()
+	c.loop()
+}
+
+// freeClient forgets a closing client (store lock held).
+func (s *Server) freeClient(c *client) {
+	delete(s.clients, c.id)
+	s.pubsub.unsubscribeAll(c)
+}
+
+func (c *client) loop() {
+	s := c.s
+	for {
+		args, err := c.rd.ReadCommand()
+		if err != nil {
+			if resp.IsProtocolError(err) {
+				c.writeDirect(resp.AppendError(nil, err.Error()))
+				s.logf("client %d: %v", c.id, err)
+			}
+			return
+		}
+		s.mu.Lock()
+		var blk *blockSpec
+		for {
+			blk = c.execute(args)
+			if blk != nil || c.closeAfter {
+				break
+			}
+			var ok bool
+			args, ok, err = c.rd.Next()
+			if err != nil {
+				c.out = resp.AppendError(c.out, err.Error())
+				c.closeAfter = true
+				break
+			}
+			if !ok {
+				break
+			}
+		}
+		if c.async {
+			c.queueAsync(c.out)
+			c.out = c.out[:0]
+		}
+		s.mu.Unlock()
+		if len(c.out) > 0 {
+			if !c.writeDirect(c.out) {
+				return
+			}
+			if cap(c.out) > 64<<10 {
+				c.out = nil
+			} else {
+				c.out = c.out[:0]
+			}
+		}
+		if c.closeAfter {
+			c.drainAsync()
+			return
+		}
+		if blk != nil {
+			if !c.waitBlocked(blk) {
+				return
+			}
+		}
+	}
+}
+
+// writeDirect writes b to the socket; false when the connection is gone.
+func (c *client) writeDirect(b []byte) bool {
+	if c.isAsync() {
+		c.pmu.Lock()
+		c.appendPendingLocked(b)
+		c.pmu.Unlock()
+		return true
+	}
+	n, err := c.conn.Write(b)
+	c.s.stats.netOutput.Add(int64(n))
+	return err == nil
+}
+
+func (c *client) isAsync() bool {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	return c.async
+}
+
+// reply appends one reply for this client's protocol.
+func (c *client) reply(v any) {
+	if rs, ok := v.(replies); ok {
+		for _, r := range rs {
+			c.out = resp.AppendValue(c.out, r, c.proto)
+		}
+		return
+	}
+	c.out = resp.AppendValue(c.out, v, c.proto)
+}
+
+// waitBlocked waits until blk is served, times out, the client disconnects or the server
+// closes. It watches the socket meanwhile: bytes that arrive are kept for after the block, and
+// a disconnect forgets the blocked client. It returns false if the connection is gone.
+func (c *client) waitBlocked(blk *blockSpec) bool {
+	s := c.s
+	type readResult struct {
+		b   []byte
+		err error
+	}
+	readDone := make(chan readResult, 1)
+	startRead := func() {
+		go func() {
+			buf := make([]byte, 4096)
+			n, err := c.conn.Read(buf)
+			readDone <- readResult{buf[:n], err}
+		}()
+	}
+	startRead()
+	reading := true
+	var timeout <-chan time.Time
+	if blk.timeout > 0 {
+		t := time.NewTimer(time.Until(blk.deadline))
+		defer t.Stop()
+		timeout = t.C
+	}
+	var reply any
+	alive := true
+wait:
+	for {
+		select {
+		case reply = <-blk.done:
+			break wait
+		case <-timeout:
+			s.mu.Lock()
+			if !blk.served {
+				s.blocked.remove(blk)
+				blk.served = true
+				reply = blk.timeoutReply
+			} else {
+				reply = <-blk.done
+			}
+			s.mu.Unlock()
+			break wait
+		case r := <-readDone:
+			reading = false
+			if len(r.b) > 0 {
+				c.rd.Feed(r.b)
+			}
+			if r.err != nil {
+				s.mu.Lock()
+				if !blk.served {
+					s.blocked.remove(blk)
+					blk.served = true
+				}
+				s.mu.Unlock()
+				alive = false
+				break wait
+			}
+			startRead()
+			reading = true
+		case <-s.closing:
+			return false
+		}
+	}
+	if reading {
+		// Interrupt the watching read and keep whatever it got.
+		c.conn.SetReadDeadline(time.Now())
+		r := <-readDone
+		if len(r.b) > 0 {
+			c.rd.Feed(r.b)
+		}
+		c.conn.SetReadDeadline(time.Time{})
+		var ne net.Error
+		if r.err != nil && !(errors.As(r.err, &ne) && ne.Timeout()) {
+			alive = false
+		}
+	}
+	if !alive {
+		return false
+	}
+	s.mu.Lock()
+	c.reply(reply)
+	if c.async {
+		c.queueAsync(c.out)
+		c.out = c.out[:0]
+	}
+	s.mu.Unlock()
+	if len(c.out) > 0 {
+		ok := c.writeDirect(c.out)
+		c.out = c.out[:0]
+		return ok
+	}
+	return true
+}
+
+// startAsync switches the client to asynchronous output (store lock held).
+func (c *client) startAsync() {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if c.async {
+		return
+	}
+	c.async = true
+	c.wake = make(chan struct{}, 1)
+	c.s.wg.Add(1)
+	go c.writer(c.wake)
+}
+
+// queueAsync hands b to the writer goroutine.
+func (c *client) queueAsync(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	c.pmu.Lock()
+	c.appendPendingLocked(b)
+	c.pmu.Unlock()
+}
+
+func (c *client) appendPendingLocked(b []byte) {
+	if c.killed {
+		return
+	}
+	c.pending = append(c.pending, b...)
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *client) writer(wake chan struct{}) {
+	defer c.s.wg.Done()
+	var buf []byte
+	for range wake {
+		for {
+			c.pmu.Lock()
+			buf, c.pending = c.pending, buf[:0]
+			c.softSince = time.Time{}
+			c.pmu.Unlock()
+			if len(buf) == 0 {
+				break
+			}
+			n, err := c.conn.Write(buf)
+			c.s.stats.netOutput.Add(int64(n))
+			if err != nil {
+				c.conn.Close()
+				for range wake {
+				}
+				return
+			}
+		}
+	}
+}
+
+// drainAsync waits (briefly) for queued output to be written before a close.
+func (c *client) drainAsync() {
+	if !c.isAsync() {
+		return
+	}
+	for i := 0; i < 100; i++ {
+		c.pmu.Lock()
+		n := len(c.pending)
+		c.pmu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (c *client) stopAsync() {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if c.async && c.wake != nil {
+		close(c.wake)
+		c.wake = nil
+		c.killed = true
+	}
+}
+
+// pendingBytes is the size of the client's unwritten asynchronous output.
+func (c *client) pendingBytes() int {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	return len(c.pending)
+}
+
+// protectedModeRefusal is Redis's protected mode: with no password, only loopback clients.
+func (s *Server) protectedModeRefusal(nc net.Conn) string {
+	if !s.conf.protectedMode || s.conf.requirePass != "" {
+		return ""
+	}
+	ta, ok := nc.RemoteAddr().(*net.TCPAddr)
+	if !ok || ta.IP.IsLoopback() {
+		return ""
+	}
+	return errProtectedMode
+}
+
+// isEOF reports a clean disconnect.
+func isEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "reset by peer")
+}

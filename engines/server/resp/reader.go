@@ -1,0 +1,395 @@
+// Package resp reads Redis commands (multibulk and inline) and appends RESP2/RESP3 replies.
+// It knows nothing about commands; the limits and error strings are Redis 7.0's.
+package resp
+
+import (
+	"errors"
+	"io"
+)
+
+// Redis's limits (server.h / networking.c, 7.0).
+const (
+	// DefaultMaxBulkLen is proto-max-bulk-len's default, 512mb.
+	DefaultMaxBulkLen = 512 << 20
+	// InlineMaxSize is PROTO_INLINE_MAX_SIZE: the longest inline command or count line.
+	InlineMaxSize = 64 << 10
+	// unauthenticated clients may send at most this many arguments, each at most unauthBulkLen.
+	unauthMultibulkLen = 10
+	unauthBulkLen      = 16384
+)
+
+// ProtocolError is a malformed request. Its text is what Redis replies (after "-ERR "); Redis
+// closes the connection after sending it.
+type ProtocolError string
+
+func (e ProtocolError) Error() string { return "ERR Protocol error: " + string(e) }
+
+// The protocol errors Redis 7.0 sends, byte for byte (without the "ERR Protocol error: " prefix).
+const (
+	ErrInvalidMultibulkLen = ProtocolError("invalid multibulk length")
+	ErrUnauthMultibulkLen  = ProtocolError("unauthenticated multibulk length")
+	ErrInvalidBulkLen      = ProtocolError("invalid bulk length")
+	ErrUnauthBulkLen       = ProtocolError("unauthenticated bulk length")
+	ErrTooBigMultibulk     = ProtocolError("too big mult bulk count")
+	ErrTooBigBulkCount     = ProtocolError("too big bulk count string")
+	ErrTooBigInline        = ProtocolError("too big inline request")
+	ErrUnbalancedQuotes    = ProtocolError("unbalanced quotes in request")
+)
+
+func errExpectedDollar(c byte) ProtocolError {
+	return ProtocolError("expected '$', got '" + string([]byte{c}) + "'")
+}
+
+// Reader parses commands from a connection. Arguments returned by Next and ReadCommand alias the
+// reader's buffer and stay valid only until the next call that may read from the connection
+// (ReadCommand or Fill).
+type Reader struct {
+	rd   io.Reader
+	buf  []byte
+	r, w int // unparsed bytes are buf[r:w]
+	raw  []byte
+
+	// MaxBulkLen is proto-max-bulk-len; 0 means DefaultMaxBulkLen.
+	MaxBulkLen int64
+	// Unauthenticated applies Redis's tighter limits for clients that have not authenticated.
+	Unauthenticated bool
+
+	args [][]byte
+}
+
+// NewReader returns a Reader on rd.
+func NewReader(rd io.Reader) *Reader {
+	return &Reader{rd: rd, buf: make([]byte, 16<<10)}
+}
+
+// Buffered is the number of received bytes not yet parsed.
+func (r *Reader) Buffered() int { return r.w - r.r }
+
+// Raw is the exact bytes of the last command returned (for the append-only file).
+func (r *Reader) Raw() []byte { return r.raw }
+
+// Feed appends bytes received elsewhere (for example while the connection was blocked).
+func (r *Reader) Feed(p []byte) {
+	r.makeRoom(len(p))
+	r.w += copy(r.buf[r.w:], p)
+}
+
+// Next parses one command from what is already buffered, without reading. ok is false when no
+// complete command is buffered. Empty commands (blank inline lines, "*0") are skipped.
+func (r *Reader) Next() (args [][]byte, ok bool, err error) {
+	for r.r < r.w {
+		args, n, err := r.parse(r.buf[r.r:r.w])
+		if err != nil {
+			return nil, false, err
+		}
+		if n == 0 {
+			return nil, false, nil
+		}
+		r.raw = r.buf[r.r : r.r+n]
+		r.r += n
+		if len(args) == 0 {
+			continue
+		}
+		return args, true, nil
+	}
+	return nil, false, nil
+}
+
+// ReadCommand returns the next command, reading from the connection as needed.
+func (r *Reader) ReadCommand() ([][]byte, error) {
+	for {
+		args, ok, err := r.Next()
+		if err != nil || ok {
+			return args, err
+		}
+		if err := r.Fill(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// Fill reads once from the connection into the buffer.
+func (r *Reader) Fill() error {
+	r.makeRoom(4096)
+	n, err := r.rd.Read(r.buf[r.w:])
+	r.w += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// makeRoom makes at least n bytes free after w, compacting before growing.
+func (r *Reader) makeRoom(n int) {
+	if len(r.buf)-r.w >= n {
+		return
+	}
+	if r.r > 0 {
+		copy(r.buf, r.buf[r.r:r.w])
+		r.w -= r.r
+		r.r = 0
+		r.raw = nil
+		if len(r.buf)-r.w >= n {
+			return
+		}
+	}
+	nb := make([]byte, max(2*len(r.buf), r.w+n))
+	copy(nb, r.buf[:r.w])
+	r.buf = nb
+}
+
+// parse parses one command at the start of b. n == 0 with a nil error means incomplete.
+func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
+	if b[0] != '*' {
+		return r.parseInline(b)
+	}
+	// The count line: Redis looks for '\r' and assumes '\n' follows.
+	cr := indexByte(b, '\r')
+	if cr < 0 {
+		if len(b) > InlineMaxSize {
+			return nil, 0, ErrTooBigMultibulk
+		}
+		return nil, 0, nil
+	}
+	if cr > len(b)-2 {
+		return nil, 0, nil
+	}
+	count, ok := parseInt(b[1:cr])
+	if !ok || count > 1<<31-1 {
+		return nil, 0, ErrInvalidMultibulkLen
+	}
+	if count > unauthMultibulkLen && r.Unauthenticated {
+		return nil, 0, ErrUnauthMultibulkLen
+	}
+	pos := cr + 2
+	if count <= 0 {
+		return nil, pos, nil
+	}
+	args = r.args[:0]
+	maxBulk := r.MaxBulkLen
+	if maxBulk <= 0 {
+		maxBulk = DefaultMaxBulkLen
+	}
+	for i := int64(0); i < count; i++ {
+		rest := b[pos:]
+		cr := indexByte(rest, '\r')
+		if cr < 0 {
+			if len(rest) > InlineMaxSize {
+				return nil, 0, ErrTooBigBulkCount
+			}
+			return nil, 0, nil
+		}
+		if cr > len(rest)-2 {
+			return nil, 0, nil
+		}
+		if rest[0] != '$' {
+			return nil, 0, errExpectedDollar(rest[0])
+		}
+		l, ok := parseInt(rest[1:cr])
+		if !ok || l < 0 || l > maxBulk {
+			return nil, 0, ErrInvalidBulkLen
+		}
+		if l > unauthBulkLen && r.Unauthenticated {
+			return nil, 0, ErrUnauthBulkLen
+		}
+		start := pos + cr + 2
+		if int64(len(b)-start) < l+2 {
+			return nil, 0, nil
+		}
+		end := start + int(l)
+		args = append(args, b[start:end:end])
+		pos = end + 2 // Redis skips the two bytes after the payload without checking them
+	}
+	r.args = args
+	return args, pos, nil
+}
+
+func (r *Reader) parseInline(b []byte) ([][]byte, int, error) {
+	nl := indexByte(b, '\n')
+	if nl < 0 {
+		if len(b) > InlineMaxSize {
+			return nil, 0, ErrTooBigInline
+		}
+		return nil, 0, nil
+	}
+	line := b[:nl]
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	args, ok := SplitArgs(line)
+	if !ok {
+		return nil, 0, ErrUnbalancedQuotes
+	}
+	return args, nl + 1, nil
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseInt is Redis's string2ll: optional '-', no '+', no leading zeros, no spaces, 64-bit range.
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := false
+	if b[0] == '-' {
+		neg = true
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	if b[0] < '1' || b[0] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (1<<64-1-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// ParseInt parses an integer argument the way Redis's string2ll does.
+func ParseInt(b []byte) (int64, bool) { return parseInt(b) }
+
+// SplitArgs splits an inline command like Redis's sdssplitargs: spaces separate arguments,
+// "double quotes" understand \n \r \t \b \a \\ \" and \xHH, 'single quotes' only \'. A closing
+// quote must be followed by a space or the end. ok is false for unbalanced quotes.
+func SplitArgs(line []byte) (args [][]byte, ok bool) {
+	p := 0
+	for {
+		for p < len(line) && isSpace(line[p]) {
+			p++
+		}
+		if p >= len(line) {
+			return args, true
+		}
+		var cur []byte
+		inq, insq, done := false, false, false
+		for !done {
+			if inq {
+				if p >= len(line) {
+					return nil, false
+				}
+				c := line[p]
+				switch {
+				case c == '\\' && p+3 < len(line) && line[p+1] == 'x' && isHex(line[p+2]) && isHex(line[p+3]):
+					cur = append(cur, hexVal(line[p+2])*16+hexVal(line[p+3]))
+					p += 3
+				case c == '\\' && p+1 < len(line):
+					p++
+					switch line[p] {
+					case 'n':
+						cur = append(cur, '\n')
+					case 'r':
+						cur = append(cur, '\r')
+					case 't':
+						cur = append(cur, '\t')
+					case 'b':
+						cur = append(cur, '\b')
+					case 'a':
+						cur = append(cur, '\a')
+					default:
+						cur = append(cur, line[p])
+					}
+				case c == '"':
+					if p+1 < len(line) && !isSpace(line[p+1]) {
+						return nil, false
+					}
+					done = true
+				default:
+					cur = append(cur, c)
+				}
+			} else if insq {
+				if p >= len(line) {
+					return nil, false
+				}
+				c := line[p]
+				switch {
+				case c == '\\' && p+1 < len(line) && line[p+1] == '\'':
+					p++
+					cur = append(cur, '\'')
+				case c == '\'':
+					if p+1 < len(line) && !isSpace(line[p+1]) {
+						return nil, false
+					}
+					done = true
+				default:
+					cur = append(cur, c)
+				}
+			} else {
+				if p >= len(line) {
+					break
+				}
+				switch c := line[p]; c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inq = true
+				case '\'':
+					insq = true
+				default:
+					cur = append(cur, c)
+				}
+			}
+			if p < len(line) {
+				p++
+			}
+		}
+		if cur == nil {
+			cur = []byte{}
+		}
+		args = append(args, cur)
+	}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
+}
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+func hexVal(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
+}
+
+// IsProtocolError reports whether err is a malformed request (reply, then close).
+func IsProtocolError(err error) bool {
+	var pe ProtocolError
+	return errors.As(err, &pe)
+}

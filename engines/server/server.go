@@ -1,0 +1,223 @@
+// Package server is qbench's in-repo Redis 7-compatible server for lists, streams and pub/sub.
+//
+// The protocol lives in package resp, the data in package store; this package holds the
+// connection loop, the command table and the handlers. Every command runs under one lock
+// (Redis is single-threaded too). A connection reads every command already buffered, executes
+// them, then flushes once: that batch boundary is where an append-only file will group-commit.
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"qbench/engines/server/store"
+)
+
+// RedisVersion is the Redis version whose behaviour the server reproduces.
+const RedisVersion = "7.0.15"
+
+// Version is the Redis version we emulate plus our own suffix.
+func Version() string { return RedisVersion + "-qbench" }
+
+// Config configures a Server. Zero values mean defaults, filled in by New.
+type Config struct {
+	Addr        string                           // listen address; "" means "127.0.0.1:0"
+	RequirePass string                           // "" = no password
+	MaxClients  int                              // 0 = 10000
+	Logf        func(format string, args ...any) // nil = silent
+}
+
+// Server is one server instance.
+type Server struct {
+	cfg Config
+
+	// mu is the store lock: every command, and Stall, holds it.
+	mu    sync.Mutex
+	store *store.Store
+	conf  *settings
+
+	clients map[int64]*client
+	nextID  atomic.Int64
+	blocked *blockRegistry
+	pubsub  *pubsubRegistry
+
+	ln      net.Listener
+	addr    string
+	closing chan struct{}
+	closed  sync.Once
+	wg      sync.WaitGroup
+
+	started   time.Time
+	stats     stats
+	dirty     int64 // writes since start (INFO persistence rdb_changes_since_last_save)
+	runID     string
+	connMu    sync.Mutex // guards conns, which Close uses without the store lock
+	conns     map[net.Conn]struct{}
+	isClosing atomic.Bool
+}
+
+type stats struct {
+	connectionsReceived int64
+	commandsProcessed   int64
+	rejectedConns       int64
+	netInput, netOutput atomic.Int64
+	expiredKeys         int64
+	keyspaceHits        int64
+	keyspaceMisses      int64
+}
+
+// New returns a server with cfg's defaults filled in.
+func New(cfg Config) *Server {
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.MaxClients == 0 {
+		cfg.MaxClients = 10000
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	s := &Server{
+		cfg:     cfg,
+		store:   store.New(),
+		clients: map[int64]*client{},
+		blocked: newBlockRegistry(),
+		pubsub:  newPubsubRegistry(),
+		closing: make(chan struct{}),
+		conns:   map[net.Conn]struct{}{},
+		runID:   randomHex(40),
+	}
+	s.conf = newSettings(s)
+	return s
+}
+
+// Start listens and serves in background goroutines.
+func (s *Server) Start() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	s.addr = ln.Addr().String()
+	s.started = time.Now()
+	s.cfg.Logf("qbench server %s listening on %s", Version(), s.addr)
+	s.wg.Add(1)
+	go s.acceptLoop()
+	s.wg.Add(1)
+	go s.cronLoop()
+	return nil
+}
+
+// Addr is the listening address ("127.0.0.1:port") once started.
+func (s *Server) Addr() string { return s.addr }
+
+// Close stops listening, closes all connections and waits for the server's goroutines.
+func (s *Server) Close() error {
+	var err error
+	s.closed.Do(func() {
+		s.isClosing.Store(true)
+		close(s.closing)
+		if s.ln != nil {
+			err = s.ln.Close()
+		}
+		s.connMu.Lock()
+		for c := range s.conns {
+			c.Close()
+		}
+		s.connMu.Unlock()
+		s.wg.Wait()
+	})
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+// Stall makes the server stop answering every client for d (as DEBUG SLEEP does). It returns
+// once the stall has begun.
+func (s *Server) Stall(d time.Duration) {
+	begun := make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.mu.Lock()
+		close(begun)
+		s.sleepLocked(d)
+		s.mu.Unlock()
+	}()
+	<-begun
+}
+
+// sleepLocked sleeps for d holding the store lock, ending early if the server closes.
+func (s *Server) sleepLocked(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.closing:
+	}
+}
+
+func (s *Server) acceptLoop() {
+	defer s.wg.Done()
+	var delay time.Duration
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			if s.isClosing.Load() {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+				time.Sleep(delay)
+				continue
+			}
+			s.cfg.Logf("accept: %v", err)
+			return
+		}
+		delay = 0
+		s.connMu.Lock()
+		if s.isClosing.Load() {
+			s.connMu.Unlock()
+			nc.Close()
+			return
+		}
+		s.conns[nc] = struct{}{}
+		s.connMu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.serveConn(nc)
+			s.connMu.Lock()
+			delete(s.conns, nc)
+			s.connMu.Unlock()
+		}()
+	}
+}
+
+// cronLoop does Redis's periodic work: it evicts slow pub/sub clients.
+func (s *Server) cronLoop() {
+	defer s.wg.Done()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.closing:
+			return
+		case <-t.C:
+			s.checkOutputLimits()
+		}
+	}
+}
+
+func (s *Server) logf(format string, args ...any) { s.cfg.Logf(format, args...) }
+
+var _ = fmt.Sprintf

@@ -1,0 +1,225 @@
+package server
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"qbench/engines/server/resp"
+)
+
+// settings are the CONFIG GET/SET parameters the server has, with Redis's names and defaults.
+// Guarded by the store lock.
+type settings struct {
+	requirePass          string
+	maxClients           int
+	protectedMode        bool
+	protoMaxBulkLen      int64
+	streamNodeMaxEntries int
+	streamNodeMaxBytes   int
+	// pub/sub client output buffer limit ("32mb 8mb 60").
+	pubsubHard, pubsubSoft int64
+	pubsubSoftSeconds      int64
+	// accepted and reported, with no effect on this server
+	other map[string]string
+}
+
+func newSettings(s *Server) *settings {
+	return &settings{
+		requirePass:          s.cfg.RequirePass,
+		maxClients:           s.cfg.MaxClients,
+		protectedMode:        true,
+		protoMaxBulkLen:      resp.DefaultMaxBulkLen,
+		streamNodeMaxEntries: 100,
+		streamNodeMaxBytes:   4096,
+		pubsubHard:           32 << 20,
+		pubsubSoft:           8 << 20,
+		pubsubSoftSeconds:    60,
+		other: map[string]string{
+			"save":                    "",
+			"appendonly":              "no",
+			"appendfsync":             "everysec",
+			"databases":               "16",
+			"maxmemory":               "0",
+			"maxmemory-policy":        "noeviction",
+			"timeout":                 "0",
+			"tcp-keepalive":           "300",
+			"hz":                      "10",
+			"list-max-listpack-size":  "-2",
+			"list-compress-depth":     "0",
+			"lazyfree-lazy-user-del":  "no",
+			"notify-keyspace-events":  "",
+			"slowlog-log-slower-than": "10000",
+			"slowlog-max-len":         "128",
+			"latency-tracking":        "yes",
+			"busy-reply-threshold":    "5000",
+			"lua-time-limit":          "5000",
+			"io-threads":              "1",
+			"repl-diskless-sync":      "yes",
+			"dir":                     "/tmp",
+			"dbfilename":              "dump.rdb",
+			"appendfilename":          "appendonly.aof",
+			"loglevel":                "notice",
+			"maxmemory-samples":       "5",
+			"activerehashing":         "yes",
+			"min-replicas-to-write":   "0",
+			"replica-read-only":       "yes",
+			"tracking-table-max-keys": "1000000",
+			"stream-node-max-entries": "", // live values below
+		},
+	}
+}
+
+// names are every parameter, for CONFIG GET patterns.
+func (st *settings) get(name string, s *Server) (string, bool) {
+	switch name {
+	case "requirepass":
+		return st.requirePass, true
+	case "maxclients":
+		return strconv.Itoa(st.maxClients), true
+	case "protected-mode":
+		return yesNo(st.protectedMode), true
+	case "proto-max-bulk-len":
+		return strconv.FormatInt(st.protoMaxBulkLen, 10), true
+	case "stream-node-max-entries":
+		return strconv.Itoa(st.streamNodeMaxEntries), true
+	case "stream-node-max-bytes":
+		return strconv.Itoa(st.streamNodeMaxBytes), true
+	case "client-output-buffer-limit":
+		return "normal 0 0 0 slave 268435456 67108864 60 pubsub " +
+			strconv.FormatInt(st.pubsubHard, 10) + " " + strconv.FormatInt(st.pubsubSoft, 10) + " " +
+			strconv.FormatInt(st.pubsubSoftSeconds, 10), true
+	case "port":
+		_, port, _ := strings.Cut(s.addr, ":")
+		if i := strings.LastIndexByte(s.addr, ':'); i >= 0 {
+			port = s.addr[i+1:]
+		}
+		return port, true
+	case "bind":
+		if i := strings.LastIndexByte(s.addr, ':'); i >= 0 {
+			return s.addr[:i], true
+		}
+		return "", true
+	}
+	v, ok := st.other[name]
+	return v, ok
+}
+
+func (st *settings) names() []string {
+	n := []string{"requirepass", "maxclients", "protected-mode", "proto-max-bulk-len", "stream-node-max-entries",
+		"stream-node-max-bytes", "client-output-buffer-limit", "port", "bind"}
+	for k := range st.other {
+		if k != "stream-node-max-entries" {
+			n = append(n, k)
+		}
+	}
+	sort.Strings(n)
+	return n
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// memToBytes parses Redis memory units: 1k=1000, 1kb=1024, 1m, 1mb, 1g, 1gb.
+func memToBytes(s string) (int64, bool) {
+	s = strings.ToLower(s)
+	mul := int64(1)
+	for _, u := range []struct {
+		suf string
+		m   int64
+	}{{"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}, {"g", 1e9}, {"m", 1e6}, {"k", 1e3}, {"b", 1}} {
+		if strings.HasSuffix(s, u.suf) {
+			s, mul = strings.TrimSuffix(s, u.suf), u.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n * mul, true
+}
+
+// set applies one CONFIG SET; the error is Redis's.
+func (st *settings) set(s *Server, name, val string) error {
+	bad := func(reason string) error {
+		return errorf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, reason)
+	}
+	switch name {
+	case "requirepass":
+		st.requirePass = val
+	case "maxclients":
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return bad("argument couldn't be parsed into an integer")
+		}
+		if n < 1 {
+			return bad("argument must be between 1 and 4294967295 inclusive")
+		}
+		st.maxClients = n
+	case "protected-mode":
+		switch strings.ToLower(val) {
+		case "yes":
+			st.protectedMode = true
+		case "no":
+			st.protectedMode = false
+		default:
+			return bad("argument must be 'yes' or 'no'")
+		}
+	case "proto-max-bulk-len":
+		n, ok := memToBytes(val)
+		if !ok {
+			return bad("argument must be a memory value")
+		}
+		if n < 1024*1024 {
+			return bad("argument must be between 1048576 and 9223372036854775807 inclusive")
+		}
+		st.protoMaxBulkLen = n
+	case "stream-node-max-entries":
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return bad("argument couldn't be parsed into an integer")
+		}
+		if n < 0 {
+			return bad("argument must be between 0 and 9223372036854775807 inclusive")
+		}
+		st.streamNodeMaxEntries = n
+	case "stream-node-max-bytes":
+		n, ok := memToBytes(val)
+		if !ok {
+			return bad("argument must be a memory value")
+		}
+		st.streamNodeMaxBytes = int(n)
+	case "client-output-buffer-limit":
+		f := strings.Fields(val)
+		if len(f)%4 != 0 || len(f) == 0 {
+			return bad("Wrong number of arguments in buffer limit configuration.")
+		}
+		for i := 0; i < len(f); i += 4 {
+			class := strings.ToLower(f[i])
+			hard, ok1 := memToBytes(f[i+1])
+			soft, ok2 := memToBytes(f[i+2])
+			secs, err := strconv.ParseInt(f[i+3], 10, 64)
+			if !ok1 || !ok2 || err != nil || secs < 0 {
+				return bad("Error in hard, soft or soft_seconds setting in buffer limit configuration.")
+			}
+			switch class {
+			case "pubsub":
+				st.pubsubHard, st.pubsubSoft, st.pubsubSoftSeconds = hard, soft, secs
+			case "normal", "replica", "slave":
+			default:
+				return bad("Invalid client class specified in buffer limit configuration.")
+			}
+		}
+	default:
+		if _, ok := st.other[name]; !ok {
+			return errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", name)
+		}
+		st.other[name] = val
+	}
+	return nil
+}
