@@ -110,7 +110,22 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 
 func (e *engine) Lag(ctx context.Context) (engines.Lag, error) { return e.design.lag(ctx) }
 
-func (e *engine) Teardown(ctx context.Context) error { return e.design.teardown(ctx) }
+// Teardown removes the design's keys, then sweeps anything else under the run's prefix (delivery
+// counters, dead letters) with SCAN, so a shared Redis is left as it was found.
+func (e *engine) Teardown(ctx context.Context) error {
+	err := e.design.teardown(ctx)
+	iter := e.client.Scan(ctx, 0, keyPrefix(e.spec)+"*", 1000).Iterator()
+	var keys []string
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if len(keys) > 0 {
+		if derr := e.client.Del(ctx, keys...).Err(); err == nil {
+			err = derr
+		}
+	}
+	return err
+}
 
 func (e *engine) Close() error {
 	err := e.client.Close()

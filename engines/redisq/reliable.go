@@ -2,6 +2,7 @@ package redisq
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -59,7 +60,7 @@ func (r *reliableDesign) setup(ctx context.Context) error {
 func (r *reliableDesign) teardown(ctx context.Context) error {
 	r.stopOnce.Do(func() { close(r.reaperStop) })
 	<-r.reaperDone
-	keys := []string{r.ready, r.dead, r.deliveries}
+	keys := []string{r.ready, r.dead}
 	for i := 0; i < r.spec.Consumers; i++ {
 		keys = append(keys, r.processing(consumerName(i)), r.heartbeat(consumerName(i)))
 	}
@@ -152,12 +153,15 @@ func (c *reliableConsumer) beat(ctx context.Context) error {
 	return c.r.client.Set(ctx, c.r.heartbeat(c.name), "1", c.r.visibility).Err()
 }
 
-// messageID is the part of a payload that identifies it: the stamp's producer, run tag and seq.
-func messageID(payload []byte) string {
-	if len(payload) < 24 {
-		return string(payload)
+// deliveryKey is the counter of one message's deliveries, named by the part of the payload that
+// identifies it (the stamp's producer, run tag and sequence number), in hex. A string key with
+// INCR rather than a hash field keeps the design to commands every Redis-protocol server has.
+func (r *reliableDesign) deliveryKey(payload string) string {
+	id := payload
+	if len(id) >= 24 {
+		id = id[4:24]
 	}
-	return string(payload[4:24])
+	return r.deliveries + ":" + hex.EncodeToString([]byte(id))
 }
 
 func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
@@ -174,7 +178,7 @@ func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, err
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.r.client.HIncrBy(ctx, c.r.deliveries, messageID([]byte(v)), 1).Result()
+	n, err := c.r.client.Incr(ctx, c.r.deliveryKey(v)).Result()
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +187,7 @@ func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, err
 		pipe := c.r.client.TxPipeline()
 		pipe.LPush(ctx, c.r.dead, v)
 		pipe.LRem(ctx, c.r.processing(c.name), 1, v)
-		pipe.HDel(ctx, c.r.deliveries, messageID([]byte(v)))
+		pipe.Del(ctx, c.r.deliveryKey(v))
 		if _, err := pipe.Exec(ctx); err != nil {
 			return nil, err
 		}
@@ -202,7 +206,7 @@ func (c *reliableConsumer) Ack(ctx context.Context, ds []engines.Delivery) error
 	for _, d := range ds {
 		v := d.Handle.(string)
 		pipe.LRem(ctx, c.r.processing(c.name), 1, v)
-		pipe.HDel(ctx, c.r.deliveries, messageID([]byte(v)))
+		pipe.Del(ctx, c.r.deliveryKey(v))
 	}
 	_, err := pipe.Exec(ctx)
 	return err

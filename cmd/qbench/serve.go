@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"qbench/engines/server"
+)
+
+func serveCmd() *cobra.Command {
+	var port int
+	var bind, requirePass string
+	var maxClients int
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the in-repo Redis-protocol server standalone (for redis-cli, redis-benchmark, other clients)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if port < 0 || port > 65535 {
+				return usageError{fmt.Errorf("--port %d: must be 0 to 65535", port)}
+			}
+			if requirePass == "" {
+				requirePass = os.Getenv("QBENCH_REQUIREPASS")
+			}
+			s := server.New(server.Config{
+				Addr:        net.JoinHostPort(bind, strconv.Itoa(port)),
+				RequirePass: requirePass,
+				MaxClients:  maxClients,
+				Logf:        func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+			})
+			if err := s.Start(); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "qbench: serving Redis protocol (%s) on %s\n", server.Version(), s.Addr())
+			// The address on stdout, alone, so a script can read it (useful with --port 0).
+			fmt.Fprintln(cmd.OutOrStdout(), s.Addr())
+			sigs := make(chan os.Signal, 1)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			<-sigs
+			return s.Close()
+		},
+	}
+	cmd.Flags().IntVar(&port, "port", 6379, "TCP port (0 picks a free one)")
+	cmd.Flags().StringVar(&bind, "bind", "127.0.0.1", "address to listen on; anything but loopback needs --requirepass")
+	cmd.Flags().StringVar(&requirePass, "requirepass", "", "password clients must AUTH with (or set QBENCH_REQUIREPASS, which keeps it out of ps)")
+	cmd.Flags().IntVar(&maxClients, "maxclients", 10000, "most clients connected at once")
+	return cmd
+}

@@ -1,0 +1,37 @@
+package redisq
+
+import (
+	"context"
+	"time"
+
+	"qbench/engines"
+	"qbench/engines/server"
+)
+
+func init() {
+	engines.Register(engines.Registration{
+		Name:    "embedded",
+		Designs: designs,
+		Summary: "the in-repo Redis-protocol server, inside the qbench process on a free loopback port (the default; nothing to install)",
+		New:     newEmbeddedEngine,
+	})
+}
+
+func newEmbeddedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
+	s := server.New(server.Config{})
+	if err := s.Start(); err != nil {
+		return nil, err
+	}
+	e, err := newEngine(ctx, spec, "embedded", s.Addr(), "")
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	e.closeTarget = s.Close
+	e.version = server.Version()
+	e.staller = func(_ context.Context, d time.Duration) error {
+		s.Stall(d)
+		return nil
+	}
+	return e, nil
+}
