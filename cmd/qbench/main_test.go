@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"qbench/results"
 )
 
 var qbenchBin string
@@ -80,5 +87,73 @@ func TestExitCodes(t *testing.T) {
 				t.Fatalf("stderr %q does not contain %q", stderr, c.wantStderr)
 			}
 		})
+	}
+}
+
+// The first Ctrl-C stops the load and still writes a result, marked interrupted.
+func TestInterruptStillWritesResults(t *testing.T) {
+	sc := writeFile(t, "long.yaml", "name: long\nrate: 500\nduration: 60s\n")
+	out := filepath.Join(t.TempDir(), "result.json")
+	cmd := exec.Command(qbenchBin, "run", "-q", sc, "-o", out)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // let the run get going; the assertion does not depend on it
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("qbench did not stop within 20 s of Ctrl-C")
+	}
+	res, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Summary.Ledger.Acked == 0 || res.Summary.Ledger.Lost != 0 {
+		t.Fatalf("interrupted %v, ledger %+v", res.Interrupted, res.Summary.Ledger)
+	}
+	if !strings.Contains(stdout.String(), "INTERRUPTED") {
+		t.Fatalf("summary does not say the run was interrupted:\n%s", stdout.String())
+	}
+}
+
+// qbench serve answers real clients; the address it prints on stdout is where it listens.
+func TestServeAnswersRedisClients(t *testing.T) {
+	cmd := exec.Command(qbenchBin, "serve", "--port", "0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}()
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = strings.TrimSpace(addr)
+	if !strings.HasPrefix(addr, "127.0.0.1:") {
+		t.Fatalf("serve listens on %q, want loopback", addr)
+	}
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.XAdd(ctx, &redis.XAddArgs{Stream: "s", ID: "1-1", Values: []any{"f", "v"}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.XLen(ctx, "s").Result(); err != nil || n != 1 {
+		t.Fatalf("XLEN = %d, %v", n, err)
 	}
 }
