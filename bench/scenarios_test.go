@@ -1,0 +1,60 @@
+package bench_test
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"qbench/scenarios"
+)
+
+// Every scenario shipped in scenarios/ runs, shortened to about 2 s (warm-up and fault times
+// scaled with it), and loses nothing unless it injects faults.
+func TestShippedScenariosRun(t *testing.T) {
+	var files []string
+	filepath.WalkDir("../scenarios", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if len(files) < 9 {
+		t.Fatalf("found %d scenario files", len(files))
+	}
+	for _, f := range files {
+		t.Run(strings.TrimPrefix(f, "../scenarios/"), func(t *testing.T) {
+			sc, err := scenarios.Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			needTarget(t, sc.Engine)
+			shorten(sc, 2*time.Second)
+			res := run(t, sc)
+			l := res.Summary.Ledger
+			if l.Acked == 0 || l.Delivered == 0 {
+				t.Fatalf("nothing went through: %+v", l)
+			}
+			if len(sc.Faults) == 0 && sc.Stream.MaxLen == 0 && (l.Lost != 0 || l.Duplicates != 0) {
+				t.Fatalf("a run without faults lost or duplicated messages: %+v", l)
+			}
+		})
+	}
+}
+
+// shorten scales a scenario's times down to d in total.
+func shorten(sc *scenarios.Scenario, d time.Duration) {
+	if sc.Duration.D() <= d {
+		return
+	}
+	f := float64(d) / float64(sc.Duration)
+	scale := func(x scenarios.Duration) scenarios.Duration { return scenarios.Duration(float64(x) * f) }
+	sc.Duration = scenarios.Duration(d)
+	sc.Warmup = scale(sc.Warmup)
+	for i := range sc.Faults {
+		sc.Faults[i].At = scale(sc.Faults[i].At)
+		sc.Faults[i].Duration = scale(sc.Faults[i].Duration)
+		sc.Faults[i].RestartAfter = scale(sc.Faults[i].RestartAfter)
+	}
+}
