@@ -394,6 +394,9 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 	m := eng.(*managed)
 	pid := m.broker.PID()
 	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("broker.log tail:\n%s", m.broker.LogTail(8000))
+		}
 		if err := eng.Close(); err != nil {
 			t.Error(err)
 		}
@@ -457,7 +460,9 @@ func TestOptions(t *testing.T) {
 		{name: "linger", p: map[string]string{"linger.ms": "5"}, check: func(o options) bool { return o.linger == 5*time.Millisecond }},
 		{name: "linger 0 is no linger, not kafka-go's 1s", p: map[string]string{"linger.ms": "0"}, check: func(o options) bool { return o.linger == minLinger }},
 		{name: "broker flush", p: map[string]string{"log.flush.interval.ms": "1000", "broker.num.io.threads": "4"}, managed: true,
-			check: func(o options) bool { return o.broker["log.flush.interval.ms"] == "1000" && o.broker["num.io.threads"] == "4" }},
+			check: func(o options) bool {
+				return o.broker["log.flush.interval.ms"] == "1000" && o.broker["num.io.threads"] == "4"
+			}},
 		{name: "broker settings need the managed broker", p: map[string]string{"log.flush.interval.messages": "1"}, wantErr: "managed broker"},
 		{name: "topic configs", p: map[string]string{"flush.messages": "1", "topic.segment.bytes": "1048576"},
 			check: func(o options) bool { return o.topic["flush.messages"] == "1" && o.topic["segment.bytes"] == "1048576" }},
