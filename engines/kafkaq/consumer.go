@@ -37,8 +37,8 @@ type consumer struct {
 	r     *kafka.Reader
 	topic string
 
-	mu     sync.Mutex
-	closed bool
+	closeOnce sync.Once
+	closeErr  error
 }
 
 func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, error) {
@@ -162,13 +162,9 @@ func (c *consumer) Ack(ctx context.Context, ds []engines.Delivery) error {
 	return nil
 }
 
-// Close leaves the group without committing anything not yet acknowledged.
+// Close leaves the group (LeaveGroup, so the rebalance starts at once rather than after the
+// session timeout) without committing anything not yet acknowledged. Later calls return nil.
 func (c *consumer) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return errAlreadyClosed
-	}
-	c.closed = true
-	return c.r.Close()
+	c.closeOnce.Do(func() { c.closeErr = c.r.Close() })
+	return c.closeErr
 }

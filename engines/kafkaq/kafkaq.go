@@ -60,7 +60,17 @@ type engine struct {
 	opened []interface{ Close() error } // producers and consumers Close still has to close
 }
 
+func checkDesign(spec engines.Spec) error {
+	if spec.Design != "" && spec.Design != Design {
+		return fmt.Errorf("kafka: design %q not supported (only %q)", spec.Design, Design)
+	}
+	return nil
+}
+
 func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
+	if err := checkDesign(spec); err != nil {
+		return nil, err
+	}
 	opts, err := parseOptions(spec.Persistence, spec.Consumers, true)
 	if err != nil {
 		return nil, err
@@ -107,6 +117,9 @@ func (m *managed) Restart(ctx context.Context) error {
 }
 
 func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
+	if err := checkDesign(spec); err != nil {
+		return nil, err
+	}
 	opts, err := parseOptions(spec.Persistence, spec.Consumers, false)
 	if err != nil {
 		return nil, err
@@ -257,7 +270,7 @@ func (e *engine) Close() error {
 
 	var errs []error
 	for _, c := range opened {
-		if err := c.Close(); err != nil && !errors.Is(err, errAlreadyClosed) {
+		if err := c.Close(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -274,8 +287,6 @@ func (e *engine) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
-var errAlreadyClosed = errors.New("already closed")
 
 // Lag is the group's backlog: log end offset minus committed offset, summed over partitions. A
 // partition with no commit yet counts from its log start. Kafka has no per-message pending

@@ -498,3 +498,96 @@ func TestRegistered(t *testing.T) {
 		}
 	}
 }
+
+func TestReceiveReturnsWhenIdle(t *testing.T) {
+	e := newTestEngine(t, engines.Spec{Producers: 1, Consumers: 1})
+	cs := openConsumers(t, e, 1)
+	defer closeAll(t, cs)
+	for range 3 {
+		began := time.Now()
+		ds, err := cs[0].Receive(context.Background())
+		took := time.Since(began)
+		if err != nil || len(ds) != 0 {
+			t.Fatalf("Receive on an empty topic = %d deliveries, %v", len(ds), err)
+		}
+		if took > 250*time.Millisecond {
+			t.Errorf("Receive waited %v on an empty topic, want about %v", took, receiveWait)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := cs[0].Receive(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Receive with a canceled ctx = %v", err)
+	}
+}
+
+// TestSendReportsErrorsPerMessage puts two messages on two partitions whose topic accepts only
+// small batches: the small one is acknowledged, the big one fails, and Send says which is which.
+func TestSendReportsErrorsPerMessage(t *testing.T) {
+	e := newTestEngine(t, engines.Spec{Producers: 1, Consumers: 1,
+		Persistence: map[string]string{"partitions": "2", "topic.max.message.bytes": "1000"}})
+	ctx := context.Background()
+	p, err := e.NewProducer(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	errs := make([]error, 2)
+	p.Send(ctx, [][]byte{payload(0, 0), make([]byte, 4000)}, errs) // round robin: p0, then p1
+	if errs[0] != nil || errs[1] == nil {
+		t.Fatalf("errs = %v, want [nil, message too large]", errs)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.Send(ctx, [][]byte{payload(0, 1)}, errs[:1])
+	if errs[0] == nil {
+		t.Error("Send after Close succeeded")
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+}
+
+func TestURLEngineThroughRegistry(t *testing.T) {
+	needBroker(t, sharedErr)
+	reg, err := engines.Lookup("kafka-url")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	spec := engines.Spec{RunID: fmt.Sprintf("url-%d", os.Getpid()), Design: Design, Producers: 1, Consumers: 1,
+		Address: " " + shared.Addr() + " ,", Persistence: map[string]string{"acks": "leader", "flush.messages": "10"}}
+	for _, bad := range []engines.Spec{
+		{Design: Design, Address: ""},
+		{Design: "stream", Address: shared.Addr()},
+		{Design: Design, Address: shared.Addr(), Persistence: map[string]string{"log.flush.interval.messages": "1"}},
+	} {
+		if e, err := reg.New(ctx, bad); err == nil {
+			e.Close()
+			t.Errorf("New(%+v) succeeded", bad)
+		}
+	}
+	eng, err := reg.New(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	if _, ok := eng.(engines.Crasher); ok {
+		t.Error("kafka-url claims it can crash a cluster it does not own")
+	}
+	if err := eng.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f := eng.(engines.FactReporter).Facts(ctx)
+	if f.Name != "kafka-url" || f.Settings["acks"] != "leader" || f.Settings["topic.flush.messages"] != "10" ||
+		f.Settings["broker.log.flush.interval.messages"] != "9223372036854775807" {
+		t.Errorf("facts %+v", f)
+	}
+	produce(t, eng, 1, 10, 10, 0)
+	waitLag(t, eng.(engines.LagReporter), 10)
+	if err := eng.Teardown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

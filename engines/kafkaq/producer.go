@@ -3,6 +3,7 @@ package kafkaq
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -13,8 +14,10 @@ import (
 // producer writes with a synchronous kafka.Writer: Send returns when every message of the batch
 // is acknowledged at the scenario's acks level or has failed.
 type producer struct {
-	w    *kafka.Writer
-	msgs []kafka.Message // reused between Sends
+	w         *kafka.Writer
+	msgs      []kafka.Message // reused between Sends
+	closeOnce sync.Once
+	closeErr  error
 }
 
 func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, error) {
@@ -69,11 +72,9 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	clear(p.msgs)
 }
 
+// Close flushes and closes the writer. Later calls return nil, and a Send after Close fails
+// every message with io.ErrClosedPipe, which is what kafka-go returns.
 func (p *producer) Close() error {
-	if p.w == nil {
-		return errAlreadyClosed
-	}
-	err := p.w.Close()
-	p.w = nil
-	return err
+	p.closeOnce.Do(func() { p.closeErr = p.w.Close() })
+	return p.closeErr
 }
