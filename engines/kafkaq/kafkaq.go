@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"strconv"
 	"strings"
@@ -152,13 +153,38 @@ func newEngine(name string, spec engines.Spec, opts options, bootstrap []string,
 		spec:      spec,
 		opts:      opts,
 		bootstrap: bootstrap,
-		topic:     "qbench-" + spec.RunID,
+		topic:     topicName(spec.RunID),
 		group:     "qbench-" + spec.RunID,
 		broker:    b,
 		dataDir:   dir,
 		transport: t,
 		client:    &kafka.Client{Addr: kafka.TCP(bootstrap...), Transport: t, Timeout: 10 * time.Second},
 	}
+}
+
+// topicName is "qbench-<RunID>" made legal for Kafka: at most 249 characters from
+// [a-zA-Z0-9._-]. When RunID has to change, a hash of it keeps distinct runs apart.
+func topicName(runID string) string {
+	const maxLen = 249
+	name := "qbench-" + runID
+	clean := []byte(name)
+	changed := false
+	for i, c := range clean {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			clean[i] = '_'
+			changed = true
+		}
+	}
+	if !changed && len(clean) <= maxLen {
+		return name
+	}
+	h := fnv.New32a()
+	h.Write([]byte(runID))
+	suffix := fmt.Sprintf("-%08x", h.Sum32())
+	if len(clean) > maxLen-len(suffix) {
+		clean = clean[:maxLen-len(suffix)]
+	}
+	return string(clean) + suffix
 }
 
 // Probe reports whether a broker answers a metadata request at addr and lists itself.
@@ -235,9 +261,15 @@ func (e *engine) Teardown(ctx context.Context) error {
 	} else if err := r.Errors[e.topic]; err != nil && !errors.Is(err, kafka.UnknownTopicOrPartition) {
 		errs = append(errs, err)
 	}
-	// The group may still have members if consumers were not closed; that is not worth failing for.
+	// Deleting the group is tidiness, not correctness: a group that never existed, still has
+	// members (consumers not closed), or whose coordinator is not loaded yet (no group was ever
+	// used on a fresh broker) is left to expire with offsets.retention.minutes.
 	if r, err := e.client.DeleteGroups(ctx, &kafka.DeleteGroupsRequest{GroupIDs: []string{e.group}}); err == nil {
-		if err := r.Errors[e.group]; err != nil && !errors.Is(err, kafka.GroupIdNotFound) && !errors.Is(err, kafka.NonEmptyGroup) {
+		switch err := r.Errors[e.group]; {
+		case err == nil, errors.Is(err, kafka.GroupIdNotFound), errors.Is(err, kafka.NonEmptyGroup),
+			errors.Is(err, kafka.NotCoordinatorForGroup), errors.Is(err, kafka.GroupCoordinatorNotAvailable),
+			errors.Is(err, kafka.GroupLoadInProgress):
+		default:
 			errs = append(errs, err)
 		}
 	}

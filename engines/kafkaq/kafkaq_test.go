@@ -55,7 +55,7 @@ func TestMain(m *testing.M) {
 // testJVM trims the heap; the default flags are otherwise kept so tests run what benchmarks run.
 var testJVM = append([]string{"-Xms256m", "-Xmx512m"}, procs.DefaultKafkaJVMOptions[2:]...)
 
-func needBroker(t *testing.T, err error) {
+func needBroker(t testing.TB, err error) {
 	t.Helper()
 	if err == nil {
 		return
@@ -69,7 +69,7 @@ func needBroker(t *testing.T, err error) {
 var runSeq int
 
 // newTestEngine sets up a topic for spec on the shared broker.
-func newTestEngine(t *testing.T, spec engines.Spec) *engine {
+func newTestEngine(t testing.TB, spec engines.Spec) *engine {
 	t.Helper()
 	needBroker(t, sharedErr)
 	runSeq++
@@ -120,7 +120,7 @@ type key struct {
 }
 
 // produce sends n messages per producer in batches and fails the test on any error.
-func produce(t *testing.T, e engines.Engine, producers, n, batch int, firstSeq uint64) time.Duration {
+func produce(t testing.TB, e engines.Engine, producers, n, batch int, firstSeq uint64) time.Duration {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -159,7 +159,7 @@ func produce(t *testing.T, e engines.Engine, producers, n, batch int, firstSeq u
 
 // consume runs the consumers until want distinct messages have arrived and then for quiet more,
 // so that duplicates arriving late are seen. ackEvery acks every delivery when true.
-func consume(t *testing.T, cs []engines.Consumer, want int, ack bool, quiet time.Duration) []rec {
+func consume(t testing.TB, cs []engines.Consumer, want int, ack bool, quiet time.Duration) []rec {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -224,7 +224,7 @@ func consume(t *testing.T, cs []engines.Consumer, want int, ack bool, quiet time
 	return out
 }
 
-func openConsumers(t *testing.T, e engines.Engine, n int) []engines.Consumer {
+func openConsumers(t testing.TB, e engines.Engine, n int) []engines.Consumer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -239,7 +239,7 @@ func openConsumers(t *testing.T, e engines.Engine, n int) []engines.Consumer {
 	return cs
 }
 
-func closeAll(t *testing.T, cs []engines.Consumer) {
+func closeAll(t testing.TB, cs []engines.Consumer) {
 	t.Helper()
 	for _, c := range cs {
 		if err := c.Close(); err != nil {
@@ -250,7 +250,7 @@ func closeAll(t *testing.T, cs []engines.Consumer) {
 
 // checkExactlyOnce checks that every message 0..n-1 of every producer arrived exactly once, and
 // that within each partition each producer's messages arrived in the order they were sent.
-func checkExactlyOnce(t *testing.T, recs []rec, producers, n int, firstSeq uint64) {
+func checkExactlyOnce(t testing.TB, recs []rec, producers, n int, firstSeq uint64) {
 	t.Helper()
 	seen := map[key]int{}
 	type pp struct {
@@ -589,5 +589,23 @@ func TestURLEngineThroughRegistry(t *testing.T) {
 	waitLag(t, eng.(engines.LagReporter), 10)
 	if err := eng.Teardown(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestTopicName(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	for _, tc := range []struct{ runID, want string }{
+		{"20261201-a.b_c", "qbench-20261201-a.b_c"},
+		{"2026-12-01T00:30:00Z", "qbench-2026-12-01T00_30_00Z-"},
+		{"a/b=c", "qbench-a_b_c-"},
+		{long, "qbench-xxx"},
+	} {
+		got := topicName(tc.runID)
+		if !strings.HasPrefix(got, tc.want) || len(got) > 249 || strings.ContainsAny(got, ":/= ") {
+			t.Errorf("topicName(%q) = %q, want prefix %q", tc.runID, got, tc.want)
+		}
+	}
+	if topicName("a:b") == topicName("a/b") {
+		t.Error("distinct run IDs map to one topic")
 	}
 }
