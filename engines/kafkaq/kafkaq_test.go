@@ -397,9 +397,11 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 		if t.Failed() {
 			t.Logf("broker.log tail:\n%s", m.broker.LogTail(8000))
 		}
+		began := time.Now()
 		if err := eng.Close(); err != nil {
 			t.Error(err)
 		}
+		t.Logf("Close (SIGTERM, controlled shutdown) took %v", time.Since(began).Round(time.Millisecond))
 		if syscall.Kill(pid, 0) == nil {
 			t.Errorf("broker pid %d survived Close", pid)
 		}
