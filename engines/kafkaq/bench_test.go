@@ -1,0 +1,69 @@
+package kafkaq
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"qbench/engines"
+)
+
+// BenchmarkSend measures one producer's synchronous Sends on the shared broker: a rough figure
+// for the README, not the suite's measurement (that is qbench run with a kafka scenario).
+//
+//	go test -run '^$' -bench Send -benchtime 20000x ./engines/kafkaq
+func BenchmarkSend(b *testing.B) {
+	for _, acks := range []string{"none", "leader", "all"} {
+		for _, batch := range []int{1, 100} {
+			b.Run(fmt.Sprintf("acks=%s/batch=%d", acks, batch), func(b *testing.B) {
+				e := newTestEngine(b, engines.Spec{Producers: 1, Consumers: 1,
+					Persistence: map[string]string{"acks": acks, "partitions": "1"}})
+				ctx := context.Background()
+				p, err := e.NewProducer(ctx, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				ps := make([][]byte, batch)
+				for i := range ps {
+					ps[i] = payload(0, uint64(i))
+				}
+				errs := make([]error, batch)
+				b.ResetTimer()
+				began := time.Now()
+				for sent := 0; sent < b.N; sent += batch {
+					n := min(batch, b.N-sent)
+					p.Send(ctx, ps[:n], errs[:n])
+					for _, err := range errs[:n] {
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.N)/time.Since(began).Seconds(), "msg/s")
+			})
+		}
+	}
+}
+
+// BenchmarkEndToEnd produces b.N messages (acks=all, batches of 100) while two consumers in a
+// group receive and commit them; it stops when all are committed.
+//
+//	go test -run '^$' -bench EndToEnd -benchtime 50000x ./engines/kafkaq
+func BenchmarkEndToEnd(b *testing.B) {
+	const consumers = 2
+	e := newTestEngine(b, engines.Spec{Producers: 1, Consumers: consumers, Persistence: map[string]string{"acks": "all"}})
+	cs := openConsumers(b, e, consumers)
+	defer closeAll(b, cs)
+	b.ResetTimer()
+	began := time.Now()
+	done := make(chan []rec)
+	go func() { done <- consume(b, cs, b.N, true, 0) }()
+	produce(b, e, 1, b.N, 100, 0)
+	recs := <-done
+	took := time.Since(began)
+	b.StopTimer()
+	checkExactlyOnce(b, recs, 1, b.N, 0)
+	b.ReportMetric(float64(b.N)/took.Seconds(), "msg/s")
+}

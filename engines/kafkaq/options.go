@@ -1,0 +1,158 @@
+package kafkaq
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// options are the engine's settings, parsed once from Spec.Persistence. Keys use Kafka's own
+// names; every key is one of three kinds, and an unknown key is an error rather than a no-op:
+//
+//   - client settings: acks, partitions, replication.factor, linger.ms, compression
+//   - broker settings (managed broker only): log.flush.interval.messages, log.flush.interval.ms,
+//     log.flush.scheduler.interval.ms, and any server.properties key prefixed with "broker."
+//   - topic settings (CreateTopics configs): flush.messages, flush.ms, min.insync.replicas, and
+//     any topic config prefixed with "topic."
+type options struct {
+	acks              kafka.RequiredAcks
+	partitions        int
+	replicationFactor int
+	linger            time.Duration
+	compression       kafka.Compression
+	broker            map[string]string
+	topic             map[string]string
+}
+
+var brokerKeys = map[string]bool{
+	"log.flush.interval.messages":     true,
+	"log.flush.interval.ms":           true,
+	"log.flush.scheduler.interval.ms": true,
+}
+
+var topicKeys = map[string]bool{
+	"flush.messages":      true,
+	"flush.ms":            true,
+	"min.insync.replicas": true,
+}
+
+// minLinger stands for "no linger": kafka-go reads a zero BatchTimeout as its 1 s default. A
+// partition's share of one Send is added to its batch under one lock, so even an expired timer
+// cannot split it; the batch leaves as soon as the Send has placed every message.
+const minLinger = time.Microsecond
+
+func parseOptions(p map[string]string, consumers int, managed bool) (options, error) {
+	o := options{
+		acks:              kafka.RequireAll,
+		partitions:        max(consumers, 1),
+		replicationFactor: 1,
+		linger:            minLinger,
+		broker:            map[string]string{},
+		topic:             map[string]string{},
+	}
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // the first bad key reported is the same on every run
+	for _, k := range keys {
+		v := p[k]
+		var err error
+		switch {
+		case k == "acks":
+			o.acks, err = parseAcks(v)
+		case k == "partitions":
+			o.partitions, err = positive(v)
+		case k == "replication.factor":
+			o.replicationFactor, err = positive(v)
+		case k == "linger.ms":
+			var ms float64
+			ms, err = strconv.ParseFloat(v, 64)
+			if err == nil && ms < 0 {
+				err = fmt.Errorf("negative")
+			}
+			o.linger = max(time.Duration(ms*float64(time.Millisecond)), minLinger)
+		case k == "compression":
+			o.compression, err = parseCompression(v)
+		case brokerKeys[k]:
+			o.broker[k] = v
+		case strings.HasPrefix(k, "broker."):
+			o.broker[strings.TrimPrefix(k, "broker.")] = v
+		case topicKeys[k]:
+			o.topic[k] = v
+		case strings.HasPrefix(k, "topic."):
+			o.topic[strings.TrimPrefix(k, "topic.")] = v
+		default:
+			return o, fmt.Errorf("kafka: unknown setting %q (client: acks, partitions, replication.factor, linger.ms, compression; broker: log.flush.*, broker.<key>; topic: flush.messages, flush.ms, min.insync.replicas, topic.<key>)", k)
+		}
+		if err != nil {
+			return o, fmt.Errorf("kafka: setting %s=%q: %v", k, v, err)
+		}
+	}
+	if len(o.broker) > 0 && !managed {
+		return o, fmt.Errorf("kafka-url: broker settings %v need the managed broker (engine kafka); set them on the cluster, or use topic settings (flush.messages, flush.ms)", sortedKeys(o.broker))
+	}
+	return o, nil
+}
+
+func parseAcks(v string) (kafka.RequiredAcks, error) {
+	switch strings.ToLower(v) {
+	case "none", "0":
+		return kafka.RequireNone, nil
+	case "leader", "one", "1":
+		return kafka.RequireOne, nil
+	case "all", "-1":
+		return kafka.RequireAll, nil
+	}
+	return 0, fmt.Errorf("want none, leader or all")
+}
+
+func acksName(a kafka.RequiredAcks) string {
+	switch a {
+	case kafka.RequireNone:
+		return "none"
+	case kafka.RequireOne:
+		return "leader"
+	}
+	return "all"
+}
+
+func parseCompression(v string) (kafka.Compression, error) {
+	switch v {
+	case "", "none":
+		return 0, nil
+	case "gzip":
+		return kafka.Gzip, nil
+	case "snappy":
+		return kafka.Snappy, nil
+	case "lz4":
+		return kafka.Lz4, nil
+	case "zstd":
+		return kafka.Zstd, nil
+	}
+	return 0, fmt.Errorf("want none, gzip, snappy, lz4 or zstd")
+}
+
+func positive(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, err
+	}
+	if n < 1 {
+		return 0, fmt.Errorf("must be at least 1")
+	}
+	return n, nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,325 @@
+package procs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultKafkaVersion is the broker version scripts/kafka-jars.sh fetches by default.
+const DefaultKafkaVersion = "4.1.1"
+
+// KafkaHome returns the directory holding the broker's jars (libs/*.jar): $QBENCH_KAFKA_HOME, or
+// $HOME/.cache/qbench/kafka-<version> with version $QBENCH_KAFKA_VERSION or DefaultKafkaVersion.
+// It fails with a message naming the script when the jars or java are missing.
+func KafkaHome() (string, error) {
+	home := os.Getenv("QBENCH_KAFKA_HOME")
+	if home == "" {
+		v := os.Getenv("QBENCH_KAFKA_VERSION")
+		if v == "" {
+			v = DefaultKafkaVersion
+		}
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("procs: kafka jars: %w", err)
+		}
+		home = filepath.Join(h, ".cache", "qbench", "kafka-"+v)
+	}
+	if _, err := kafkaVersion(home); err != nil {
+		return "", fmt.Errorf("procs: no Kafka broker jars in %s (run scripts/kafka-jars.sh, or set QBENCH_KAFKA_HOME): %w", home, err)
+	}
+	if _, err := exec.LookPath("java"); err != nil {
+		return "", fmt.Errorf("procs: the Kafka broker needs java 17 or newer on PATH: %w", err)
+	}
+	return home, nil
+}
+
+// kafkaVersion reads the broker version from the name of its jar, libs/kafka_2.13-<version>.jar.
+func kafkaVersion(home string) (string, error) {
+	m, err := filepath.Glob(filepath.Join(home, "libs", "kafka_2.*-*.jar"))
+	if err != nil {
+		return "", err
+	}
+	for _, p := range m {
+		base := strings.TrimSuffix(filepath.Base(p), ".jar")
+		if strings.Contains(base, "-test") || strings.Contains(base, "-sources") {
+			continue
+		}
+		if i := strings.Index(base, "-"); i > 0 {
+			return base[i+1:], nil
+		}
+	}
+	return "", errors.New("libs/kafka_2.13-<version>.jar not found")
+}
+
+// KafkaConfig describes a single-node KRaft broker (combined broker and controller).
+type KafkaConfig struct {
+	// Home holds libs/*.jar; empty means KafkaHome().
+	Home string
+	// Dir is the broker's own directory: server.properties, broker.log and data/ go there. It
+	// must exist; it survives Kill so that Start can recover from it.
+	Dir string
+	// Settings override or extend server.properties (log.flush.interval.messages, ...).
+	Settings map[string]string
+	// JVMOptions replace the default heap and GC flags.
+	JVMOptions []string
+	// Probe reports whether the broker answers at addr (a metadata request). Nil means a TCP dial.
+	Probe func(ctx context.Context, addr string) error
+	// StartTimeout bounds formatting plus start-up; zero means 60 s.
+	StartTimeout time.Duration
+}
+
+// DefaultKafkaJVMOptions are kafka-server-start.sh's defaults with a smaller heap, which a
+// single-partition benchmark broker does not need.
+var DefaultKafkaJVMOptions = []string{
+	"-Xms512m", "-Xmx1g",
+	"-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
+	"-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
+}
+
+// Kafka is a broker started by StartKafka.
+type Kafka struct {
+	cfg      KafkaConfig
+	port     int
+	ctrlPort int
+	version  string
+	settings map[string]string
+	proc     *Proc
+	// StartedIn is how long the last start took until the probe succeeded (without formatting).
+	StartedIn time.Duration
+}
+
+// StartKafka formats a fresh data directory under cfg.Dir and starts the broker on free
+// loopback ports. It returns once the broker answers Probe.
+func StartKafka(ctx context.Context, cfg KafkaConfig) (*Kafka, error) {
+	if cfg.Home == "" {
+		h, err := KafkaHome()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Home = h
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = 60 * time.Second
+	}
+	version, err := kafkaVersion(cfg.Home)
+	if err != nil {
+		return nil, fmt.Errorf("procs: %s: %w", cfg.Home, err)
+	}
+	ports, err := FreePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	k := &Kafka{cfg: cfg, port: ports[0], ctrlPort: ports[1], version: version}
+	k.settings = k.properties()
+	if err := writeProperties(k.propertiesPath(), k.settings); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
+	defer cancel()
+	if err := k.format(ctx); err != nil {
+		return nil, err
+	}
+	if err := k.Start(ctx); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *Kafka) properties() map[string]string {
+	p := map[string]string{
+		"process.roles":                    "broker,controller",
+		"node.id":                          "1",
+		"controller.quorum.voters":         fmt.Sprintf("1@127.0.0.1:%d", k.ctrlPort),
+		"listeners":                        fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", k.port, k.ctrlPort),
+		"advertised.listeners":             fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", k.port),
+		"controller.listener.names":        "CONTROLLER",
+		"listener.security.protocol.map":   "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"inter.broker.listener.name":       "PLAINTEXT",
+		"log.dirs":                         filepath.Join(k.cfg.Dir, "data"),
+		"num.partitions":                   "1",
+		"offsets.topic.replication.factor": "1",
+		// One partition for __consumer_offsets: 50 (the default) costs seconds at first use.
+		"offsets.topic.num.partitions":                     "1",
+		"transaction.state.log.replication.factor":         "1",
+		"transaction.state.log.min.isr":                    "1",
+		"share.coordinator.state.topic.replication.factor": "1",
+		"share.coordinator.state.topic.min.isr":            "1",
+		"group.initial.rebalance.delay.ms":                 "0",
+		"auto.create.topics.enable":                        "false",
+		"delete.topic.enable":                              "true",
+		// A broker restarted after SIGKILL cannot register again until the controller expires
+		// the session of its previous incarnation (DUPLICATE_BROKER_REGISTRATION), and retries
+		// every 2 s: with the 9 s default a crash cost ~10 s on top of start-up. One node on
+		// loopback needs no slack.
+		"broker.heartbeat.interval.ms": "250",
+		"broker.session.timeout.ms":    "1000",
+	}
+	for key, v := range k.cfg.Settings {
+		p[key] = v
+	}
+	// log.flush.interval.ms does nothing unless the flush scheduler runs at least that often
+	// (its interval defaults to Long.MAX_VALUE).
+	if ms, ok := p["log.flush.interval.ms"]; ok {
+		if _, set := p["log.flush.scheduler.interval.ms"]; !set {
+			p["log.flush.scheduler.interval.ms"] = ms
+		}
+	}
+	return p
+}
+
+func writeProperties(path string, p map[string]string) error {
+	keys := make([]string, 0, len(p))
+	for key := range p {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString("# written by qbench (engines/procs)\n")
+	for _, key := range keys {
+		fmt.Fprintf(&b, "%s=%s\n", key, p[key])
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func (k *Kafka) propertiesPath() string { return filepath.Join(k.cfg.Dir, "server.properties") }
+func (k *Kafka) logPath() string        { return filepath.Join(k.cfg.Dir, "broker.log") }
+
+func (k *Kafka) java(mainClass string, args ...string) Command {
+	jvm := k.cfg.JVMOptions
+	if jvm == nil {
+		jvm = DefaultKafkaJVMOptions
+	}
+	a := append([]string{}, jvm...)
+	// slf4j-simple prints no time by default; broker.log is for diagnosing slow starts.
+	a = append(a, "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS")
+	a = append(a, "-cp", filepath.Join(k.cfg.Home, "libs", "*"), mainClass)
+	return Command{Path: "java", Args: append(a, args...), Dir: k.cfg.Dir, Log: k.logPath()}
+}
+
+// format runs kafka.tools.StorageTool format with a fresh cluster ID.
+func (k *Kafka) format(ctx context.Context) error {
+	c := k.java("kafka.tools.StorageTool", "format", "-t", clusterID(), "-c", k.propertiesPath())
+	c.Args = append([]string{"-Xmx256m"}, c.Args...)
+	p, err := Start(c)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		_ = p.Kill()
+		return fmt.Errorf("procs: kafka storage format: %w", ctx.Err())
+	}
+	if err := p.Err(); err != nil {
+		return fmt.Errorf("procs: kafka storage format: %v; log tail:\n%s", err, p.LogTail(2000))
+	}
+	return nil
+}
+
+// clusterID is what `StorageTool random-uuid` prints: 16 random bytes, URL-safe base64 without
+// padding, never starting with '-' (Kafka's Uuid.randomUuid avoids that for command lines).
+func clusterID() string {
+	for {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		s := base64.RawURLEncoding.EncodeToString(b[:])
+		if s[0] != '-' {
+			return s
+		}
+	}
+}
+
+// Start starts the broker on its existing directory and ports, after StartKafka or Kill, and
+// waits until it answers.
+func (k *Kafka) Start(ctx context.Context) error {
+	if k.proc != nil && !k.proc.Exited() {
+		return fmt.Errorf("procs: kafka broker already running (pid %d)", k.proc.PID())
+	}
+	ctx, cancel := context.WithTimeout(ctx, k.cfg.StartTimeout)
+	defer cancel()
+	began := time.Now()
+	p, err := Start(k.java("kafka.Kafka", k.propertiesPath()))
+	if err != nil {
+		return err
+	}
+	k.proc = p
+	probe := k.cfg.Probe
+	if probe == nil {
+		probe = dialProbe
+	}
+	if err := p.WaitReady(ctx, 100*time.Millisecond, func(ctx context.Context) error {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		return probe(pctx, k.Addr())
+	}); err != nil {
+		_ = p.Kill()
+		return fmt.Errorf("procs: kafka broker: %w", err)
+	}
+	k.StartedIn = time.Since(began)
+	return nil
+}
+
+func dialProbe(ctx context.Context, addr string) error {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// Addr is the bootstrap address, 127.0.0.1:<port>.
+func (k *Kafka) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(k.port)) }
+
+// PID is the broker's process ID, 0 when it is not running.
+func (k *Kafka) PID() int {
+	if k.proc == nil || k.proc.Exited() {
+		return 0
+	}
+	return k.proc.PID()
+}
+
+// Version is the broker version, from its jar.
+func (k *Kafka) Version() string { return k.version }
+
+// Settings are the server.properties the broker runs with.
+func (k *Kafka) Settings() map[string]string {
+	out := make(map[string]string, len(k.settings))
+	for key, v := range k.settings {
+		out[key] = v
+	}
+	return out
+}
+
+// Dir is the broker's directory (server.properties, broker.log, data/).
+func (k *Kafka) Dir() string { return k.cfg.Dir }
+
+// Kill crashes the broker: SIGKILL to its process group. The data directory stays for Start.
+func (k *Kafka) Kill() error {
+	if k.proc == nil {
+		return nil
+	}
+	return k.proc.Kill()
+}
+
+// Stop shuts the broker down cleanly (SIGTERM), and kills it if it takes longer than grace.
+func (k *Kafka) Stop(grace time.Duration) error {
+	if k.proc == nil {
+		return nil
+	}
+	return k.proc.Stop(grace)
+}
+
+// LogTail returns the end of broker.log.
+func (k *Kafka) LogTail(n int) string { return tail(k.logPath(), n) }
