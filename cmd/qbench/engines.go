@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -15,10 +16,12 @@ func enginesCmd() *cobra.Command {
 		Short: "List the engines and designs a scenario may name",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ENGINE\tDESIGNS\tWHAT")
 			for _, r := range engines.All() {
-				fmt.Fprintf(cmd.OutOrStdout(), "%-10s designs: %-30s %s\n", r.Name, strings.Join(r.Designs, ", "), r.Summary)
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, strings.Join(r.Designs, ", "), r.Summary)
 			}
-			return nil
+			return tw.Flush()
 		},
 	}
 }

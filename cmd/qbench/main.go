@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	// Engines register themselves with the registry; the runner never imports them.
+	_ "qbench/engines/kafkaq"
 	_ "qbench/engines/redisq"
 )
 
