@@ -278,7 +278,7 @@ func cmdXadd(c *client, args [][]byte) (any, error) {
 	if trim.Strategy != store.TrimNone {
 		st.Trim(trim)
 	}
-	c.s.signalKey(c.db, string(args[1]))
+	c.s.signalKeyBytes(c.db, args[1])
 	return idReply(id), nil
 }
 
