@@ -34,7 +34,6 @@ var listCommands = []*command{
 
 func cmdPush(left, onlyExisting bool) handler {
 	return func(c *client, args [][]byte) (any, error) {
-		key := string(args[1])
 		l, err := c.getList(args[1])
 		if err != nil {
 			return nil, err
@@ -44,7 +43,7 @@ func cmdPush(left, onlyExisting bool) handler {
 				return 0, nil
 			}
 			l = &store.List{}
-			c.keyspace().Set(key, l)
+			c.keyspace().Set(string(args[1]), l)
 		}
 		for _, v := range args[2:] {
 			if left {
@@ -53,7 +52,7 @@ func cmdPush(left, onlyExisting bool) handler {
 				l.PushRight(clone(v))
 			}
 		}
-		c.s.signalKey(c.db, key)
+		c.s.signalKeyBytes(c.db, args[1])
 		return l.Len(), nil
 	}
 }
@@ -413,7 +412,7 @@ func (c *client) move(src, dst []byte, fromLeft, toLeft bool) (any, error) {
 		dl.PushRight(v)
 	}
 	c.popped(src, sl)
-	c.s.signalKey(c.db, string(dst))
+	c.s.signalKeyBytes(c.db, dst)
 	return v, nil
 }
 
@@ -446,7 +445,7 @@ func (c *client) blockingMove(src, dst []byte, from, to bool, timeoutArg []byte)
 	return &blockSpec{
 		keys:         []string{string(src)},
 		timeout:      timeout,
-		timeoutReply: nil,
+		timeoutReply: resp.NullArray,
 		serve: func(string) (any, bool) {
 			v, err := c.move(srcKey, dstKey, from, to)
 			if err != nil {

@@ -112,6 +112,7 @@ func (c *client) loop() {
 			}
 			return
 		}
+		c.lastCmd = time.Now()
 		s.mu.Lock()
 		var blk *blockSpec
 		for {
