@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -120,6 +121,9 @@ func FormatValue(u Unit, v float64) string {
 
 // formatDelta writes a signed difference in the metric's unit.
 func formatDelta(u Unit, d float64) string {
+	if u != UnitNs {
+		d = math.Round(d)
+	}
 	sign := "+"
 	if d < 0 {
 		sign, d = "-", -d
