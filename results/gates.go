@@ -244,7 +244,7 @@ func (r GateResult) Describe() string {
 	if r.Baseline != nil {
 		s += fmt.Sprintf(", baseline %s", FormatValue(u, *r.Baseline))
 		if *r.Baseline != 0 {
-			s += fmt.Sprintf(" (%+.1f%%)", 100*(r.Current-*r.Baseline)/ *r.Baseline)
+			s += fmt.Sprintf(" (%+.1f%%)", 100*(r.Current-*r.Baseline) / *r.Baseline)
 		}
 		s += fmt.Sprintf(", limit %s", FormatValue(u, r.Limit))
 		if r.Noise > 0 {
