@@ -107,7 +107,7 @@ func Make(o Options) *results.Result {
 		}
 		sent += int64(o.Rate)
 		// Lag grows during a stall and drains after it.
-		if o.StallFor > 0 && start >= o.StallAt-time.Second && start < o.StallAt+o.StallFor {
+		if o.StallFor > 0 && start+time.Second > o.StallAt && start < o.StallAt+o.StallFor {
 			lag += int64(float64(o.Rate) * o.StallFor.Seconds())
 		} else {
 			lag /= 4
