@@ -197,6 +197,7 @@ func Spectrum(runs []Run, kind string) (Chart, error) {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = msTicks{}
 	p.X.Tick.Marker = ninesTicks{}
+	p.Legend.Left = true // the curves rise to the right; the top left is free
 	var any bool
 	for i, run := range runs {
 		h, err := run.Result.Histogram(kind)
