@@ -184,6 +184,11 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		return nil
 	}
 	fmt.Fprintln(w)
+	return c.WriteGates(w)
+}
+
+// WriteGates prints one line per gate, PASS or FAIL, and a verdict.
+func (c *Comparison) WriteGates(w io.Writer) error {
 	for _, g := range c.Gates {
 		status := "PASS"
 		if !g.Pass {

@@ -84,7 +84,7 @@ func (o *gateOptions) gatesFor(flagGates []results.Gate, current *results.Result
 // stderr and returns a gateError when one failed.
 func (o *gateOptions) report(stdout io.Writer, c *results.Comparison) error {
 	writers := map[string]func(io.Writer) error{
-		"text": c.WriteText, "": c.WriteText, "json": c.WriteJSON, "markdown": c.WriteMarkdown, "junit": c.WriteJUnit,
+		"text": c.WriteText, "": c.WriteText, "gates": c.WriteGates, "json": c.WriteJSON, "markdown": c.WriteMarkdown, "junit": c.WriteJUnit,
 	}
 	if err := writers[o.format](stdout); err != nil {
 		return err
@@ -216,6 +216,10 @@ func withBaseline(cmd *cobra.Command) *cobra.Command {
 		}
 		fmt.Fprintln(cmd.OutOrStdout())
 		c := results.Compare(baseline, res, baselinePath, out, gates, results.GateOptions{Noise: o.noise})
+		if baseline == nil && (o.format == "" || o.format == "text") {
+			// The summary above has the figures; without a baseline only the gates are news.
+			o.format = "gates"
+		}
 		return o.report(cmd.OutOrStdout(), c)
 	})
 	return cmd
