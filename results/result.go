@@ -35,6 +35,11 @@ type Result struct {
 	Lost []MessageID `json:"lost,omitempty"`
 	// Interrupted is true when the run was stopped early (Ctrl-C).
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Merged says how this result was combined from others (qbench merge); nil for one run.
+	Merged *Merged `json:"merged,omitempty"`
+	// Repetitions holds each repetition's own summary when this result merges repetitions of one
+	// scenario; their spread is what the noise-aware gates allow for.
+	Repetitions []Repetition `json:"repetitions,omitempty"`
 }
 
 // Engine describes the system under test.

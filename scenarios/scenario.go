@@ -48,6 +48,9 @@ type Scenario struct {
 
 	// Seed makes every random choice of the run repeatable.
 	Seed int64 `yaml:"seed,omitempty" json:"seed,omitempty"`
+
+	// Gates are regression bounds checked after a run and by qbench compare (see gates.go).
+	Gates []string `yaml:"gates,omitempty" json:"gates,omitempty"`
 }
 
 // StreamOptions configure the stream design.

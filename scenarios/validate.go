@@ -194,6 +194,7 @@ func (s *Scenario) validate() Errors {
 	if (s.Engine == "redis-url" || s.Engine == "kafka-url") && s.Address == "" {
 		bad("address", "is required for engine %s", s.Engine)
 	}
+	errs = append(errs, s.validateGates()...)
 	if EngineChecker != nil {
 		if field, err := EngineChecker(s.Engine, s.Design); err != nil {
 			bad(field, "%v", err)

@@ -40,14 +40,17 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(runCmd(), validateCmd(), serveCmd(), enginesCmd())
+	root.AddCommand(withBaseline(runCmd()), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd())
 	err := root.Execute()
 	if err == nil {
 		os.Exit(exitOK)
 	}
 	fmt.Fprintln(os.Stderr, "qbench:", err)
 	var ue usageError
+	var ge gateError
 	switch {
+	case errors.As(err, &ge):
+		os.Exit(exitGate)
 	case errors.As(err, &ue), isCobraUsage(err):
 		os.Exit(exitUsage)
 	default:

@@ -75,7 +75,10 @@ func runCmd() *cobra.Command {
 				}
 				fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
 			}
-			return results.WriteSummary(cmd.OutOrStdout(), res)
+			if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {
+				return err
+			}
+			return afterRun(cmd, out, res)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file")

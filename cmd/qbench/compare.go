@@ -1,0 +1,247 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"qbench/results"
+	"qbench/scenarios"
+)
+
+// gateError is a run or comparison whose gates did not all hold: exit code 3.
+type gateError struct{ failed []results.GateResult }
+
+func (e gateError) Error() string {
+	names := make([]string, len(e.failed))
+	for i, g := range e.failed {
+		names[i] = g.Expr
+	}
+	return fmt.Sprintf("%d gate(s) failed: %s", len(e.failed), strings.Join(names, "; "))
+}
+
+// gateOptions are the flags shared by compare and run --baseline.
+type gateOptions struct {
+	gates           []string
+	noise           bool
+	noScenarioGates bool
+	format          string
+	jsonOut         string
+	junitOut        string
+	markdownOut     string
+}
+
+func (o *gateOptions) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringArrayVar(&o.gates, "gate", nil, "a gate, e.g. 'e2e.p99 <= 20ms', 'lost == 0', 'produce.p99 <= +10%' (repeatable); added to the scenario's gates:")
+	f.BoolVar(&o.noise, "noise", false, "noise-aware relative gates: allow for the spread across repetitions (see qbench merge --repetitions)")
+	f.BoolVar(&o.noScenarioGates, "no-scenario-gates", false, "ignore the gates: the scenario declares")
+	f.StringVar(&o.jsonOut, "json", "", "also write the comparison as JSON to this file")
+	f.StringVar(&o.junitOut, "junit", "", "also write the gates as JUnit XML to this file")
+	f.StringVar(&o.markdownOut, "markdown", "", "also write a Markdown summary (for a pull-request comment) to this file")
+}
+
+// parse checks the flag gates before any work is done; errors are usage errors.
+func (o *gateOptions) parse() ([]results.Gate, error) {
+	gs, err := results.ParseGates(o.gates, "flag")
+	if err != nil {
+		return nil, usageError{err}
+	}
+	switch o.format {
+	case "", "text", "json", "markdown", "junit":
+	default:
+		return nil, usageError{fmt.Errorf("--format %q: want text, json, markdown or junit", o.format)}
+	}
+	return gs, nil
+}
+
+// gatesFor adds the scenario's gates to the flag gates. Without a baseline, the scenario's
+// relative gates cannot be checked and are skipped with a warning.
+func (o *gateOptions) gatesFor(flagGates []results.Gate, current *results.Result, haveBaseline bool) ([]results.Gate, error) {
+	gates := append([]results.Gate(nil), flagGates...)
+	if o.noScenarioGates {
+		return gates, nil
+	}
+	sg, err := results.ScenarioGates(current)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	for _, g := range sg {
+		if g.Relative && !haveBaseline {
+			fmt.Fprintf(os.Stderr, "qbench: warning: scenario gate %q is relative and there is no baseline; skipped\n", g.Expr)
+			continue
+		}
+		gates = append(gates, g)
+	}
+	return gates, nil
+}
+
+// report writes the comparison to stdout and the requested files, names the failing gates on
+// stderr and returns a gateError when one failed.
+func (o *gateOptions) report(stdout io.Writer, c *results.Comparison) error {
+	writers := map[string]func(io.Writer) error{
+		"text": c.WriteText, "": c.WriteText, "gates": c.WriteGates, "json": c.WriteJSON, "markdown": c.WriteMarkdown, "junit": c.WriteJUnit,
+	}
+	if err := writers[o.format](stdout); err != nil {
+		return err
+	}
+	for path, write := range map[string]func(io.Writer) error{o.jsonOut: c.WriteJSON, o.junitOut: c.WriteJUnit, o.markdownOut: c.WriteMarkdown} {
+		if path == "" {
+			continue
+		}
+		if err := writeFileWith(path, write); err != nil {
+			return err
+		}
+	}
+	failed := results.FailedGates(c.Gates)
+	for _, g := range failed {
+		fmt.Fprintf(os.Stderr, "qbench: gate failed: %s\n", g.Describe())
+	}
+	if len(failed) > 0 {
+		return gateError{failed}
+	}
+	return nil
+}
+
+func writeFileWith(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readResult reads a result file named on the command line; a missing or foreign file is the
+// user's mistake (exit 2).
+func readResult(path string) (*results.Result, error) {
+	r, err := results.ReadFile(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return r, nil
+}
+
+func compareCmd() *cobra.Command {
+	var o gateOptions
+	cmd := &cobra.Command{
+		Use:   "compare BASELINE.json CURRENT.json",
+		Short: "Compare a result with a baseline and check gates; exit 3 when a gate fails",
+		Long: `Compare prints each metric's baseline, current value and change, then checks the gates:
+those given with --gate and those in the current result's scenario (gates:).
+
+Gates: METRIC OP VALUE, OP one of <= < >= > == !=.
+  absolute   e2e.p99 <= 20ms    lost == 0    produce_rate >= 4900
+  relative   produce.p99 <= +10%    produce_rate >= -5%   (against the baseline)
+Metrics: KIND.STAT with KIND produce, send_delay, e2e and STAT p50 p90 p99 p99.9 p99.99
+max mean min; produce_rate, deliver_rate, lost, duplicates, failed, delivered_unacked,
+phantom, produce_errors, consume_errors, lag_max, engine_lag_max, histogram_dropped.
+
+With --noise, a relative gate fails only when the change also exceeds the spread (max - min)
+across the repetitions of the baseline or the current result (results merged with
+qbench merge --repetitions).
+
+Exit codes: 0 every gate holds, 1 runtime error, 2 usage error, 3 a gate failed (named on stderr).`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			flagGates, err := o.parse()
+			if err != nil {
+				return err
+			}
+			base, err := readResult(args[0])
+			if err != nil {
+				return err
+			}
+			cur, err := readResult(args[1])
+			if err != nil {
+				return err
+			}
+			gates, err := o.gatesFor(flagGates, cur, true)
+			if err != nil {
+				return err
+			}
+			c := results.Compare(base, cur, args[0], args[1], gates, results.GateOptions{Noise: o.noise})
+			return o.report(cmd.OutOrStdout(), c)
+		},
+	}
+	o.register(cmd)
+	cmd.Flags().StringVar(&o.format, "format", "text", "what to print on stdout: text, json, markdown or junit")
+	return cmd
+}
+
+// withBaseline adds --baseline and the gate flags to qbench run: the run's result is compared
+// with the baseline and the gates are checked after the summary.
+func withBaseline(cmd *cobra.Command) *cobra.Command {
+	o := &gateOptions{}
+	var baselinePath string
+	o.register(cmd)
+	cmd.Flags().StringVar(&baselinePath, "baseline", "", "compare the run with this result file (see results/baselines/) and check the gates")
+	var flagGates []results.Gate
+	var baseline *results.Result
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		var err error
+		if flagGates, err = o.parse(); err != nil {
+			return err
+		}
+		for _, g := range flagGates {
+			if g.Relative && baselinePath == "" {
+				return usageError{fmt.Errorf("gate %q is relative: it needs --baseline", g.Expr)}
+			}
+		}
+		if baselinePath != "" {
+			// Read it now, so that a wrong path fails before the run rather than after it.
+			if baseline, err = readResult(baselinePath); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	afterRunHooks = append(afterRunHooks, func(cmd *cobra.Command, out string, res *results.Result) error {
+		gates, err := o.gatesFor(flagGates, res, baseline != nil)
+		if err != nil {
+			return err
+		}
+		if baseline == nil && len(gates) == 0 {
+			return nil
+		}
+		if out == "" {
+			out = "(this run)"
+		}
+		fmt.Fprintln(cmd.OutOrStdout())
+		c := results.Compare(baseline, res, baselinePath, out, gates, results.GateOptions{Noise: o.noise})
+		if baseline == nil && (o.format == "" || o.format == "text") {
+			// The summary above has the figures; without a baseline only the gates are news.
+			o.format = "gates"
+		}
+		return o.report(cmd.OutOrStdout(), c)
+	})
+	return cmd
+}
+
+// afterRunHooks run after qbench run has written its result and summary.
+var afterRunHooks []func(cmd *cobra.Command, out string, res *results.Result) error
+
+func afterRun(cmd *cobra.Command, out string, res *results.Result) error {
+	var errs []error
+	for _, h := range afterRunHooks {
+		if err := h(cmd, out, res); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func init() {
+	// Scenario validation checks gate expressions with the parser compare uses.
+	scenarios.GateChecker = func(expr string) error {
+		_, err := results.ParseGate(expr)
+		return err
+	}
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"qbench/results"
+)
+
+func exportCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "export RESULT.json... -o DIR",
+		Short: "Write HdrHistogram .hgrm and .hlog files and CSV of the series and summary",
+		Long: `For each result NAME.json, export writes into DIR:
+  NAME.KIND.hgrm     percentile distribution (HdrHistogram's format, values in ms)
+  NAME.KIND.hlog     per-second interval log (HdrHistogram log format 1.3, values in ns)
+  NAME.series.csv    the per-second series
+and summary.csv with one row per result. KIND is produce, send_delay and e2e.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				return usageError{fmt.Errorf("-o DIR is required")}
+			}
+			rs, names, err := readResults(args)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			var written []string
+			write := func(name string, f func(io.Writer) error) error {
+				p := filepath.Join(dir, name)
+				written = append(written, p)
+				return writeFileWith(p, f)
+			}
+			for i, r := range rs {
+				for _, k := range results.LatencyKinds {
+					if err := write(names[i]+"."+k+".hgrm", func(w io.Writer) error { return results.WriteHgrm(w, r, k) }); err != nil {
+						return err
+					}
+					if err := write(names[i]+"."+k+".hlog", func(w io.Writer) error { return results.WriteHlog(w, r, k) }); err != nil {
+						return err
+					}
+				}
+				if err := write(names[i]+".series.csv", func(w io.Writer) error { return results.WriteSeriesCSV(w, r) }); err != nil {
+					return err
+				}
+			}
+			if err := write("summary.csv", func(w io.Writer) error { return results.WriteSummaryCSV(w, names, rs) }); err != nil {
+				return err
+			}
+			for _, p := range written {
+				fmt.Fprintln(cmd.OutOrStdout(), p)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&dir, "output", "o", "", "directory to write into (created if needed)")
+	return cmd
+}
+
+// readResults reads result files and names each by its file name without .json; names that
+// repeat get a numeric suffix.
+func readResults(paths []string) ([]*results.Result, []string, error) {
+	var rs []*results.Result
+	var names []string
+	seen := map[string]int{}
+	for _, p := range paths {
+		r, err := readResult(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(p), ".json")
+		seen[name]++
+		if n := seen[name]; n > 1 {
+			name = fmt.Sprintf("%s-%d", name, n)
+		}
+		rs = append(rs, r)
+		names = append(names, name)
+	}
+	return rs, names, nil
+}
+
+func mergeCmd() *cobra.Command {
+	var out string
+	var repetitions, force bool
+	cmd := &cobra.Command{
+		Use:   "merge RESULT.json... -o MERGED.json",
+		Short: "Combine results of one scenario: from several machines at once, or repetitions",
+		Long: `merge adds histograms exactly, sums counters and merges the ledgers.
+
+By default the results are load from several machines at the same time: rates add and the
+per-second series add second by second. With --repetitions they are the same scenario run one
+after another: rates are the total over the total measured time, and each repetition's summary
+is kept so that compare --noise can tell noise from a regression.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{fmt.Errorf("-o MERGED.json is required")}
+			}
+			rs, _, err := readResults(args)
+			if err != nil {
+				return err
+			}
+			mode := results.MergeMachines
+			if repetitions {
+				mode = results.MergeRepetitions
+			}
+			m, err := results.Merge(rs, results.MergeOptions{Mode: mode, Force: force})
+			if err != nil {
+				return usageError{err}
+			}
+			if m.Summary.HistogramDropped > 0 {
+				fmt.Fprintf(os.Stderr, "qbench: warning: %d values did not fit the merged histograms\n", m.Summary.HistogramDropped)
+			}
+			if err := results.WriteFile(out, m); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
+			return results.WriteSummary(cmd.OutOrStdout(), m)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged result to this file")
+	cmd.Flags().BoolVar(&repetitions, "repetitions", false, "the results are repetitions of one scenario, not parallel load generators")
+	cmd.Flags().BoolVar(&force, "force", false, "merge even if the scenarios differ")
+	return cmd
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"qbench/plots"
+	"qbench/results"
+)
+
+func reportCmd() *cobra.Command {
+	var out, baselinePath, title string
+	var o gateOptions
+	cmd := &cobra.Command{
+		Use:   "report RESULT.json... -o report.html",
+		Short: "Write one self-contained HTML report: scenario, environment, summaries, charts, faults, gates",
+		Long: `report writes a single HTML file with everything inline (charts as SVG; no scripts,
+fonts or images loaded from anywhere): the scenario and environment of each result, summary
+tables, every chart of qbench plot, the fault timeline and, with --baseline or --gate, the gates
+checked against the last result. The report shows failed gates; it does not change the exit
+code (use qbench compare in CI).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError{fmt.Errorf("-o report.html is required")}
+			}
+			flagGates, err := o.parse()
+			if err != nil {
+				return err
+			}
+			runs, err := readRuns(args)
+			if err != nil {
+				return err
+			}
+			opt := plots.ReportOptions{Title: title}
+			var baseline *results.Result
+			if baselinePath != "" {
+				if baseline, err = readResult(baselinePath); err != nil {
+					return err
+				}
+			}
+			cur := runs[len(runs)-1]
+			gates, err := o.gatesFor(flagGates, cur.Result, baseline != nil)
+			if err != nil {
+				return err
+			}
+			if baseline != nil || len(gates) > 0 {
+				opt.Comparison = results.Compare(baseline, cur.Result, baselinePath, args[len(args)-1], gates, results.GateOptions{Noise: o.noise})
+			}
+			f, err := os.Create(out)
+			if err != nil {
+				return err
+			}
+			if err := plots.WriteReport(f, runs, opt); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
+	cmd.Flags().StringVar(&baselinePath, "baseline", "", "compare the last result with this baseline and show the gates")
+	cmd.Flags().StringVar(&title, "title", "", "the report's title")
+	cmd.Flags().StringArrayVar(&o.gates, "gate", nil, "a gate to show (repeatable), as in qbench compare")
+	cmd.Flags().BoolVar(&o.noise, "noise", false, "noise-aware relative gates, as in qbench compare")
+	cmd.Flags().BoolVar(&o.noScenarioGates, "no-scenario-gates", false, "ignore the gates: the scenario declares")
+	return cmd
+}

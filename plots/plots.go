@@ -1,0 +1,543 @@
+// Package plots draws charts of result files with gonum.org/v1/plot, and the HTML report that
+// gathers them. It reads results only; it never runs anything.
+package plots
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"qbench/results"
+)
+
+// Run is one result with the label it has in legends.
+type Run struct {
+	Label  string
+	Result *results.Result
+}
+
+// Chart is one plot with its file name (without extension) and size.
+type Chart struct {
+	Name  string
+	Title string
+	Plot  *plot.Plot
+	W, H  vg.Length
+}
+
+// Default chart size.
+const (
+	Width  = 8 * vg.Inch
+	Height = 4.5 * vg.Inch
+)
+
+// LineWidth is thick enough for a test to find a run's colour in the PNG.
+const LineWidth = vg.Length(1.6)
+
+// Colour returns run i's colour, the same in every chart.
+func Colour(i int) color.Color { return plotutil.Color(i) }
+
+// Fault is a fault window from the scenario as run.
+type Fault struct {
+	Kind     string
+	At       time.Duration
+	Duration time.Duration
+}
+
+// Faults reads the fault windows of a result's scenario. The result carries the scenario as
+// JSON, and this package does not import scenarios.
+func Faults(r *results.Result) ([]Fault, error) {
+	var sc struct {
+		Faults []struct {
+			At       string `json:"at"`
+			Kind     string `json:"kind"`
+			Duration string `json:"duration"`
+		} `json:"faults"`
+	}
+	if len(r.Scenario) == 0 {
+		return nil, nil
+	}
+	if err := json.Unmarshal(r.Scenario, &sc); err != nil {
+		return nil, fmt.Errorf("reading faults from the scenario: %w", err)
+	}
+	var out []Fault
+	for _, f := range sc.Faults {
+		at, err := time.ParseDuration(f.At)
+		if err != nil {
+			return nil, fmt.Errorf("fault at %q: %w", f.At, err)
+		}
+		var d time.Duration
+		if f.Duration != "" && f.Duration != "0s" {
+			if d, err = time.ParseDuration(f.Duration); err != nil {
+				return nil, fmt.Errorf("fault duration %q: %w", f.Duration, err)
+			}
+		}
+		out = append(out, Fault{Kind: f.Kind, At: at, Duration: d})
+	}
+	return out, nil
+}
+
+// Warmup reads the scenario's warm-up.
+func Warmup(r *results.Result) time.Duration {
+	var sc struct {
+		Warmup string `json:"warmup"`
+	}
+	if json.Unmarshal(r.Scenario, &sc) != nil {
+		return 0
+	}
+	d, _ := time.ParseDuration(sc.Warmup)
+	return d
+}
+
+// All draws every chart for the runs: a percentile spectrum and latency over time per latency
+// kind, throughput, lag, and loss and duplicates.
+func All(runs []Run) ([]Chart, error) {
+	var out []Chart
+	for _, k := range results.LatencyKinds {
+		c, err := Spectrum(runs, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	for _, k := range results.LatencyKinds {
+		c, err := LatencyOverTime(runs, k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	for _, f := range []func([]Run) (Chart, error){Throughput, Lag, Loss} {
+		c, err := f(runs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Legend.Top = true
+	p.Legend.Left = false
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// Nines is the x position of a percentile on the "nines" axis: 90% is 1, 99% is 2, 99.9% is 3.
+func Nines(percentile float64) float64 { return -math.Log10(1 - percentile/100) }
+
+// ninesTicks label the nines axis in percentiles.
+type ninesTicks struct{}
+
+func (ninesTicks) Ticks(min, max float64) []plot.Tick {
+	labels := []string{"0%", "90%", "99%", "99.9%", "99.99%", "99.999%", "99.9999%", "99.99999%"}
+	var ts []plot.Tick
+	for i := 0; i < len(labels) && float64(i) <= max+1e-9; i++ {
+		ts = append(ts, plot.Tick{Value: float64(i), Label: labels[i]})
+		if i+1 < len(labels) {
+			// Minor ticks at 50%, 95%, 99.5% ...: half-way in percent, not in nines.
+			ts = append(ts, plot.Tick{Value: float64(i) + math.Log10(2)})
+		}
+	}
+	return ts
+}
+
+// msTicks are log ticks labelled as durations.
+type msTicks struct{}
+
+func (msTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.LogTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = time.Duration(math.Round(ts[i].Value * 1e6)).String()
+		}
+	}
+	return ts
+}
+
+// logRange widens a log axis to whole decades, so that both ends carry a labelled tick.
+func logRange(a *plot.Axis) {
+	if a.Min > 0 && a.Max > 0 && !math.IsInf(a.Min, 0) && !math.IsInf(a.Max, 0) {
+		a.Min = math.Pow10(int(math.Floor(math.Log10(a.Min))))
+		a.Max = math.Pow10(int(math.Ceil(math.Log10(a.Max))))
+	}
+}
+
+// mid is the middle of series entry i in seconds since the start: a second's figures are drawn
+// at the middle of the second they describe.
+func mid(r *results.Result, i int) float64 {
+	start := float64(r.Series[i].StartNs) / 1e9
+	end := start + 1
+	if i+1 < len(r.Series) {
+		end = float64(r.Series[i+1].StartNs) / 1e9
+	}
+	return (start + end) / 2
+}
+
+// Spectrum is the latency percentile spectrum of one latency kind, every run overlaid, on the
+// logarithmic "nines" axis so that the tail gets as much room as the median.
+func Spectrum(runs []Run, kind string) (Chart, error) {
+	p := newPlot(kind+" latency by percentile", "percentile", "latency")
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = msTicks{}
+	p.X.Tick.Marker = ninesTicks{}
+	p.Legend.Left = true // the curves rise to the right; the top left is free
+	var any bool
+	for i, run := range runs {
+		h, err := run.Result.Histogram(kind)
+		if err != nil {
+			return Chart{}, fmt.Errorf("%s: %w", run.Label, err)
+		}
+		if h.TotalCount() == 0 {
+			continue
+		}
+		var pts plotter.XYs
+		// The last percentile that the count of values can show: 1/count from the top.
+		top := math.Log10(float64(h.TotalCount()))
+		for _, b := range h.CumulativeDistributionWithTicks(5) {
+			x := top
+			if b.Quantile < 100 {
+				x = math.Min(Nines(b.Quantile), top)
+			}
+			pts = append(pts, plotter.XY{X: x, Y: math.Max(float64(b.ValueAt), 1) / 1e6})
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return Chart{}, err
+		}
+		l.Color = Colour(i)
+		l.Width = LineWidth
+		p.Add(l)
+		p.Legend.Add(run.Label, l)
+		any = true
+	}
+	if !any {
+		noData(p)
+	} else {
+		logRange(&p.Y)
+	}
+	p.X.Min = 0
+	return Chart{Name: "spectrum-" + kind, Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
+}
+
+// LatencyOverTime shows each second's p50, p99 and max of one latency kind, every run overlaid
+// (p50 dashed, p99 solid, max dotted), with warm-up and fault windows shaded.
+func LatencyOverTime(runs []Run, kind string) (Chart, error) {
+	p := newPlot(kind+" latency over time (p50 dashed, p99 solid, max dotted)", "seconds since start", "latency")
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = msTicks{}
+	if err := shadeWindows(p, runs); err != nil {
+		return Chart{}, err
+	}
+	var any bool
+	for i, run := range runs {
+		for j, st := range []struct {
+			name string
+			get  func(results.Latency) int64
+		}{
+			{"p50", func(l results.Latency) int64 { return l.P50 }},
+			{"p99", func(l results.Latency) int64 { return l.P99 }},
+			{"max", func(l results.Latency) int64 { return l.Max }},
+		} {
+			var pts plotter.XYs
+			for si, iv := range run.Result.Series {
+				v := st.get(intervalLatency(iv, kind))
+				if v <= 0 {
+					continue // nothing measured that second; a log axis has no zero
+				}
+				pts = append(pts, plotter.XY{X: mid(run.Result, si), Y: float64(v) / 1e6})
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return Chart{}, err
+			}
+			l.Color = Colour(i)
+			l.Width = LineWidth
+			switch j {
+			case 0:
+				l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+			case 2:
+				l.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
+				l.Width = 1
+			}
+			p.Add(l)
+			if j == 1 {
+				p.Legend.Add(run.Label, l)
+			}
+			any = true
+		}
+	}
+	if !any {
+		noData(p)
+	} else {
+		logRange(&p.Y)
+	}
+	return Chart{Name: "latency-" + kind, Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
+}
+
+func intervalLatency(iv results.Interval, kind string) results.Latency {
+	switch kind {
+	case "produce":
+		return iv.Produce
+	case "send_delay":
+		return iv.SendDelay
+	default:
+		return iv.E2E
+	}
+}
+
+// Throughput shows acknowledged messages per second (solid) and deliveries per second
+// (dashed) for every run.
+func Throughput(runs []Run) (Chart, error) {
+	p := newPlot("throughput (acked solid, delivered dashed)", "seconds since start", "messages per second")
+	if err := shadeWindows(p, runs); err != nil {
+		return Chart{}, err
+	}
+	for i, run := range runs {
+		for j, get := range []func(results.Interval) int64{
+			func(iv results.Interval) int64 { return iv.Acked },
+			func(iv results.Interval) int64 { return iv.Deliveries },
+		} {
+			pts := perSecond(run.Result, get)
+			if len(pts) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return Chart{}, err
+			}
+			l.Color = Colour(i)
+			l.Width = LineWidth
+			if j == 1 {
+				l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+			} else {
+				p.Legend.Add(run.Label, l)
+			}
+			p.Add(l)
+		}
+	}
+	p.Y.Min = 0
+	return Chart{Name: "throughput", Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
+}
+
+// perSecond turns a counter of each interval into a rate, so a short last interval is not
+// drawn as a drop.
+func perSecond(r *results.Result, get func(results.Interval) int64) plotter.XYs {
+	var pts plotter.XYs
+	for i, iv := range r.Series {
+		length := 1.0
+		if i+1 < len(r.Series) {
+			length = float64(r.Series[i+1].StartNs-iv.StartNs) / 1e9
+		}
+		if length < 0.05 {
+			continue
+		}
+		pts = append(pts, plotter.XY{X: mid(r, i), Y: float64(get(iv)) / length})
+	}
+	return pts
+}
+
+// Lag shows the consumer lag every second: as the load generator sees it (acked, not yet
+// delivered; solid) and as the engine reports it (backlog plus pending; dashed).
+func Lag(runs []Run) (Chart, error) {
+	p := newPlot("consumer lag (load generator solid, engine dashed)", "seconds since start", "messages")
+	if err := shadeWindows(p, runs); err != nil {
+		return Chart{}, err
+	}
+	for i, run := range runs {
+		var own, eng plotter.XYs
+		for si, iv := range run.Result.Series {
+			x := mid(run.Result, si)
+			own = append(own, plotter.XY{X: x, Y: float64(iv.Lag)})
+			if iv.EngineLag != nil {
+				eng = append(eng, plotter.XY{X: x, Y: float64(iv.EngineLag.Backlog + iv.EngineLag.Pending)})
+			}
+		}
+		for j, pts := range []plotter.XYs{own, eng} {
+			if len(pts) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return Chart{}, err
+			}
+			l.Color = Colour(i)
+			l.Width = LineWidth
+			if j == 1 {
+				l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+			} else {
+				p.Legend.Add(run.Label, l)
+			}
+			p.Add(l)
+		}
+	}
+	p.Y.Min = 0
+	return Chart{Name: "lag", Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
+}
+
+// Loss shows lost and duplicated messages per run as bars.
+func Loss(runs []Run) (Chart, error) {
+	p := newPlot("lost and duplicated messages", "", "messages")
+	lost, dups := make(plotter.Values, len(runs)), make(plotter.Values, len(runs))
+	var labels []string
+	for i, run := range runs {
+		lost[i] = float64(run.Result.Summary.Ledger.Lost)
+		dups[i] = float64(run.Result.Summary.Ledger.Duplicates)
+		labels = append(labels, run.Label)
+	}
+	w := vg.Points(20)
+	for j, v := range []struct {
+		name string
+		vals plotter.Values
+		clr  color.Color
+	}{
+		{"lost", lost, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}},
+		{"duplicates", dups, color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}},
+	} {
+		b, err := plotter.NewBarChart(v.vals, w)
+		if err != nil {
+			return Chart{}, err
+		}
+		b.Color = v.clr
+		b.LineStyle.Width = 0
+		b.Offset = vg.Length(float64(j)-0.5) * w
+		p.Add(b)
+		p.Legend.Add(v.name, b)
+	}
+	p.NominalX(labels...)
+	p.Y.Min = 0
+	if p.Y.Max < 1 {
+		p.Y.Max = 1 // all zero: still draw an axis that says so
+	}
+	return Chart{Name: "loss", Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
+}
+
+// shade is a vertical band across the whole plot, from X0 to X1.
+type shade struct {
+	X0, X1 float64
+	Colour color.Color
+}
+
+func (s shade) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	x0, x1 := trX(s.X0), trX(s.X1)
+	pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
+	c.FillPolygon(s.Colour, c.ClipPolygonX(pts))
+}
+
+// DataRange keeps a window visible even where no data reaches it; Y is left to the data.
+func (s shade) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return s.X0, s.X1, math.Inf(1), math.Inf(-1)
+}
+
+func (s shade) Thumbnail(c *draw.Canvas) {
+	pts := []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}}
+	c.FillPolygon(s.Colour, pts)
+}
+
+// Shade colours: fault windows red, warm-up grey.
+var (
+	FaultColour  = color.NRGBA{R: 0xe0, G: 0x40, B: 0x40, A: 0x40}
+	WarmupColour = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x28}
+)
+
+// shadeWindows shades the warm-up and the fault windows of every run (the same scenario usually,
+// so the windows coincide; they are drawn once each).
+func shadeWindows(p *plot.Plot, runs []Run) error {
+	seen := map[string]bool{}
+	var warmupShown, faultShown bool
+	for _, run := range runs {
+		if w := Warmup(run.Result); w > 0 && !seen["warmup"+w.String()] {
+			seen["warmup"+w.String()] = true
+			s := shade{X0: 0, X1: w.Seconds(), Colour: WarmupColour}
+			p.Add(s)
+			if !warmupShown {
+				p.Legend.Add("warm-up", s)
+				warmupShown = true
+			}
+		}
+		faults, err := Faults(run.Result)
+		if err != nil {
+			return fmt.Errorf("%s: %w", run.Label, err)
+		}
+		for _, f := range faults {
+			key := fmt.Sprint(f)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			d := f.Duration
+			if d <= 0 {
+				d = 100 * time.Millisecond // an instant fault still shows as a thin band
+			}
+			s := shade{X0: f.At.Seconds(), X1: (f.At + d).Seconds(), Colour: FaultColour}
+			p.Add(s)
+			if !faultShown {
+				p.Legend.Add("fault", s)
+				faultShown = true
+			}
+		}
+	}
+	return nil
+}
+
+func noData(p *plot.Plot) {
+	p.Title.Text += " (no data)"
+	p.Y.Scale = plot.LinearScale{}
+	p.Y.Tick.Marker = plot.DefaultTicks{}
+	p.Y.Min, p.Y.Max = 0, 1
+}
+
+// Render draws a chart in a format gonum/plot knows: png, svg, pdf.
+func Render(c Chart, format string) ([]byte, error) {
+	wt, err := c.Plot.WriterTo(c.W, c.H, format)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := wt.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Save writes each chart in each format into dir and returns the paths written.
+func Save(charts []Chart, dir string, formats []string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, c := range charts {
+		for _, f := range formats {
+			b, err := Render(c, f)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", c.Name, f, err)
+			}
+			p := filepath.Join(dir, c.Name+"."+strings.ToLower(f))
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				return nil, err
+			}
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}

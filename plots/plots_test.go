@@ -1,0 +1,158 @@
+package plots_test
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"qbench/plots"
+	"qbench/results"
+	"qbench/results/resultstest"
+)
+
+func fixtureRuns() []plots.Run {
+	return []plots.Run{
+		{Label: "stream", Result: resultstest.Make(resultstest.Options{Name: "q", Seed: 1, Seconds: 8, Warmup: 1,
+			StallAt: 4 * time.Second, StallFor: 700 * time.Millisecond, Lost: 3})},
+		{Label: "list", Result: resultstest.Make(resultstest.Options{Name: "q", Seed: 2, Seconds: 8, Warmup: 1,
+			Rate: 600, ProduceMedian: 900 * time.Microsecond, Duplicates: 5})},
+	}
+}
+
+// countColour counts the pixels of exactly colour c.
+func countColour(img image.Image, c color.Color) int {
+	r0, g0, b0, _ := c.RGBA()
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bb, _ := img.At(x, y).RGBA()
+			if r>>8 == r0>>8 && g>>8 == g0>>8 && bb>>8 == b0>>8 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestChartsDrawTheirData(t *testing.T) {
+	runs := fixtureRuns()
+	charts, err := plots.All(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"spectrum-produce", "spectrum-send_delay", "spectrum-e2e", "latency-produce", "latency-send_delay", "latency-e2e", "throughput", "lag", "loss"}
+	if len(charts) != len(want) {
+		t.Fatalf("%d charts, want %d", len(charts), len(want))
+	}
+	for i, c := range charts {
+		if c.Name != want[i] {
+			t.Fatalf("chart %d is %s, want %s", i, c.Name, want[i])
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			b, err := plots.Render(c, "png")
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := img.Bounds().Size(); got != (image.Point{768, 432}) {
+				t.Fatalf("size %v, want 768x432 (8 x 4.5 in at 96 dpi)", got)
+			}
+			if c.Name == "loss" {
+				// The bars: lost (red) for the first run, duplicates (blue) for the second.
+				for _, clr := range []color.Color{color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}} {
+					if n := countColour(img, clr); n < 500 {
+						t.Errorf("only %d pixels of bar colour %v", n, clr)
+					}
+				}
+				return
+			}
+			// Both runs' lines are drawn: each colour covers more than the legend's swatch.
+			for i := range runs {
+				if n := countColour(img, plots.Colour(i)); n < 100 {
+					t.Errorf("run %d: only %d pixels of its colour", i, n)
+				}
+			}
+			svg, err := plots.Render(c, "svg")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("stream")) {
+				t.Errorf("svg lacks the chart or its legend")
+			}
+		})
+	}
+}
+
+// The fault window is shaded: the lag chart has pixels of the shade blended on white where the
+// stall was, and none where the run without a fault is drawn alone.
+func TestFaultWindowIsShaded(t *testing.T) {
+	runs := fixtureRuns()
+	faults, err := plots.Faults(runs[0].Result)
+	if err != nil || len(faults) != 1 || faults[0].At != 4*time.Second || faults[0].Duration != 700*time.Millisecond || faults[0].Kind != "stall" {
+		t.Fatalf("faults %+v %v", faults, err)
+	}
+	shadeOnWhite := func(img image.Image) int {
+		// FaultColour (alpha 0x40) over white.
+		return countColour(img, color.RGBA{R: 0xf8, G: 0xcf, B: 0xcf, A: 0xff})
+	}
+	for _, c := range []struct {
+		runs   []plots.Run
+		shaded bool
+	}{{runs[:1], true}, {runs[1:], false}} {
+		ch, err := plots.Lag(c.runs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := plots.Render(ch, "png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, _ := png.Decode(bytes.NewReader(b))
+		if n := shadeOnWhite(img); (n > 1000) != c.shaded {
+			t.Errorf("%s: %d shaded pixels, shaded=%v expected", c.runs[0].Label, n, c.shaded)
+		}
+	}
+}
+
+func TestNines(t *testing.T) {
+	for p, want := range map[float64]float64{0: 0, 90: 1, 99: 2, 99.9: 3, 99.99: 4} {
+		if got := plots.Nines(p); got < want-1e-9 || got > want+1e-9 {
+			t.Errorf("Nines(%v) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestEmptyResultStillPlots(t *testing.T) {
+	r := resultstest.Make(resultstest.Options{Seconds: 2})
+	r.Histograms = map[string]string{}
+	r.Series = nil
+	r.Summary.Latency = map[string]results.Latency{}
+	charts, err := plots.All([]plots.Run{{Label: "empty", Result: r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths, err := plots.Save(charts, dir, []string{"png", "svg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 18 {
+		t.Fatalf("%d files", len(paths))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "spectrum-e2e.svg")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(charts[0].Title, "no data") {
+		t.Errorf("title %q", charts[0].Title)
+	}
+}

@@ -1,0 +1,288 @@
+package plots
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"qbench/results"
+)
+
+// ReportOptions tune the HTML report.
+type ReportOptions struct {
+	Title string
+	// Comparison, when set, adds the baseline comparison and its gates.
+	Comparison *results.Comparison
+	// Generated is the time printed in the footer (fixed in tests).
+	Generated time.Time
+}
+
+type reportRun struct {
+	Label    string
+	Colour   string
+	R        *results.Result
+	Scenario []kv
+	Settings []kv
+	Faults   []Fault
+	Warmup   time.Duration
+	Duration time.Duration
+	Timeline template.HTML
+}
+
+type kv struct{ K, V string }
+
+type reportChart struct {
+	Title string
+	SVG   template.HTML
+}
+
+type reportData struct {
+	Title     string
+	Runs      []reportRun
+	Kinds     []string
+	Charts    []reportChart
+	Cmp       *results.Comparison
+	Failed    int
+	Generated string
+}
+
+// WriteReport writes one self-contained HTML file: scenario, environment, summary tables, every
+// chart as inline SVG, the fault timeline and, given a comparison, the gates. It loads nothing
+// from anywhere: no scripts, fonts or images from outside the file.
+func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
+	if len(runs) == 0 {
+		return fmt.Errorf("no results to report")
+	}
+	d := reportData{Title: opt.Title, Kinds: results.LatencyKinds, Cmp: opt.Comparison}
+	if d.Title == "" {
+		var labels []string
+		for _, r := range runs {
+			labels = append(labels, r.Label)
+		}
+		d.Title = "qbench: " + strings.Join(labels, ", ")
+	}
+	if opt.Generated.IsZero() {
+		opt.Generated = time.Now()
+	}
+	d.Generated = opt.Generated.UTC().Format(time.RFC3339)
+	if d.Cmp != nil {
+		d.Failed = len(results.FailedGates(d.Cmp.Gates))
+	}
+	for i, run := range runs {
+		rr := reportRun{Label: run.Label, Colour: hexColour(i), R: run.Result, Warmup: Warmup(run.Result)}
+		var err error
+		if rr.Faults, err = Faults(run.Result); err != nil {
+			return err
+		}
+		rr.Scenario, rr.Duration = scenarioFields(run.Result)
+		for k, v := range run.Result.Engine.Settings {
+			rr.Settings = append(rr.Settings, kv{k, v})
+		}
+		sort.Slice(rr.Settings, func(a, b int) bool { return rr.Settings[a].K < rr.Settings[b].K })
+		rr.Timeline = timeline(rr)
+		d.Runs = append(d.Runs, rr)
+	}
+	charts, err := All(runs)
+	if err != nil {
+		return err
+	}
+	for _, c := range charts {
+		b, err := Render(c, "svg")
+		if err != nil {
+			return err
+		}
+		d.Charts = append(d.Charts, reportChart{Title: c.Title, SVG: template.HTML(inlineSVG(b))})
+	}
+	return reportTemplate.Execute(w, d)
+}
+
+// inlineSVG drops the XML prologue and comments before the <svg> element.
+func inlineSVG(b []byte) []byte {
+	if i := bytes.Index(b, []byte("<svg")); i >= 0 {
+		b = b[i:]
+	}
+	return b
+}
+
+func hexColour(i int) string {
+	r, g, b, _ := Colour(i).RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
+
+// scenarioFields flattens the scenario as run into sorted key/value rows.
+func scenarioFields(r *results.Result) ([]kv, time.Duration) {
+	var m map[string]any
+	if json.Unmarshal(r.Scenario, &m) != nil {
+		return nil, 0
+	}
+	var out []kv
+	var flatten func(prefix string, v any)
+	flatten = func(prefix string, v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(t))
+			for k := range t {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				flatten(join(prefix, k), t[k])
+			}
+		case []any:
+			if prefix == "gates" || prefix == "faults" {
+				b, _ := json.Marshal(t)
+				out = append(out, kv{prefix, string(b)})
+				return
+			}
+			for i, e := range t {
+				flatten(fmt.Sprintf("%s.%d", prefix, i), e)
+			}
+		default:
+			out = append(out, kv{prefix, fmt.Sprint(t)})
+		}
+	}
+	flatten("", m)
+	var dur time.Duration
+	if s, ok := m["duration"].(string); ok {
+		dur, _ = time.ParseDuration(s)
+	}
+	return out, dur
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+// timeline draws the run's schedule as a small inline SVG: the run, its warm-up and its faults.
+func timeline(r reportRun) template.HTML {
+	total := r.Duration
+	for _, f := range r.Faults {
+		total = max(total, f.At+f.Duration)
+	}
+	if total <= 0 {
+		return ""
+	}
+	const W, left, right = 900.0, 10.0, 10.0
+	x := func(d time.Duration) float64 { return left + (W-left-right)*d.Seconds()/total.Seconds() }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %.0f 54" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="run timeline">`, W)
+	fmt.Fprintf(&b, `<rect x="%.1f" y="14" width="%.1f" height="16" fill="#dfe8f3"/>`, x(0), x(total)-x(0))
+	if r.Warmup > 0 {
+		fmt.Fprintf(&b, `<rect x="%.1f" y="14" width="%.1f" height="16" fill="#bbbbbb"><title>warm-up %s</title></rect>`, x(0), x(r.Warmup)-x(0), r.Warmup)
+		fmt.Fprintf(&b, `<text x="%.1f" y="10" font-size="10" font-family="sans-serif">warm-up</text>`, x(0))
+	}
+	for _, f := range r.Faults {
+		w := x(f.At+f.Duration) - x(f.At)
+		if w < 2 {
+			w = 2
+		}
+		label := template.HTMLEscapeString(fmt.Sprintf("%s at %s for %s", f.Kind, f.At, f.Duration))
+		fmt.Fprintf(&b, `<rect x="%.1f" y="14" width="%.1f" height="16" fill="#e04040"><title>%s</title></rect>`, x(f.At), w, label)
+		fmt.Fprintf(&b, `<text x="%.1f" y="44" font-size="10" font-family="sans-serif">%s</text>`, x(f.At), label)
+	}
+	fmt.Fprintf(&b, `<text x="%.1f" y="10" font-size="10" font-family="sans-serif" text-anchor="end">%s</text>`, x(total), total)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+var reportFuncs = template.FuncMap{
+	"ns": func(v int64) string { return results.FormatNs(v) },
+	"lat": func(r *results.Result, kind string) results.Latency {
+		return r.Summary.Latency[kind]
+	},
+	"val": func(u results.Unit, v float64) string { return results.FormatValue(u, v) },
+	"deref": func(p *float64) float64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	},
+	"pct": func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return fmt.Sprintf("%+.1f%%", *p)
+	},
+	"f0": func(v float64) string { return fmt.Sprintf("%.0f", v) },
+}
+
+var reportTemplate = template.Must(template.New("report").Funcs(reportFuncs).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: .5em 0 1em; font-size: .9em; }
+th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
+th { background: #f4f4f4; } td.l, th.l { text-align: left; }
+.swatch { display: inline-block; width: .9em; height: .9em; border-radius: 2px; vertical-align: middle; margin-right: .3em; }
+.pass { color: #16802b; font-weight: bold; } .fail { color: #c0161b; font-weight: bold; }
+.worse { color: #c0161b; } .better { color: #16802b; }
+figure { margin: 1em 0 2em; } figure svg { width: 100%; height: auto; border: 1px solid #eee; }
+svg.timeline { width: 100%; height: auto; max-width: 900px; }
+.meta { color: #666; font-size: .85em; }
+details { margin: .5em 0; }
+</style>
+</head>
+<body>
+<h1 id="title">{{.Title}}</h1>
+<p class="meta">Generated {{.Generated}} by qbench. Latency is measured from each message's intended send time.</p>
+{{with .Cmp}}
+<h2 id="gates">Gates: {{if $.Failed}}<span class="fail">{{$.Failed}} of {{len .Gates}} failed</span>{{else}}<span class="pass">{{if .Gates}}all {{len .Gates}} hold{{else}}none{{end}}</span>{{end}}</h2>
+{{if .Baseline}}<p>Baseline <code>{{.Baseline.File}}</code> ({{.Baseline.Engine}}/{{.Baseline.Design}}), current <code>{{.Current.File}}</code> ({{.Current.Engine}}/{{.Current.Design}}).</p>{{end}}
+{{range .Notes}}<p><strong>Note:</strong> {{.}}</p>{{end}}
+{{if .Gates}}<table><tr><th class="l"></th><th class="l">gate</th><th class="l">found</th></tr>
+{{range .Gates}}<tr><td class="l">{{if .Pass}}<span class="pass">PASS</span>{{else}}<span class="fail">FAIL</span>{{end}}</td><td class="l"><code>{{.Expr}}</code></td><td class="l">{{.Describe}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Baseline}}<details><summary>All metrics against the baseline</summary>
+<table><tr><th class="l">metric</th><th>baseline</th><th>current</th><th>change</th></tr>
+{{range .Metrics}}<tr><td class="l">{{.Metric}}</td><td>{{val .Unit (deref .Baseline)}}</td><td>{{val .Unit .Current}}</td><td class="{{.Verdict}}">{{pct .ChangePct}}</td></tr>
+{{end}}</table></details>{{end}}
+{{end}}
+<h2 id="summary">Summary</h2>
+<table>
+<tr><th class="l">run</th><th class="l">engine / design</th><th>offered</th><th>produced</th><th>delivered</th><th>measured</th><th>sent</th><th>acked</th><th>failed</th><th>lost</th><th>duplicates</th><th>lag max</th></tr>
+{{range .Runs}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td class="l">{{.R.Engine.Name}} / {{.R.Engine.Design}}</td>
+<td>{{if .R.Summary.OfferedRate}}{{f0 .R.Summary.OfferedRate}}/s{{else}}max{{end}}</td><td>{{f0 .R.Summary.ProduceRate}}/s</td><td>{{f0 .R.Summary.DeliverRate}}/s</td><td>{{printf "%.1f" .R.Summary.MeasuredSeconds}} s</td>
+<td>{{.R.Summary.Ledger.Sent}}</td><td>{{.R.Summary.Ledger.Acked}}</td><td>{{.R.Summary.Ledger.Failed}}</td><td{{if .R.Summary.Ledger.Lost}} class="fail"{{end}}>{{.R.Summary.Ledger.Lost}}</td><td>{{.R.Summary.Ledger.Duplicates}}</td><td>{{.R.Summary.LagMax}}</td></tr>
+{{end}}</table>
+{{range $k := .Kinds}}
+<h3>{{$k}} latency</h3>
+<table><tr><th class="l">run</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>p99.99</th><th>max</th></tr>
+{{range $.Runs}}{{$l := lat .R $k}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td>{{$l.Count}}</td><td>{{ns $l.P50}}</td><td>{{ns $l.P90}}</td><td>{{ns $l.P99}}</td><td>{{ns $l.P999}}</td><td>{{ns $l.P9999}}</td><td>{{ns $l.Max}}</td></tr>
+{{end}}</table>
+{{end}}
+<h2 id="charts">Charts</h2>
+{{range .Charts}}<figure aria-label="{{.Title}}">
+{{.SVG}}
+</figure>
+{{end}}
+<h2 id="timeline">Fault timeline</h2>
+{{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>
+{{if .Faults}}<table><tr><th class="l">fault</th><th>at</th><th>lasting</th></tr>{{range .Faults}}<tr><td class="l">{{.Kind}}</td><td>{{.At}}</td><td>{{.Duration}}</td></tr>{{end}}</table>{{else}}<p>No faults injected.</p>{{end}}
+{{.Timeline}}
+{{end}}
+<h2 id="environment">Scenario and environment</h2>
+{{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>
+<p>Run <code>{{.R.RunID}}</code> started {{.R.StartedAt.UTC.Format "2006-01-02 15:04:05 UTC"}} by {{.R.Tool}}{{if .R.Interrupted}} — <span class="fail">interrupted</span>{{end}}{{with .R.Merged}}; merged ({{.Mode}}) from {{len .Sources}} runs{{end}}.</p>
+<table><tr><th class="l">engine</th><td class="l">{{.R.Engine.Name}} {{.R.Engine.Version}}, design {{.R.Engine.Design}}{{with .R.Engine.Address}} at {{.}}{{end}}</td></tr>
+{{range .Settings}}<tr><th class="l">{{.K}}</th><td class="l">{{.V}}</td></tr>{{end}}
+<tr><th class="l">load generator</th><td class="l">{{.R.Machine.CPUs}} CPUs, {{.R.Machine.OS}}/{{.R.Machine.Arch}}, {{.R.Machine.GoVersion}}{{with .R.Machine.Hostname}}, {{.}}{{end}}</td></tr></table>
+<details open><summary>Scenario as run</summary>
+<table>{{range .Scenario}}<tr><th class="l">{{.K}}</th><td class="l"><code>{{.V}}</code></td></tr>{{end}}</table>
+</details>
+{{end}}
+</body>
+</html>
+`))

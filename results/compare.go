@@ -1,0 +1,345 @@
+package results
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// Comparison is a baseline and a current result side by side, with the gates checked.
+type Comparison struct {
+	// Baseline is nil when only absolute gates were checked against one result.
+	Baseline *RunRef        `json:"baseline,omitempty"`
+	Current  RunRef         `json:"current"`
+	Metrics  []MetricChange `json:"metrics"`
+	Gates    []GateResult   `json:"gates"`
+	Noise    bool           `json:"noise_aware,omitempty"`
+	Pass     bool           `json:"pass"`
+	// Notes are warnings a reader should see (different scenarios, an interrupted run).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// RunRef names a result in a comparison.
+type RunRef struct {
+	File        string `json:"file"`
+	RunID       string `json:"run_id"`
+	Scenario    string `json:"scenario,omitempty"`
+	Engine      string `json:"engine"`
+	Design      string `json:"design"`
+	Repetitions int    `json:"repetitions,omitempty"`
+}
+
+// MetricChange is one row of the compare table.
+type MetricChange struct {
+	Metric   string   `json:"metric"`
+	Unit     Unit     `json:"unit"`
+	Baseline *float64 `json:"baseline,omitempty"`
+	Current  float64  `json:"current"`
+	// ChangePct is the relative change; absent when the baseline is 0 or missing.
+	ChangePct *float64 `json:"change_pct,omitempty"`
+	// Verdict is better, worse or same (within 1%), from the metric's direction.
+	Verdict string `json:"verdict,omitempty"`
+	// Spread is the repetitions' range (baseline, current), when they have repetitions.
+	BaselineSpread float64 `json:"baseline_spread,omitempty"`
+	CurrentSpread  float64 `json:"current_spread,omitempty"`
+}
+
+// SameWithin is the relative change below which the table calls a metric unchanged.
+const SameWithin = 0.01
+
+// counters shown in the table only when one of the two results has a non-zero value.
+var quietCounters = map[string]bool{"delivered_unacked": true, "phantom": true, "produce_errors": true,
+	"consume_errors": true, "histogram_dropped": true, "engine_lag_max": true}
+
+// Compare builds the table and checks the gates. baseline may be nil; then relative gates fail
+// with an error and the table has only current values. Files name the results in the output.
+func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, opt GateOptions) *Comparison {
+	c := &Comparison{Current: ref(current, curFile), Noise: opt.Noise}
+	if baseline != nil {
+		b := ref(baseline, baseFile)
+		c.Baseline = &b
+		if baseline.Engine.Name != current.Engine.Name || baseline.Engine.Design != current.Engine.Design {
+			c.Notes = append(c.Notes, fmt.Sprintf("baseline is %s/%s, current is %s/%s", baseline.Engine.Name, baseline.Engine.Design, current.Engine.Name, current.Engine.Design))
+		}
+		if baseline.Interrupted {
+			c.Notes = append(c.Notes, "the baseline run was interrupted")
+		}
+	}
+	if current.Interrupted {
+		c.Notes = append(c.Notes, "the current run was interrupted")
+	}
+	if opt.Noise && len(current.Repetitions) < 2 && (baseline == nil || len(baseline.Repetitions) < 2) {
+		c.Notes = append(c.Notes, "noise-aware mode: neither result has repetitions, so no noise is allowed for")
+	}
+	for _, m := range Metrics() {
+		if m.Unit == UnitNs {
+			stat := m.Name[strings.IndexByte(m.Name, '.')+1:]
+			if !compareStats[stat] {
+				continue
+			}
+		}
+		row := MetricChange{Metric: m.Name, Unit: m.Unit, Current: m.Value(&current.Summary), CurrentSpread: Spread(current, m)}
+		if baseline != nil {
+			b := m.Value(&baseline.Summary)
+			row.Baseline = &b
+			row.BaselineSpread = Spread(baseline, m)
+			if b != 0 {
+				p := 100 * (row.Current - b) / b
+				row.ChangePct = &p
+			}
+			row.Verdict = verdict(m, b, row.Current)
+		}
+		if quietCounters[m.Name] && row.Current == 0 && (row.Baseline == nil || *row.Baseline == 0) {
+			continue
+		}
+		c.Metrics = append(c.Metrics, row)
+	}
+	c.Gates = CheckGates(gates, baseline, current, opt)
+	c.Pass = len(FailedGates(c.Gates)) == 0
+	return c
+}
+
+func ref(r *Result, file string) RunRef {
+	rr := RunRef{File: file, RunID: r.RunID, Engine: r.Engine.Name, Design: r.Engine.Design, Repetitions: len(r.Repetitions)}
+	var sc struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(r.Scenario, &sc) == nil {
+		rr.Scenario = sc.Name
+	}
+	return rr
+}
+
+func verdict(m Metric, base, cur float64) string {
+	if base == cur || (base != 0 && math.Abs(cur-base)/math.Abs(base) < SameWithin) {
+		return "same"
+	}
+	if (cur > base) == m.HigherIsBetter {
+		return "better"
+	}
+	return "worse"
+}
+
+func (c *Comparison) unit(name string) Unit {
+	if m, err := LookupMetric(name); err == nil {
+		return m.Unit
+	}
+	return UnitCount
+}
+
+func changeText(r MetricChange) string {
+	if r.Baseline == nil {
+		return ""
+	}
+	s := formatDelta(r.Unit, r.Current-*r.Baseline)
+	if r.ChangePct != nil && r.Current != *r.Baseline {
+		s += fmt.Sprintf(" (%+.1f%%)", *r.ChangePct)
+	}
+	return s
+}
+
+func withSpread(u Unit, v, spread float64) string {
+	s := FormatValue(u, v)
+	if spread > 0 {
+		s += " ±" + FormatValue(u, spread/2)
+	}
+	return s
+}
+
+// WriteText prints the compare table and the gates for a terminal.
+func (c *Comparison) WriteText(w io.Writer) error {
+	if c.Baseline != nil {
+		fmt.Fprintf(w, "baseline %s (%s/%s, run %s)\n", c.Baseline.File, c.Baseline.Engine, c.Baseline.Design, c.Baseline.RunID)
+	}
+	fmt.Fprintf(w, "current  %s (%s/%s, run %s)\n\n", c.Current.File, c.Current.Engine, c.Current.Design, c.Current.RunID)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if c.Baseline != nil {
+		fmt.Fprintln(tw, "metric\tbaseline\tcurrent\tchange")
+	} else {
+		fmt.Fprintln(tw, "metric\tcurrent")
+	}
+	for _, r := range c.Metrics {
+		if r.Baseline == nil {
+			fmt.Fprintf(tw, "%s\t%s\n", r.Metric, withSpread(r.Unit, r.Current, r.CurrentSpread))
+			continue
+		}
+		mark := ""
+		if r.Verdict != "same" {
+			mark = r.Verdict
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Metric, withSpread(r.Unit, *r.Baseline, r.BaselineSpread),
+			withSpread(r.Unit, r.Current, r.CurrentSpread), changeText(r), mark)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if len(c.Gates) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	return c.WriteGates(w)
+}
+
+// WriteGates prints one line per gate, PASS or FAIL, and a verdict.
+func (c *Comparison) WriteGates(w io.Writer) error {
+	for _, g := range c.Gates {
+		status := "PASS"
+		if !g.Pass {
+			status = "FAIL"
+		}
+		fmt.Fprintf(w, "%s  %s\n", status, g.Describe())
+	}
+	failed := len(FailedGates(c.Gates))
+	if failed == 0 {
+		fmt.Fprintf(w, "all %d gates hold\n", len(c.Gates))
+	} else {
+		fmt.Fprintf(w, "%d of %d gates failed\n", failed, len(c.Gates))
+	}
+	return nil
+}
+
+// WriteJSON writes the comparison as indented JSON.
+func (c *Comparison) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
+}
+
+// WriteMarkdown writes a summary fit for a pull-request comment: the verdict first, then the
+// gates, then the table (folded).
+func (c *Comparison) WriteMarkdown(w io.Writer) error {
+	failed := FailedGates(c.Gates)
+	status := "✅ pass"
+	if len(failed) > 0 {
+		status = fmt.Sprintf("❌ %d of %d gates failed", len(failed), len(c.Gates))
+	} else if len(c.Gates) > 0 {
+		status = fmt.Sprintf("✅ all %d gates hold", len(c.Gates))
+	}
+	title := c.Current.Scenario
+	if title == "" {
+		title = c.Current.File
+	}
+	fmt.Fprintf(w, "### qbench `%s`: %s\n\n", mdCode(title), status)
+	if c.Baseline != nil {
+		fmt.Fprintf(w, "Baseline `%s` (%s/%s), current `%s` (%s/%s).\n\n", mdCode(c.Baseline.File), c.Baseline.Engine, c.Baseline.Design,
+			mdCode(c.Current.File), c.Current.Engine, c.Current.Design)
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "> **Note:** %s\n\n", n)
+	}
+	if len(c.Gates) > 0 {
+		fmt.Fprintln(w, "| | gate | current | baseline | limit |")
+		fmt.Fprintln(w, "|---|---|---:|---:|---:|")
+		for _, g := range c.Gates {
+			u := c.unit(g.Metric)
+			mark := "✅"
+			if !g.Pass {
+				mark = "❌"
+			}
+			base := ""
+			if g.Baseline != nil {
+				base = FormatValue(u, *g.Baseline)
+			}
+			limit := FormatValue(u, g.Limit)
+			if g.Error != "" {
+				limit = g.Error
+			} else if g.WithinNoise {
+				limit += " (within noise)"
+			}
+			fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s |\n", mark, mdCode(g.Expr), FormatValue(u, g.Current), base, limit)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "<details><summary>All metrics</summary>")
+	fmt.Fprintln(w)
+	if c.Baseline != nil {
+		fmt.Fprintln(w, "| metric | baseline | current | change |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|")
+	} else {
+		fmt.Fprintln(w, "| metric | current |")
+		fmt.Fprintln(w, "|---|---:|")
+	}
+	for _, r := range c.Metrics {
+		if r.Baseline == nil {
+			fmt.Fprintf(w, "| %s | %s |\n", r.Metric, withSpread(r.Unit, r.Current, r.CurrentSpread))
+			continue
+		}
+		ch := changeText(r)
+		if r.Verdict == "worse" {
+			ch = "**" + ch + "** 🔺"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Metric, withSpread(r.Unit, *r.Baseline, r.BaselineSpread),
+			withSpread(r.Unit, r.Current, r.CurrentSpread), ch)
+	}
+	fmt.Fprintln(w)
+	_, err := fmt.Fprintln(w, "</details>")
+	return err
+}
+
+func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+
+// JUnit XML, the subset CI systems read: one test case per gate.
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Class   string        `xml:"classname,attr"`
+	Name    string        `xml:"name,attr"`
+	Failure *junitFailure `xml:"failure,omitempty"`
+	Error   *junitFailure `xml:"error,omitempty"`
+	Out     string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the gates as a JUnit XML test suite, one test case per gate.
+func (c *Comparison) WriteJUnit(w io.Writer) error {
+	name := "qbench gates"
+	if c.Current.Scenario != "" {
+		name += ": " + c.Current.Scenario
+	}
+	s := junitSuite{Name: name, Tests: len(c.Gates)}
+	for _, g := range c.Gates {
+		tc := junitCase{Class: "qbench.gates", Name: g.Expr, Out: g.Describe()}
+		switch {
+		case g.Error != "":
+			s.Errors++
+			tc.Error = &junitFailure{Message: g.Error, Type: "gate", Body: g.Describe()}
+		case !g.Pass:
+			s.Failures++
+			tc.Failure = &junitFailure{Message: "gate failed: " + g.Expr, Type: "gate", Body: g.Describe()}
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(junitSuites{Suites: []junitSuite{s}}); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

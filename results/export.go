@@ -1,0 +1,169 @@
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// HgrmTicksPerHalfDistance and HgrmValueScale match HdrHistogram's own percentile output
+// (outputPercentileDistribution with 5 ticks per half distance, values in milliseconds).
+const (
+	HgrmTicksPerHalfDistance = 5
+	HgrmValueScale           = 1e6
+)
+
+// Histogram decodes the whole-run histogram of one latency kind.
+func (r *Result) Histogram(kind string) (*hdrhistogram.Histogram, error) {
+	enc, ok := r.Histograms[kind]
+	if !ok || enc == "" {
+		return NewHistogram(), nil
+	}
+	return DecodeHistogram(enc)
+}
+
+// WriteHgrm writes the percentile distribution of one latency kind in HdrHistogram's .hgrm text
+// format (values in milliseconds), which HdrHistogram's plotter and other tools read.
+func WriteHgrm(w io.Writer, r *Result, kind string) error {
+	h, err := r.Histogram(kind)
+	if err != nil {
+		return err
+	}
+	_, err = h.PercentilesPrint(w, HgrmTicksPerHalfDistance, HgrmValueScale)
+	return err
+}
+
+// WriteHlog writes one latency kind's per-second histograms as an HdrHistogram interval log
+// (.hlog, format 1.3), the form HdrHistogram's HistogramLogProcessor reads. Time stamps are
+// seconds since the run started (recorded in the StartTime line); seconds without any value of
+// this kind are written as empty histograms so that the log has no gaps.
+func WriteHlog(w io.Writer, r *Result, kind string) error {
+	lw := hdrhistogram.NewHistogramLogWriter(w)
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return err
+	}
+	if err := lw.OutputComment(fmt.Sprintf("[qbench run %s, %s/%s, latency %s in ns]", r.RunID, r.Engine.Name, r.Engine.Design, kind)); err != nil {
+		return err
+	}
+	startMs := r.StartedAt.UnixMilli()
+	if err := lw.OutputStartTime(startMs); err != nil {
+		return err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return err
+	}
+	for i, iv := range r.Series {
+		h, err := intervalHistogram(iv, kind)
+		if err != nil {
+			return fmt.Errorf("second %d: %w", i, err)
+		}
+		end := iv.StartNs + int64(1e9)
+		if i+1 < len(r.Series) {
+			end = r.Series[i+1].StartNs
+		}
+		h.SetStartTimeMs(iv.StartNs / 1e6)
+		h.SetEndTimeMs(end / 1e6)
+		if err := lw.OutputIntervalHistogram(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// IntervalHistogram decodes one second's histogram of one latency kind (empty when none).
+func intervalHistogram(iv Interval, kind string) (*hdrhistogram.Histogram, error) {
+	enc := iv.Histograms[kind]
+	if enc == "" {
+		return NewHistogram(), nil
+	}
+	return DecodeHistogram(enc)
+}
+
+// IntervalHistograms decodes one latency kind's per-second histograms, one per series entry.
+func IntervalHistograms(r *Result, kind string) ([]*hdrhistogram.Histogram, error) {
+	out := make([]*hdrhistogram.Histogram, len(r.Series))
+	for i, iv := range r.Series {
+		h, err := intervalHistogram(iv, kind)
+		if err != nil {
+			return nil, fmt.Errorf("second %d: %w", i, err)
+		}
+		out[i] = h
+	}
+	return out, nil
+}
+
+// SeriesCSVHeader names the columns of WriteSeriesCSV. Latencies are in nanoseconds.
+var SeriesCSVHeader = func() []string {
+	h := []string{"second", "start_ns", "warmup", "acked", "failed", "deliveries", "lag",
+		"engine_backlog", "engine_pending", "engine_oldest_pending_ns"}
+	for _, k := range LatencyKinds {
+		for _, st := range []string{"count", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns"} {
+			h = append(h, k+"_"+st)
+		}
+	}
+	return h
+}()
+
+// WriteSeriesCSV writes the per-second series, one row a second.
+func WriteSeriesCSV(w io.Writer, r *Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(SeriesCSVHeader); err != nil {
+		return err
+	}
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for i, iv := range r.Series {
+		row := []string{strconv.Itoa(i), i64(iv.StartNs), strconv.FormatBool(iv.Warmup), i64(iv.Acked), i64(iv.Failed),
+			i64(iv.Deliveries), i64(iv.Lag)}
+		if iv.EngineLag != nil {
+			row = append(row, i64(iv.EngineLag.Backlog), i64(iv.EngineLag.Pending), i64(iv.EngineLag.OldestPendingNs))
+		} else {
+			row = append(row, "", "", "")
+		}
+		for _, l := range []Latency{iv.Produce, iv.SendDelay, iv.E2E} {
+			row = append(row, i64(l.Count), i64(l.P50), i64(l.P90), i64(l.P99), i64(l.P999), i64(l.Max))
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteSummaryCSV writes one row per result with every metric as a column (latencies in ns), so
+// several runs line up in a spreadsheet. names label the rows (file names, usually).
+func WriteSummaryCSV(w io.Writer, names []string, rs []*Result) error {
+	cw := csv.NewWriter(w)
+	ms := Metrics()
+	header := []string{"name", "run_id", "engine", "design", "started_at", "measured_seconds", "offered_rate"}
+	for _, m := range ms {
+		col := m.Name
+		if m.Unit == UnitNs {
+			col += "_ns"
+		}
+		header = append(header, col)
+	}
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for i, r := range rs {
+		row := []string{names[i], r.RunID, r.Engine.Name, r.Engine.Design, r.StartedAt.UTC().Format("2006-01-02T15:04:05Z"),
+			strconv.FormatFloat(r.Summary.MeasuredSeconds, 'f', 3, 64), strconv.FormatFloat(r.Summary.OfferedRate, 'f', -1, 64)}
+		for _, m := range ms {
+			v := m.Value(&r.Summary)
+			prec := 0
+			if m.Unit == UnitRate {
+				prec = 1
+			}
+			row = append(row, strconv.FormatFloat(v, 'f', prec, 64))
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,177 @@
+package results_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"qbench/results"
+	"qbench/results/resultstest"
+)
+
+// The .hlog is read back by hdrhistogram-go's own log reader into the very histograms the result
+// holds, second by second, with their time stamps.
+func TestHlogReadsBackIdentically(t *testing.T) {
+	r := resultstest.Make(resultstest.Options{Seconds: 6, Warmup: 1, StallAt: 3 * time.Second, StallFor: 500 * time.Millisecond})
+	r.Series[2].Histograms["e2e"] = "" // a second without deliveries is written as an empty histogram
+	for _, kind := range results.LatencyKinds {
+		t.Run(kind, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := results.WriteHlog(&b, r, kind); err != nil {
+				t.Fatal(err)
+			}
+			want, err := results.IntervalHistograms(r, kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rd := hdrhistogram.NewHistogramLogReader(&b)
+			for i := 0; ; i++ {
+				h, err := rd.NextIntervalHistogram()
+				if err != nil && !errors.Is(err, io.EOF) {
+					t.Fatal(err)
+				}
+				if h == nil {
+					if i != len(want) {
+						t.Fatalf("read %d intervals, want %d", i, len(want))
+					}
+					break
+				}
+				if i >= len(want) {
+					t.Fatalf("more intervals than the series has")
+				}
+				if !h.Equals(want[i]) {
+					t.Errorf("interval %d: read back %d values (max %d), want %d (max %d)", i, h.TotalCount(), h.Max(), want[i].TotalCount(), want[i].Max())
+				}
+				// The reader adds the log's StartTime to the relative time stamps.
+				if got := h.StartTimeMs(); got != resultstest.Epoch.UnixMilli()+int64(i)*1000 {
+					t.Errorf("interval %d starts at %d ms", i, got)
+				}
+				if got := h.EndTimeMs() - h.StartTimeMs(); got != 1000 {
+					t.Errorf("interval %d lasts %d ms", i, got)
+				}
+			}
+		})
+	}
+}
+
+func TestExportGolden(t *testing.T) {
+	r := resultstest.Make(resultstest.Options{Name: "quickstart", Seconds: 5, Warmup: 1, StallAt: 3 * time.Second, StallFor: 300 * time.Millisecond, Lost: 2})
+	var hgrm, hlog, series, summary bytes.Buffer
+	if err := results.WriteHgrm(&hgrm, r, "produce"); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteHlog(&hlog, r, "produce"); err != nil {
+		t.Fatal(err)
+	}
+	if err := results.WriteSeriesCSV(&series, r); err != nil {
+		t.Fatal(err)
+	}
+	other := resultstest.Make(resultstest.Options{Name: "quickstart", Seed: 2, Seconds: 5, Warmup: 1})
+	if err := results.WriteSummaryCSV(&summary, []string{"stall", "plain"}, []*results.Result{r, other}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "export/produce.hgrm", hgrm.Bytes())
+	golden(t, "export/produce.hlog", hlog.Bytes())
+	golden(t, "export/series.csv", series.Bytes())
+	golden(t, "export/summary.csv", summary.Bytes())
+
+	// Every CSV row has as many fields as the header.
+	for _, b := range []*bytes.Buffer{&series, &summary} {
+		rows, err := csv.NewReader(bytes.NewReader(b.Bytes())).ReadAll()
+		if err != nil || len(rows) < 2 {
+			t.Fatalf("%v %d rows", err, len(rows))
+		}
+	}
+	if !strings.Contains(hgrm.String(), "#[Max     =") {
+		t.Fatalf("hgrm lacks HdrHistogram's footer:\n%s", hgrm.String())
+	}
+}
+
+func TestMergeMachinesIsExact(t *testing.T) {
+	a := resultstest.Make(resultstest.Options{Seed: 1, Seconds: 4, Lost: 2})
+	b := resultstest.Make(resultstest.Options{Seed: 2, Seconds: 5, Duplicates: 3, StallAt: 2 * time.Second, StallFor: 200 * time.Millisecond})
+	// b's scenario has a fault a's has not, hence Force.
+	m, err := results.Merge([]*results.Result{a, b}, results.MergeOptions{Mode: results.MergeMachines, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range results.LatencyKinds {
+		ha, _ := a.Histogram(k)
+		hb, _ := b.Histogram(k)
+		want := results.NewHistogram()
+		want.Merge(ha)
+		want.Merge(hb)
+		got, err := m.Histogram(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equals(want) {
+			t.Errorf("%s: merged histogram differs from the sum", k)
+		}
+		if m.Summary.Latency[k] != results.Summarise(want) {
+			t.Errorf("%s: summary not read from the merged histogram", k)
+		}
+	}
+	l := m.Summary.Ledger
+	if l.Sent != a.Summary.Ledger.Sent+b.Summary.Ledger.Sent || l.Lost != 2 || l.Duplicates != 3 {
+		t.Errorf("ledger %+v", l)
+	}
+	if m.Summary.ProduceRate != a.Summary.ProduceRate+b.Summary.ProduceRate {
+		t.Errorf("rates of parallel load generators add: %v", m.Summary.ProduceRate)
+	}
+	if len(m.Series) != 5 || m.Series[0].Acked != 2000 || m.Series[4].Acked != 1000 {
+		t.Errorf("series %d seconds, first %d acked, last %d", len(m.Series), m.Series[0].Acked, m.Series[4].Acked)
+	}
+	h0, _ := results.IntervalHistograms(m, "produce")
+	if h0[0].TotalCount() != 2000 || m.Series[0].Produce.Count != 2000 {
+		t.Errorf("interval histograms not merged: %d", h0[0].TotalCount())
+	}
+	if m.Merged == nil || len(m.Merged.Sources) != 2 {
+		t.Errorf("merged sources %+v", m.Merged)
+	}
+}
+
+func TestMergeRepetitionsKeepsEach(t *testing.T) {
+	var rs []*results.Result
+	for i := uint64(1); i <= 3; i++ {
+		rs = append(rs, resultstest.Make(resultstest.Options{Seed: i, Seconds: 3}))
+	}
+	m, err := results.Merge(rs, results.MergeOptions{Mode: results.MergeRepetitions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Repetitions) != 3 || m.Summary.MeasuredSeconds != 9 || m.Summary.ProduceRate != 1000 {
+		t.Fatalf("%d repetitions, %v s, %v msg/s", len(m.Repetitions), m.Summary.MeasuredSeconds, m.Summary.ProduceRate)
+	}
+	// Merging merged repetitions flattens them.
+	m2, err := results.Merge([]*results.Result{m, rs[0]}, results.MergeOptions{Mode: results.MergeRepetitions})
+	if err != nil || len(m2.Repetitions) != 4 {
+		t.Fatalf("%v %d", err, len(m2.Repetitions))
+	}
+	p99 := results.Metrics()[2]
+	if p99.Name != "produce.p99" || results.Spread(m, p99) <= 0 {
+		t.Fatalf("no spread for %s", p99.Name)
+	}
+}
+
+func TestMergeRefusesDifferentScenarios(t *testing.T) {
+	a := resultstest.Make(resultstest.Options{Name: "a"})
+	b := resultstest.Make(resultstest.Options{Name: "b"})
+	if _, err := results.Merge([]*results.Result{a, b}, results.MergeOptions{}); !errors.Is(err, results.ErrDifferentScenarios) {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := results.Merge([]*results.Result{a, b}, results.MergeOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	// Seeds may differ between repetitions.
+	c := resultstest.Make(resultstest.Options{Name: "a", Seed: 9})
+	if _, err := results.Merge([]*results.Result{a, c}, results.MergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,269 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Gate is one regression bound: "e2e.p99 <= 20ms" (absolute), "lost == 0" (absolute),
+// "produce.p99 <= +10%" (relative to the baseline), "produce_rate >= -5%" (relative).
+type Gate struct {
+	Expr   string `json:"gate"`
+	Metric string `json:"metric"`
+	Op     string `json:"op"`
+	// Value is the absolute bound in the metric's unit (ns for latencies), or the percentage
+	// change allowed when Relative.
+	Value    float64 `json:"value"`
+	Relative bool    `json:"relative,omitempty"`
+	// Source says where the gate came from: "flag" or "scenario".
+	Source string `json:"source,omitempty"`
+	metric Metric
+}
+
+var gateOps = []string{"<=", ">=", "==", "!=", "<", ">"}
+
+// ParseGate reads a gate expression: METRIC OP VALUE. VALUE is a duration for latencies (20ms,
+// 1.5s, 250us; a bare number is nanoseconds), a number for rates and counts, or a signed
+// percentage (+10%, -5%) for a bound relative to the baseline.
+func ParseGate(expr string) (Gate, error) {
+	g := Gate{Expr: strings.TrimSpace(expr)}
+	at, op := -1, ""
+	for i := 0; i < len(g.Expr) && at < 0; i++ {
+		for _, o := range gateOps {
+			if strings.HasPrefix(g.Expr[i:], o) {
+				at, op = i, o
+				break
+			}
+		}
+	}
+	if at < 0 {
+		return g, fmt.Errorf("gate %q: want METRIC OP VALUE with OP one of %s (e.g. e2e.p99 <= 20ms, produce.p99 <= +10%%, lost == 0)", expr, strings.Join(gateOps, " "))
+	}
+	g.Op = op
+	g.Metric = strings.TrimSpace(g.Expr[:at])
+	val := strings.TrimSpace(g.Expr[at+len(op):])
+	m, err := LookupMetric(g.Metric)
+	if err != nil {
+		return g, fmt.Errorf("gate %q: %w", expr, err)
+	}
+	g.metric = m
+	if val == "" {
+		return g, fmt.Errorf("gate %q: no value after %s", expr, op)
+	}
+	if strings.HasSuffix(val, "%") {
+		if op == "==" || op == "!=" {
+			return g, fmt.Errorf("gate %q: a relative bound needs <, <=, > or >=", expr)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSuffix(val, "%"), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return g, fmt.Errorf("gate %q: %q is not a percentage (write e.g. +10%%)", expr, val)
+		}
+		g.Value, g.Relative = v, true
+		return g, nil
+	}
+	v, err := parseValue(m.Unit, val)
+	if err != nil {
+		return g, fmt.Errorf("gate %q: %w", expr, err)
+	}
+	g.Value = v
+	return g, nil
+}
+
+func parseValue(u Unit, s string) (float64, error) {
+	if u == UnitNs {
+		if d, err := time.ParseDuration(strings.ReplaceAll(s, "µ", "u")); err == nil {
+			return float64(d), nil
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		if u == UnitNs {
+			return 0, fmt.Errorf("%q is not a duration (write e.g. 20ms, 1.5s or 250us)", s)
+		}
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	return v, nil
+}
+
+// ParseGates parses several gates, all marked with source.
+func ParseGates(exprs []string, source string) ([]Gate, error) {
+	var out []Gate
+	for _, e := range exprs {
+		g, err := ParseGate(e)
+		if err != nil {
+			return nil, err
+		}
+		g.Source = source
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// ScenarioGates reads the gates a result's scenario declares (its gates: list). A result only
+// carries the scenario as JSON, and this package does not import scenarios.
+func ScenarioGates(r *Result) ([]Gate, error) {
+	if len(r.Scenario) == 0 {
+		return nil, nil
+	}
+	var sc struct {
+		Gates []string `json:"gates"`
+	}
+	if err := json.Unmarshal(r.Scenario, &sc); err != nil {
+		return nil, fmt.Errorf("reading the scenario's gates: %w", err)
+	}
+	return ParseGates(sc.Gates, "scenario")
+}
+
+// GateResult is one gate checked.
+type GateResult struct {
+	Gate
+	Current float64 `json:"current"`
+	// Baseline is set for relative gates.
+	Baseline *float64 `json:"baseline,omitempty"`
+	// Limit is the bound the current value was held to, in the metric's unit.
+	Limit float64 `json:"limit"`
+	// Noise is the repetition spread allowed for (noise-aware mode, relative gates only).
+	Noise float64 `json:"noise,omitempty"`
+	Pass  bool    `json:"pass"`
+	// WithinNoise marks a relative gate that passed only because the change was within the
+	// repetitions' spread.
+	WithinNoise bool `json:"within_noise,omitempty"`
+	// Error says why the gate could not be checked (a relative gate without a baseline); such a
+	// gate fails.
+	Error string `json:"error,omitempty"`
+}
+
+// GateOptions tune gate checking.
+type GateOptions struct {
+	// Noise enables the noise-aware mode: a relative gate fails only when the change is larger
+	// than both its percentage and the spread (max - min) across repetitions of the baseline or
+	// the current result, whichever is wider.
+	Noise bool
+}
+
+// CheckGates holds current (and, for relative gates, baseline) to every gate.
+func CheckGates(gates []Gate, baseline, current *Result, opt GateOptions) []GateResult {
+	out := make([]GateResult, 0, len(gates))
+	for _, g := range gates {
+		out = append(out, checkGate(g, baseline, current, opt))
+	}
+	return out
+}
+
+func checkGate(g Gate, baseline, current *Result, opt GateOptions) GateResult {
+	if g.metric.get == nil {
+		// A Gate built by hand or decoded from JSON: find its metric again.
+		m, err := LookupMetric(g.Metric)
+		if err != nil {
+			return GateResult{Gate: g, Error: err.Error()}
+		}
+		g.metric = m
+	}
+	m := g.metric
+	r := GateResult{Gate: g, Current: m.Value(&current.Summary)}
+	if !g.Relative {
+		r.Limit = g.Value
+		r.Pass = holds(r.Current, g.Op, r.Limit)
+		return r
+	}
+	if baseline == nil {
+		r.Error = "a relative gate needs a baseline"
+		return r
+	}
+	base := m.Value(&baseline.Summary)
+	r.Baseline = &base
+	r.Limit = base * (1 + g.Value/100)
+	r.Pass = holds(r.Current, g.Op, r.Limit)
+	if opt.Noise {
+		r.Noise = math.Max(Spread(baseline, m), Spread(current, m))
+		widened := r.Limit
+		switch g.Op {
+		case "<", "<=":
+			widened = math.Max(r.Limit, base+r.Noise)
+		case ">", ">=":
+			widened = math.Min(r.Limit, base-r.Noise)
+		}
+		if !r.Pass && holds(r.Current, g.Op, widened) {
+			r.WithinNoise = true
+		}
+		r.Limit = widened
+		r.Pass = holds(r.Current, g.Op, widened)
+	}
+	return r
+}
+
+func holds(v float64, op string, limit float64) bool {
+	switch op {
+	case "<=":
+		return v <= limit
+	case "<":
+		return v < limit
+	case ">=":
+		return v >= limit
+	case ">":
+		return v > limit
+	case "==":
+		return v == limit
+	case "!=":
+		return v != limit
+	}
+	return false
+}
+
+// Spread is the range (max - min) of a metric across a result's repetitions, 0 when it has fewer
+// than two. With the handful of repetitions a CI job can afford, the range is a more honest
+// measure of noise than a standard deviation.
+func Spread(r *Result, m Metric) float64 {
+	if r == nil || len(r.Repetitions) < 2 {
+		return 0
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range r.Repetitions {
+		v := m.Value(&r.Repetitions[i].Summary)
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return hi - lo
+}
+
+// Describe says in one line what a checked gate found.
+func (r GateResult) Describe() string {
+	u := r.metric.Unit
+	if r.metric.get == nil {
+		if m, err := LookupMetric(r.Metric); err == nil {
+			u = m.Unit
+		}
+	}
+	if r.Error != "" {
+		return fmt.Sprintf("%s: %s", r.Expr, r.Error)
+	}
+	s := fmt.Sprintf("%s: %s", r.Expr, FormatValue(u, r.Current))
+	if r.Baseline != nil {
+		s += fmt.Sprintf(", baseline %s", FormatValue(u, *r.Baseline))
+		if *r.Baseline != 0 {
+			s += fmt.Sprintf(" (%+.1f%%)", 100*(r.Current-*r.Baseline) / *r.Baseline)
+		}
+		s += fmt.Sprintf(", limit %s", FormatValue(u, r.Limit))
+		if r.Noise > 0 {
+			s += fmt.Sprintf(" (noise %s)", FormatValue(u, r.Noise))
+		}
+	}
+	if r.WithinNoise {
+		s += "; within the repetitions' noise"
+	}
+	return s
+}
+
+// FailedGates returns the gates that did not hold.
+func FailedGates(rs []GateResult) []GateResult {
+	var out []GateResult
+	for _, r := range rs {
+		if !r.Pass {
+			out = append(out, r)
+		}
+	}
+	return out
+}

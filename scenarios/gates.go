@@ -1,0 +1,20 @@
+package scenarios
+
+import "fmt"
+
+// GateChecker parses a gate expression ("e2e.p99 <= 20ms", "produce.p99 <= +10%"); the command
+// line wires it to the results package, which this package does not import.
+var GateChecker func(expr string) error
+
+func (s *Scenario) validateGates() Errors {
+	var errs Errors
+	for i, g := range s.Gates {
+		if GateChecker == nil {
+			break
+		}
+		if err := GateChecker(g); err != nil {
+			errs = append(errs, &Error{Field: fmt.Sprintf("gates.%d", i), Msg: err.Error()})
+		}
+	}
+	return errs
+}
