@@ -15,11 +15,16 @@ import (
 	"qbench/scenarios"
 )
 
-// targets are the servers every Redis-design test runs against: the in-repo server and a real
+// targets are the servers every Redis-design test runs against: the in-repo server (in process
+// and as a child process) and a real
 // redis-server started by the engine (Debian's package; required when CI=true).
-var targets = []string{"embedded", "redis"}
+var targets = []string{"embedded", "server", "redis"}
 
 func needTarget(t *testing.T, engine string) {
+	if engine == "kafka" {
+		needKafka(t)
+		return
+	}
 	t.Helper()
 	if engine != "redis" {
 		return
@@ -158,5 +163,15 @@ faults:
 				}
 			}
 		})
+	}
+}
+
+func needKafka(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("java"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("java is required under CI=true: %v", err)
+		}
+		t.Skipf("java not installed: %v", err)
 	}
 }

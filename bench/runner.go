@@ -472,6 +472,20 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 			return fmt.Errorf("engine %s cannot stall", r.sc.Engine)
 		}
 		return s.Stall(ctx, f.Duration.D())
+	case "server-crash", "power-loss":
+		c, ok := r.eng.(engines.Crasher)
+		if !ok {
+			return fmt.Errorf("engine %s cannot crash its server", r.sc.Engine)
+		}
+		kind := engines.ProcessCrash
+		if f.Kind == "power-loss" {
+			kind = engines.PowerLoss
+		}
+		if err := c.Crash(ctx, kind); err != nil {
+			return err
+		}
+		sleepCtx(ctx, f.Duration.D())
+		return c.Restart(ctx)
 	case "consumer-crash", "consumer-pause", "subscriber-offline":
 		r.consumerFaults[f.Consumer] <- f
 		return nil

@@ -93,6 +93,8 @@ type Fault struct {
 	At Duration `yaml:"at" json:"at"`
 	// Kind is the fault:
 	//   stall: the server stops answering for Duration;
+	//   server-crash: the server process is killed without warning and restarted after Duration;
+	//   power-loss: like server-crash, and every byte not yet fsynced is gone;
 	//   consumer-crash: consumer Consumer dies holding a batch, after its work (Point after-work,
 	//     the default: the work is done, the acknowledgement never sent) or before it (before-work:
 	//     the messages are not processed); it comes back under the same name after RestartAfter,

@@ -149,7 +149,7 @@ func (s *Scenario) validate() Errors {
 	for i, f := range s.Faults {
 		field := fmt.Sprintf("faults.%d", i)
 		switch f.Kind {
-		case "stall", "consumer-pause", "subscriber-offline":
+		case "stall", "consumer-pause", "subscriber-offline", "server-crash", "power-loss":
 			if f.Duration <= 0 {
 				bad(field+".duration", "a %s needs a positive duration (got %s)", f.Kind, f.Duration)
 			}
@@ -161,7 +161,7 @@ func (s *Scenario) validate() Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		default:
-			bad(field+".kind", "unknown fault %q (known: stall, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
 		}
 		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)

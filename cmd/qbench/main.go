@@ -15,7 +15,7 @@ import (
 
 	// Engines register themselves with the registry; the runner never imports them.
 	_ "qbench/engines/kafkaq"
-	_ "qbench/engines/redisq"
+	"qbench/engines/redisq"
 )
 
 // Exit codes.
@@ -33,6 +33,8 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func main() {
+	// The "server" engine target runs the in-repo server as a child process of this binary.
+	redisq.RunChildServerIfAsked()
 	root := &cobra.Command{
 		Use:           "qbench",
 		Short:         "Benchmark queue designs and persistence policies: latency, lag and lost messages",

@@ -25,6 +25,10 @@ type engine struct {
 	// closeTarget stops what the target started (the embedded server); nil for an existing Redis.
 	closeTarget func() error
 	staller     func(ctx context.Context, d time.Duration) error
+	// crash and restart, when the target can (engines.Crasher).
+	crash   func(ctx context.Context, kind engines.CrashKind) error
+	restart func(ctx context.Context) error
+	pid     func() string
 	// version overrides the server's INFO redis_version in Facts (the in-repo server reports the
 	// Redis version it emulates there).
 	version string
@@ -137,6 +141,22 @@ func (e *engine) Close() error {
 	return err
 }
 
+// Crash kills the server without warning (engines.Crasher).
+func (e *engine) Crash(ctx context.Context, kind engines.CrashKind) error {
+	if e.crash == nil {
+		return fmt.Errorf("engine %s cannot crash its server", e.target)
+	}
+	return e.crash(ctx, kind)
+}
+
+// Restart brings the crashed server back on the same address and directory.
+func (e *engine) Restart(ctx context.Context) error {
+	if e.restart == nil {
+		return fmt.Errorf("engine %s cannot restart its server", e.target)
+	}
+	return e.restart(ctx)
+}
+
 // Stall makes the server stop answering for d.
 func (e *engine) Stall(ctx context.Context, d time.Duration) error { return e.staller(ctx, d) }
 
@@ -166,6 +186,9 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	}
 	if e.version != "" {
 		f.Version = e.version
+	}
+	if e.pid != nil {
+		f.Settings["pid"] = e.pid()
 	}
 	for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy"} {
 		if v, err := e.client.ConfigGet(ctx, name).Result(); err == nil {

@@ -181,6 +181,14 @@ func newManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, e
 		return nil, err
 	}
 	e.closeTarget = m.Stop
+	e.crash = func(_ context.Context, kind engines.CrashKind) error {
+		if kind != engines.ProcessCrash {
+			return fmt.Errorf("%s needs the power-loss file system, not available yet for redis-server", kind)
+		}
+		return m.Kill()
+	}
+	e.restart = m.Restart
+	e.pid = func() string { return strconv.Itoa(m.PID()) }
 	return e, nil
 }
 

@@ -137,6 +137,11 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
+	if err != nil && strings.HasPrefix(err.Error(), "NOGROUP") {
+		// The server lost the group (a restart without persistence): make it again, from the
+		// start of whatever the stream now holds, and report the error once.
+		_ = c.s.setup(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,54 @@
+package bench_test
+
+import (
+	"fmt"
+	"testing"
+)
+
+// A server process killed without warning and restarted: with appendfsync always nothing that was
+// acknowledged is lost; without persistence, whatever was acknowledged but not yet delivered is.
+func TestServerCrash(t *testing.T) {
+	cases := []struct {
+		target, persistence string
+		wantLoss            bool
+	}{
+		{"redis", "persistence:\n  appendonly: \"yes\"\n  appendfsync: always\n", false},
+		{"redis", "", true},
+		{"server", "", true},
+	}
+	for _, c := range cases {
+		name := c.target + "/memory-only"
+		if c.persistence != "" {
+			name = c.target + "/aof-always"
+		}
+		t.Run(name, func(t *testing.T) {
+			needTarget(t, c.target)
+			res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: stream
+producers: 2
+consumers: 2
+rate: 1000
+duration: 3s
+drain_timeout: 3s
+faults:
+  # Both consumers pause, so a backlog of about 400 messages waits in the stream at the crash.
+  - {at: 1000ms, kind: consumer-pause, consumer: 0, duration: 450ms}
+  - {at: 1000ms, kind: consumer-pause, consumer: 1, duration: 450ms}
+  - at: 1400ms
+    kind: server-crash
+    duration: 300ms
+%s`, c.target, c.persistence)))
+			l := res.Summary.Ledger
+			if l.Acked < 2500 {
+				t.Fatalf("ledger %+v: writes did not resume after the restart", l)
+			}
+			if c.wantLoss && l.Lost < 200 {
+				t.Fatalf("ledger %+v: memory only, a crash with a backlog of ~400 must lose them", l)
+			}
+			if !c.wantLoss && l.Lost != 0 {
+				t.Fatalf("ledger %+v: appendfsync always must not lose an acknowledged message", l)
+			}
+		})
+	}
+}

@@ -1,0 +1,203 @@
+package redisq
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"qbench/engines"
+	"qbench/engines/server"
+)
+
+// childEnv, when set in a process's environment, makes RunChildServerIfAsked turn that process
+// into the in-repo server. The "server" target starts its own executable this way (qbench, or a
+// test binary), so our server runs as a child process that a fault can kill without warning.
+const childEnv = "QBENCH_CHILD_SERVER"
+
+type childConfig struct {
+	Addr        string            `json:"addr"`
+	Dir         string            `json:"dir"`
+	Persistence map[string]string `json:"persistence,omitempty"`
+}
+
+// RunChildServerIfAsked runs the in-repo server and never returns when this process was started
+// as the "server" target's child; otherwise it returns at once. main and TestMain call it first.
+func RunChildServerIfAsked() {
+	raw := os.Getenv(childEnv)
+	if raw == "" {
+		return
+	}
+	var cc childConfig
+	if err := json.Unmarshal([]byte(raw), &cc); err != nil {
+		fmt.Fprintln(os.Stderr, "qbench child server:", err)
+		os.Exit(2)
+	}
+	cfg, err := serverConfig(cc)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "qbench child server:", err)
+		os.Exit(2)
+	}
+	s := server.New(cfg)
+	if err := s.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "qbench child server:", err)
+		os.Exit(1)
+	}
+	fmt.Println(s.Addr())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
+	<-sigs
+	s.Close()
+	os.Exit(0)
+}
+
+// serverConfig maps the scenario's persistence settings (Redis's names) onto the server's.
+func serverConfig(cc childConfig) (server.Config, error) {
+	cfg := server.Config{Addr: cc.Addr, Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	for k, v := range cc.Persistence {
+		if !applyPersistence(&cfg, cc.Dir, k, v) {
+			return cfg, fmt.Errorf("persistence setting %q is not supported by the in-repo server", k)
+		}
+	}
+	return cfg, nil
+}
+
+// childServer is the in-repo server running as a child process.
+type childServer struct {
+	exe  string
+	cfg  childConfig
+	cmd  *exec.Cmd
+	addr string
+	done chan struct{}
+	// ownDir is removed on stop.
+	ownDir bool
+}
+
+func startChildServer(ctx context.Context, persistence map[string]string) (*childServer, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "qbench-server-")
+	if err != nil {
+		return nil, err
+	}
+	c := &childServer{exe: exe, cfg: childConfig{Addr: "127.0.0.1:0", Dir: dir, Persistence: persistence}, ownDir: true}
+	if err := c.start(ctx); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	// Restarts come back on the same port, so clients reconnect to where they were.
+	c.cfg.Addr = c.addr
+	return c, nil
+}
+
+func (c *childServer) start(ctx context.Context) error {
+	raw, _ := json.Marshal(c.cfg)
+	cmd := exec.Command(c.exe)
+	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
+	cmd.Dir = c.cfg.Dir
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	c.cmd, c.done = cmd, make(chan struct{})
+	go func(done chan struct{}) { cmd.Wait(); close(done) }(c.done)
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(out).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case addr := <-line:
+		if addr == "" {
+			<-c.done
+			return errors.New("the in-repo server child exited at start-up")
+		}
+		c.addr = addr
+		return nil
+	case <-time.After(10 * time.Second):
+		c.kill()
+		return errors.New("the in-repo server child did not start within 10 s")
+	case <-ctx.Done():
+		c.kill()
+		return ctx.Err()
+	}
+}
+
+func (c *childServer) pid() int {
+	if c.cmd == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+func (c *childServer) kill() {
+	if pid := c.pid(); pid != 0 {
+		syscall.Kill(-pid, syscall.SIGKILL)
+		<-c.done
+		c.cmd = nil
+	}
+}
+
+func (c *childServer) stop() error {
+	if pid := c.pid(); pid != 0 {
+		syscall.Kill(-pid, syscall.SIGTERM)
+		select {
+		case <-c.done:
+		case <-time.After(5 * time.Second):
+			c.kill()
+		}
+		c.cmd = nil
+	}
+	if c.ownDir {
+		return os.RemoveAll(c.cfg.Dir)
+	}
+	return nil
+}
+
+func newChildEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
+	c, err := startChildServer(ctx, spec.Persistence)
+	if err != nil {
+		return nil, err
+	}
+	e, err := newEngine(ctx, spec, "server", c.addr, "")
+	if err != nil {
+		c.stop()
+		return nil, err
+	}
+	e.closeTarget = c.stop
+	e.version = server.Version()
+	e.crash = func(ctx context.Context, kind engines.CrashKind) error {
+		if kind != engines.ProcessCrash {
+			return fmt.Errorf("%s is not supported on the server target yet", kind)
+		}
+		c.kill()
+		return nil
+	}
+	e.restart = c.start
+	e.pid = func() string { return strconv.Itoa(c.pid()) }
+	return e, nil
+}
+
+func init() {
+	engines.Register(engines.Registration{
+		Name:    "server",
+		Designs: designs,
+		Summary: "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
+		New:     newChildEngine,
+	})
+}
