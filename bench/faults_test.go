@@ -49,6 +49,15 @@ faults:
 			if !c.wantLoss && l.Lost != 0 {
 				t.Fatalf("ledger %+v: appendfsync always must not lose an acknowledged message", l)
 			}
+			// The loss is charged to the crash, not to the pauses that built the backlog, and
+			// writes and reads came back after it.
+			if len(res.Faults) != 3 {
+				t.Fatalf("fault windows %+v", res.Faults)
+			}
+			crash := res.Faults[2]
+			if crash.Kind != "server-crash" || crash.Lost != l.Lost || crash.RecoverWriteNs < 0 || crash.RecoverReadNs < 0 {
+				t.Fatalf("crash window %+v, ledger lost %d", crash, l.Lost)
+			}
 		})
 	}
 }

@@ -7,11 +7,12 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,6 +134,47 @@ type run struct {
 
 	errMu sync.Mutex
 	errs  map[[2]string]int64
+
+	// windows are the faults fired so far, in firing order; producers and consumers note the
+	// first success after each one's end.
+	windowsMu sync.Mutex
+	windows   []*faultWindow
+}
+
+type faultWindow struct {
+	fault   scenarios.Fault
+	startNs int64
+	// endNs is when the fault ended: its start plus its duration, or, for a crash, when the
+	// server answered again (unknown, so the largest int64, until then).
+	endNs       atomic.Int64
+	err         error
+	firstWrite  atomic.Int64 // ns since epoch of the first ack after endNs; 0 = none yet
+	firstRead   atomic.Int64
+	produceErrs atomic.Int64
+}
+
+// activeWindows returns the windows fired so far.
+func (r *run) activeWindows() []*faultWindow {
+	r.windowsMu.Lock()
+	defer r.windowsMu.Unlock()
+	return r.windows
+}
+
+// noteRecovery records a successful write or read at ns for every ended fault still waiting for
+// its first one.
+func (r *run) noteRecovery(ns int64, write bool) {
+	for _, w := range r.activeWindows() {
+		if ns < w.endNs.Load() {
+			continue
+		}
+		first := &w.firstRead
+		if write {
+			first = &w.firstWrite
+		}
+		if first.Load() == 0 {
+			first.CompareAndSwap(0, ns)
+		}
+	}
 }
 
 func (r *run) since() int64 { return int64(time.Since(r.epoch)) }
@@ -303,10 +345,19 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 		rec.mu.Unlock()
 		var failed int64
 		for i := 0; i < n; i++ {
-			r.ledger.Sent(id, seq+uint64(i), errs[i] == nil)
+			r.ledger.SentAt(id, seq+uint64(i), errs[i] == nil, intended[i])
 			if errs[i] != nil {
 				failed++
 				r.noteErr("produce", errs[i])
+			}
+		}
+		if failed < int64(n) {
+			r.noteRecovery(ackAt, true)
+		}
+		if failed > 0 {
+			ws := r.activeWindows()
+			if len(ws) > 0 {
+				ws[len(ws)-1].produceErrs.Add(failed)
 			}
 		}
 		r.ackedN.Add(int64(n) - failed)
@@ -385,6 +436,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
 		}
 		rec.mu.Unlock()
+		r.noteRecovery(at, false)
 		r.deliveredN.Add(int64(len(ds)))
 		if w := r.sc.Work.D(); w > 0 {
 			time.Sleep(w * time.Duration(len(ds)))
@@ -455,7 +507,16 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 			case <-ctx.Done():
 				return
 			}
+			w := &faultWindow{fault: f, startNs: r.since()}
+			w.endNs.Store(w.startNs + int64(f.Duration))
+			if f.Kind == "server-crash" || f.Kind == "power-loss" {
+				w.endNs.Store(math.MaxInt64)
+			}
+			r.windowsMu.Lock()
+			r.windows = append(r.windows, w)
+			r.windowsMu.Unlock()
 			if err := r.fire(ctx, f); err != nil {
+				w.err = err
 				r.noteErr("fault", err)
 				r.opts.Logf("fault %s at %s: %v", f.Kind, f.At, err)
 			}
@@ -485,7 +546,10 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 			return err
 		}
 		sleepCtx(ctx, f.Duration.D())
-		return c.Restart(ctx)
+		err := c.Restart(ctx)
+		ws := r.activeWindows()
+		ws[len(ws)-1].endNs.Store(r.since()) // the server is back
+		return err
 	case "consumer-crash", "consumer-pause", "subscriber-offline":
 		r.consumerFaults[f.Consumer] <- f
 		return nil
@@ -558,6 +622,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.ProduceErrors = r.produceErrs.Load()
 	res.Summary.ConsumeErrors = r.consumeErrs.Load()
 	res.Summary.HistogramDropped = dropped + s.dropped
+	res.Faults = r.faultWindows(s.series)
 	for _, m := range lost {
 		res.Lost = append(res.Lost, results.MessageID{Group: m.Group, Producer: m.Producer, Seq: m.Seq})
 	}
@@ -571,5 +636,55 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	return res, nil
 }
 
-// ErrNoMessages is returned by checks that need a run to have measured something.
-var ErrNoMessages = errors.New("the run measured no messages")
+// destructive says whether a fault can destroy messages (as opposed to delaying them), which
+// decides where a lost message is charged when several faults could have cost it.
+func destructive(f scenarios.Fault) bool {
+	switch f.Kind {
+	case "server-crash", "power-loss", "subscriber-offline":
+		return true
+	case "consumer-crash":
+		return f.Point == "before-work"
+	}
+	return false
+}
+
+// faultWindows reports what each fired fault cost.
+func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
+	ws := r.activeWindows()
+	spans := make([]ledger.Window, len(ws))
+	for i, w := range ws {
+		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: w.endNs.Load(), Destructive: destructive(w.fault)}
+	}
+	costs := r.ledger.Attribute(spans)
+	out := make([]results.FaultWindow, len(ws))
+	for i, w := range ws {
+		until := int64(math.MaxInt64)
+		if i+1 < len(ws) {
+			until = ws[i+1].startNs
+		}
+		fw := results.FaultWindow{
+			Kind: w.fault.Kind, Target: "server", StartNs: w.startNs, EndNs: spans[i].EndNs,
+			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: w.produceErrs.Load(),
+			RecoverWriteNs: -1, RecoverReadNs: -1,
+		}
+		if strings.HasPrefix(w.fault.Kind, "consumer") || w.fault.Kind == "subscriber-offline" {
+			fw.Target = fmt.Sprintf("consumer %d", w.fault.Consumer)
+		}
+		if w.err != nil {
+			fw.Error = w.err.Error()
+		}
+		if t := w.firstWrite.Load(); t > 0 {
+			fw.RecoverWriteNs = t - spans[i].EndNs
+		}
+		if t := w.firstRead.Load(); t > 0 {
+			fw.RecoverReadNs = t - spans[i].EndNs
+		}
+		for _, iv := range series {
+			if iv.StartNs+int64(time.Second) > w.startNs && iv.StartNs < until {
+				fw.LagPeak = max(fw.LagPeak, iv.Lag)
+			}
+		}
+		out[i] = fw
+	}
+	return out
+}

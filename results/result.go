@@ -37,6 +37,8 @@ type Result struct {
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Merged says how this result was combined from others (qbench merge); nil for one run.
 	Merged *Merged `json:"merged,omitempty"`
+	// Faults is what each injected fault cost.
+	Faults []FaultWindow `json:"faults,omitempty"`
 	// Repetitions holds each repetition's own summary when this result merges repetitions of one
 	// scenario; their spread is what the noise-aware gates allow for.
 	Repetitions []Repetition `json:"repetitions,omitempty"`
@@ -187,4 +189,29 @@ func ReadFile(path string) (*Result, error) {
 		return nil, fmt.Errorf("%s: result schema version %d, this qbench reads %d", path, r.SchemaVersion, SchemaVersion)
 	}
 	return &r, nil
+}
+
+// FaultWindow is one injected fault and what it cost.
+type FaultWindow struct {
+	Kind string `json:"kind"`
+	// Target names what the fault hit: "server", or "consumer N".
+	Target string `json:"target"`
+	// StartNs and EndNs are when the fault began and ended, since the run's epoch.
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+	// Error is set when the fault could not be injected.
+	Error string `json:"error,omitempty"`
+	// Lost counts acknowledged messages never delivered that this fault could have destroyed
+	// (intended before it ended and after the previous fault ended).
+	Lost int64 `json:"lost"`
+	// Duplicates counts extra deliveries of messages charged to this fault likewise.
+	Duplicates int64 `json:"duplicates"`
+	// ProduceErrors counts failed sends from the fault's start until the next fault's start.
+	ProduceErrors int64 `json:"produce_errors"`
+	// RecoverWriteNs and RecoverReadNs are the times from the fault's end to the first write
+	// acknowledged and the first message delivered after it; -1 if none came.
+	RecoverWriteNs int64 `json:"recover_write_ns"`
+	RecoverReadNs  int64 `json:"recover_read_ns"`
+	// LagPeak is the largest lag sampled from the fault's start until the next fault's start.
+	LagPeak int64 `json:"lag_peak"`
 }

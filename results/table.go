@@ -61,6 +61,22 @@ func WriteSummary(w io.Writer, r *Result) error {
 			fmt.Fprintf(w, "  %dx %s: %s\n", e.Count, e.Where, e.Message)
 		}
 	}
+	if len(r.Faults) > 0 {
+		fmt.Fprintln(w, "faults:")
+		fw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(fw, "  at\tfault\ttarget\tlasted\tlost\tduplicates\tproduce errors\twrite back after\tread back after\tlag peak")
+		for _, f := range r.Faults {
+			kind := f.Kind
+			if f.Error != "" {
+				kind += " (failed: " + f.Error + ")"
+			}
+			fmt.Fprintf(fw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%d\n", FormatNs(f.StartNs), kind, f.Target,
+				FormatNs(f.EndNs-f.StartNs), f.Lost, f.Duplicates, f.ProduceErrors, recovery(f.RecoverWriteNs), recovery(f.RecoverReadNs), f.LagPeak)
+		}
+		if err := fw.Flush(); err != nil {
+			return err
+		}
+	}
 	if s.HistogramDropped > 0 {
 		fmt.Fprintf(w, "warning: %d latency values were out of the histogram's range\n", s.HistogramDropped)
 	}
@@ -88,4 +104,14 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+func recovery(ns int64) string {
+	switch {
+	case ns < 0:
+		return "never"
+	case ns == 0:
+		return "at once"
+	}
+	return FormatNs(ns)
 }

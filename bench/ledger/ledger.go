@@ -32,6 +32,9 @@ type producerBook struct {
 	mu         sync.Mutex
 	flags      []uint8
 	deliveries [][]uint32 // [group][seq]
+	// intended is each message's intended send time (ns since the run's epoch), for attributing
+	// losses to fault windows.
+	intended []int64
 	// highest is the highest sequence number each group has received from this producer, +1.
 	highest   []uint64
 	reordered int64
@@ -54,6 +57,7 @@ func (b *producerBook) grow(seq uint64) {
 	for uint64(len(b.flags)) <= seq {
 		n := max(1024, len(b.flags))
 		b.flags = append(b.flags, make([]uint8, n)...)
+		b.intended = append(b.intended, make([]int64, n)...)
 		for g := range b.deliveries {
 			b.deliveries[g] = append(b.deliveries[g], make([]uint32, n)...)
 		}
@@ -62,10 +66,14 @@ func (b *producerBook) grow(seq uint64) {
 
 // Sent marks that a message was handed to the engine; acked says whether the engine
 // acknowledged it (false: it returned an error).
-func (l *Ledger) Sent(producer int, seq uint64, acked bool) {
+func (l *Ledger) Sent(producer int, seq uint64, acked bool) { l.SentAt(producer, seq, acked, 0) }
+
+// SentAt is Sent for a message intended for intendedNs (since the run's epoch).
+func (l *Ledger) SentAt(producer int, seq uint64, acked bool, intendedNs int64) {
 	b := l.producers[producer]
 	b.mu.Lock()
 	b.grow(seq)
+	b.intended[seq] = intendedNs
 	f := flagSent | flagFailed
 	if acked {
 		f = flagSent | flagAcked
@@ -204,4 +212,73 @@ func (l *Ledger) account(t *Totals, f uint8, d int64) (lost bool) {
 		return true
 	}
 	return false
+}
+
+// Window is a fault's time span, in ns since the run's epoch.
+type Window struct {
+	StartNs, EndNs int64
+	// Destructive faults (a crash, a subscriber offline) can destroy messages; others (a pause,
+	// a stall) only delay them.
+	Destructive bool
+}
+
+// WindowTotals is what one fault window cost.
+type WindowTotals struct {
+	// Lost counts acknowledged messages never delivered (to a group) that the window could have
+	// destroyed: those intended before the window ended and after the previous window ended.
+	Lost int64 `json:"lost"`
+	// Duplicates counts extra deliveries of the same messages.
+	Duplicates int64 `json:"duplicates"`
+}
+
+// Attribute charges every lost or duplicated message to a window that ended at or after the
+// message's intended send time (a message sent during a fault, or before it and still
+// undelivered when it struck): the first destructive such window, else the first such window
+// (windows sorted by start). Messages after the last window are charged to none. Call it after
+// the run, like Close.
+func (l *Ledger) Attribute(windows []Window) []WindowTotals {
+	out := make([]WindowTotals, len(windows))
+	if len(windows) == 0 {
+		return out
+	}
+	for _, b := range l.producers {
+		b.mu.Lock()
+		for seq, f := range b.flags {
+			var lost, dups int64
+			for g := range b.deliveries {
+				d := int64(b.deliveries[g][seq])
+				if f&flagAcked != 0 && d == 0 {
+					lost++
+				}
+				if d > 1 {
+					dups += d - 1
+				}
+			}
+			if lost == 0 && dups == 0 {
+				continue
+			}
+			if i := charge(windows, b.intended[seq]); i >= 0 {
+				out[i].Lost += lost
+				out[i].Duplicates += dups
+			}
+		}
+		b.mu.Unlock()
+	}
+	return out
+}
+
+func charge(windows []Window, intendedNs int64) int {
+	first := -1
+	for i, w := range windows {
+		if intendedNs > w.EndNs {
+			continue
+		}
+		if w.Destructive {
+			return i
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	return first
 }

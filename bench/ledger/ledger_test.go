@@ -96,3 +96,32 @@ func TestLedgerCountsReordering(t *testing.T) {
 		t.Fatalf("reordered %d duplicates %d, want 2 and 1", got.Reordered, got.Duplicates)
 	}
 }
+
+func TestLedgerAttributesLossToFaultWindows(t *testing.T) {
+	l := New(1)
+	// Messages intended at 0..9 s; windows [2 s, 3 s] and [6 s, 7 s].
+	for s := uint64(0); s < 10; s++ {
+		l.SentAt(0, s, true, int64(s)*1e9)
+	}
+	for _, s := range []uint64{0, 3, 4, 5, 7, 8} {
+		l.Delivered(0, s)
+	}
+	l.Delivered(0, 8) // a duplicate after the last window: charged to none
+	l.Delivered(0, 4) // a duplicate between the windows: charged to the second
+	// lost: 1, 2 (first window), 6 (second), 9 (after both: none)
+	got := l.Attribute([]Window{{StartNs: 2e9, EndNs: 3e9}, {StartNs: 6e9, EndNs: 7e9}})
+	want := []WindowTotals{{Lost: 2}, {Lost: 1, Duplicates: 1}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+}
+
+// A pause only delays: a loss it overlaps with a crash is charged to the crash.
+func TestLedgerChargesLossToDestructiveFault(t *testing.T) {
+	l := New(1)
+	l.SentAt(0, 0, true, 1e9)
+	got := l.Attribute([]Window{{StartNs: 0, EndNs: 2e9}, {StartNs: 1e9, EndNs: 3e9, Destructive: true}})
+	if got[0].Lost != 0 || got[1].Lost != 1 {
+		t.Fatalf("got %+v", got)
+	}
+}
