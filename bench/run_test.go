@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"qbench/bench"
+	_ "qbench/engines/kafkaq"
 	_ "qbench/engines/redisq"
 	"qbench/results"
 	"qbench/scenarios"
