@@ -173,3 +173,33 @@ stream:
 		t.Logf("lost %d of %d to trimming", l.Lost, l.Acked)
 	})
 }
+
+// A message whose work always fails is redelivered (claimed from the pending list after
+// claim_idle) until it has been delivered max_deliveries times, then moved to the dead-letter
+// stream: every poisoned message ends there, none is lost.
+func TestConformanceDeadLetterAfterMaxDeliveries(t *testing.T) {
+	each(t, []string{"stream"}, func(t *testing.T, target, design string) {
+		res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: stream
+producers: 1
+consumers: 2
+rate: 500
+duration: 1s
+drain_timeout: 2s
+poison_every: 50
+stream:
+  claim_idle: 100ms
+  max_deliveries: 3
+`, target)))
+		l := res.Summary.Ledger
+		// 500 messages, every 50th poisoned: 10, each delivered 3 times (the first delivery
+		// and two claims) before it is dead-lettered.
+		if l.Lost != 0 || l.DuplicatedMessages != 10 || l.Duplicates != 20 {
+			t.Fatalf("ledger %+v: want the 10 poisoned messages delivered 3 times each", l)
+		}
+		if got := res.Engine.Stats["dead_letters"]; got != 10 {
+			t.Fatalf("dead-letter stream holds %d entries, want 10", got)
+		}
+	})
+}

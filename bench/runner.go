@@ -249,9 +249,10 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	pwg.Wait()
 	producersDoneAt := time.Since(r.epoch)
 	interrupted := stop.Err() != nil
-	// Drain: consumers go on until every acknowledged message arrived, or the drain timeout.
+	// Drain: consumers go on until every acknowledged message arrived and the engine reports
+	// nothing left pending (redeliveries and dead-lettering finish), or the drain timeout.
 	deadline := time.Now().Add(sc.DrainTimeout.D())
-	for !interrupted && time.Now().Before(deadline) && r.ledger.DeliveredUnique() < r.ledger.Acked() {
+	for !interrupted && time.Now().Before(deadline) && !r.drained(ctx) {
 		select {
 		case <-stop.Done():
 			interrupted = true
@@ -266,6 +267,29 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	s.harvest(true) // the last partial interval
 
 	return r.result(s, producersDoneAt, interrupted)
+}
+
+// drained reports whether every acknowledged message has been delivered (to every group) and,
+// where the engine reports lag, nothing is left in its backlog or pending.
+func (r *run) drained(ctx context.Context) bool {
+	if r.ledger.DeliveredUnique() < r.ledger.Acked() {
+		return false
+	}
+	lr, ok := r.eng.(engines.LagReporter)
+	if !ok {
+		return true
+	}
+	lctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	lag, err := lr.Lag(lctx)
+	if err != nil {
+		return true // no answer is no evidence of a backlog; the ledger says all arrived
+	}
+	if lag.Backlog+lag.Pending > 0 {
+		sleepCtx(ctx, 20*time.Millisecond)
+		return false
+	}
+	return true
 }
 
 // preciseSleepMax is the longest wait slept on the producer's thread, uninterruptible.
@@ -425,6 +449,11 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			continue
 		}
 		at := r.since()
+		toAck := ds
+		poison := uint64(r.sc.PoisonEvery)
+		if poison > 0 {
+			toAck = make([]engines.Delivery, 0, len(ds))
+		}
 		rec.mu.Lock()
 		for _, d := range ds {
 			st, err := DecodeStamp(d.Payload)
@@ -434,6 +463,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			}
 			rec.record(KindE2E, at-st.IntendedNs, st.IntendedNs >= warmupNs)
 			r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
+			if poison > 0 && st.Seq%poison != 0 {
+				toAck = append(toAck, d)
+			}
 		}
 		rec.mu.Unlock()
 		r.noteRecovery(at, false)
@@ -449,7 +481,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			crash = nil
 			continue
 		}
-		if err := c.Ack(context.WithoutCancel(ctx), ds); err != nil {
+		if err := c.Ack(context.WithoutCancel(ctx), toAck); err != nil {
 			r.consumeErrs.Add(1)
 			r.noteErr("ack", err)
 		}
@@ -581,7 +613,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		f := fr.Facts(fctx)
 		cancel()
-		res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design, Version: f.Version, Address: f.Address, Settings: f.Settings}
+		res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design, Version: f.Version, Address: f.Address, Settings: f.Settings, Stats: f.Stats}
 	}
 	measured := map[string]*hdrhistogram.Histogram{}
 	var dropped int64

@@ -79,6 +79,9 @@ type Facts struct {
 	Version  string            `json:"version"`
 	Address  string            `json:"address,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
+	// Stats are counters the engine kept or read at the end: dead letters, requeued messages,
+	// WAIT results.
+	Stats map[string]int64 `json:"stats,omitempty"`
 }
 
 // FactReporter is implemented by engines that can describe themselves.

@@ -51,6 +51,7 @@ type Engine struct {
 	Version  string            `json:"version"`
 	Address  string            `json:"address,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
+	Stats    map[string]int64  `json:"stats,omitempty"`
 }
 
 // Machine describes where the load generator ran.

@@ -37,6 +37,10 @@ type Scenario struct {
 	Batch int `yaml:"batch" json:"batch"`
 	// Work is the consumer's simulated processing time per message.
 	Work Duration `yaml:"work,omitempty" json:"work,omitempty"`
+	// PoisonEvery makes every message whose sequence number is a multiple of it fail its work,
+	// every time it is delivered: it is never acknowledged, so the design's redelivery and
+	// dead-lettering show. 0 means none.
+	PoisonEvery int `yaml:"poison_every,omitempty" json:"poison_every,omitempty"`
 
 	Persistence map[string]string `yaml:"persistence,omitempty" json:"persistence,omitempty"`
 	Stream      StreamOptions     `yaml:"stream,omitempty" json:"stream,omitempty"`

@@ -126,6 +126,9 @@ func (s *Scenario) validate() Errors {
 	if s.Batch < 0 || s.Batch > 100000 {
 		bad("batch", "must be between 1 and 100000 (got %d)", s.Batch)
 	}
+	if s.PoisonEvery < 0 {
+		bad("poison_every", "must not be negative (got %d)", s.PoisonEvery)
+	}
 	if s.Work < 0 {
 		bad("work", "must not be negative (got %s)", s.Work)
 	}

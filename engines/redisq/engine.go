@@ -47,17 +47,20 @@ type design interface {
 func keyPrefix(spec engines.Spec) string { return "qbench:" + spec.RunID + ":" }
 
 func newEngine(ctx context.Context, spec engines.Spec, target, addr, password string) (*engine, error) {
+	return newEngineWith(ctx, spec, target, &redis.Options{Addr: addr, Password: password})
+}
+
+// newEngineWith connects with opts (address, password, TLS), sized and timed for a benchmark.
+func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *redis.Options) (*engine, error) {
 	poolSize := spec.Producers + spec.Consumers + 4
-	client := redis.NewClient(&redis.Options{
-		Addr:     addr,
-		Password: password,
-		PoolSize: poolSize,
-		// Keep the pool warm: a benchmark must not measure connection set-up.
-		MinIdleConns: min(poolSize, 8),
-		// A stalled or crashed server shows up as latency or errors, not as a hang.
-		ReadTimeout:  10 * time.Second,
-		WriteTimeout: 10 * time.Second,
-	})
+	opts.PoolSize = poolSize
+	// Keep the pool warm: a benchmark must not measure connection set-up.
+	opts.MinIdleConns = min(poolSize, 8)
+	// A stalled or crashed server shows up as latency or errors, not as a hang.
+	opts.ReadTimeout = 10 * time.Second
+	opts.WriteTimeout = 10 * time.Second
+	client := redis.NewClient(opts)
+	addr := opts.Addr
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
 		return nil, fmt.Errorf("connecting to %s: %w", addr, err)
@@ -189,6 +192,11 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	}
 	if e.pid != nil {
 		f.Settings["pid"] = e.pid()
+	}
+	if st, ok := e.design.(interface {
+		stats(ctx context.Context) map[string]int64
+	}); ok {
+		f.Stats = st.stats(ctx)
 	}
 	for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy"} {
 		if v, err := e.client.ConfigGet(ctx, name).Result(); err == nil {

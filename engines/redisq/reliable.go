@@ -57,6 +57,12 @@ func (r *reliableDesign) setup(ctx context.Context) error {
 	return nil
 }
 
+// stats reports the dead-letter list's length and what the reaper requeued.
+func (r *reliableDesign) stats(ctx context.Context) map[string]int64 {
+	n, _ := r.client.LLen(ctx, r.dead).Result()
+	return map[string]int64{"dead_letters": n, "requeued": r.Requeued.Load(), "dead_lettered": r.DeadLettered.Load()}
+}
+
 func (r *reliableDesign) teardown(ctx context.Context) error {
 	r.stopOnce.Do(func() { close(r.reaperStop) })
 	<-r.reaperDone

@@ -52,6 +52,12 @@ func (s *streamDesign) setup(ctx context.Context) error {
 	return nil
 }
 
+// stats reports the dead-letter stream's length.
+func (s *streamDesign) stats(ctx context.Context) map[string]int64 {
+	n, _ := s.client.XLen(ctx, s.dead).Result()
+	return map[string]int64{"dead_letters": n}
+}
+
 func (s *streamDesign) teardown(ctx context.Context) error {
 	return s.client.Del(ctx, s.key, s.dead).Err()
 }
@@ -198,6 +204,17 @@ func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) 
 		}
 		for _, p := range pending {
 			if p.RetryCount < opts.MaxDeliveries {
+				continue
+			}
+			// Take the entry first (XCLAIM JUSTID leaves the delivery count alone): of several
+			// consumers reaching it at once only one wins, so it is dead-lettered once.
+			won, err := c.s.client.XClaimJustID(ctx, &redis.XClaimArgs{
+				Stream: c.s.key, Group: c.group, Consumer: c.name, MinIdle: opts.ClaimIdle, Messages: []string{p.ID},
+			}).Result()
+			if err != nil {
+				return nil, err
+			}
+			if len(won) == 0 {
 				continue
 			}
 			entries, err := c.s.client.XRange(ctx, c.s.key, p.ID, p.ID).Result()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
 
 	"qbench/engines"
 )
@@ -20,26 +23,28 @@ func init() {
 	})
 }
 
-// newURLEngine connects to an existing Redis. The password may come in a redis:// URL; it is never
-// logged or written to results.
+// newURLEngine connects to an existing Redis: host:port, or a redis:// or rediss:// (TLS) URL
+// with an optional password, as go-redis parses it. The password is never logged or written to
+// results.
 func newURLEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
-	addr, password, err := parseAddress(spec.Address)
+	opts, err := parseAddress(spec.Address)
 	if err != nil {
 		return nil, err
 	}
-	return newEngine(ctx, spec, "redis-url", addr, password)
+	return newEngineWith(ctx, spec, "redis-url", opts)
 }
 
-func parseAddress(s string) (addr, password string, err error) {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return s, "", nil // plain host:port
+func parseAddress(s string) (*redis.Options, error) {
+	if !strings.Contains(s, "://") {
+		return &redis.Options{Addr: s}, nil
 	}
-	if u.Scheme != "redis" {
-		return "", "", fmt.Errorf("address %q: only redis:// URLs or host:port are supported", u.Redacted())
+	opts, err := redis.ParseURL(s)
+	if err != nil {
+		// The error must not echo the password back.
+		if u, perr := url.Parse(s); perr == nil {
+			s = u.Redacted()
+		}
+		return nil, fmt.Errorf("address %s: %v", s, strings.ReplaceAll(err.Error(), s, "<address>"))
 	}
-	if u.User != nil {
-		password, _ = u.User.Password()
-	}
-	return u.Host, password, nil
+	return opts, nil
 }
