@@ -3,7 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"reflect"
-		"strings"
+	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 )
