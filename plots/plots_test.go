@@ -156,3 +156,36 @@ func TestEmptyResultStillPlots(t *testing.T) {
 		t.Errorf("title %q", charts[0].Title)
 	}
 }
+
+func TestCapacityCurve(t *testing.T) {
+	pts := []plots.CapacityPoint{
+		{Offered: 1000, Achieved: 1000, P50: 300e3, P99: 900e3, Pass: true},
+		{Offered: 2000, Achieved: 2000, P50: 400e3, P99: 2e6, Pass: true},
+		{Offered: 4000, Achieved: 3600, P50: 3e6, P99: 40e6, Pass: false},
+		{Offered: 3000, Achieved: 2950, P50: 600e3, P99: 4e6, Pass: true},
+	}
+	c, err := plots.Capacity(pts, "produce", 5e6, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := plots.Render(c, "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := img.Bounds().Size(); got != (image.Point{768, 432}) {
+		t.Fatalf("size %v", got)
+	}
+	for name, clr := range map[string]color.Color{
+		"curve":        plots.Colour(0),
+		"best rate":    color.RGBA{G: 0x80, A: 0xff},
+		"missed point": color.RGBA{R: 0xc0, A: 0xff},
+	} {
+		if n := countColour(img, clr); n < 60 {
+			t.Errorf("%s: %d pixels", name, n)
+		}
+	}
+}
