@@ -156,3 +156,5 @@ func TestExportAndMerge(t *testing.T) {
 		}
 	}
 }
+
+func resultsOptions() resultstest.Options { return resultstest.Options{Name: "q", Seed: 1, Seconds: 3} }
