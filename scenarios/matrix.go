@@ -136,10 +136,12 @@ func (s *Scenario) expand() ([]Cell, Errors) {
 		if err := checkSweepable(a.Key); err != nil {
 			errs = append(errs, &Error{Field: field, Line: a.Line, Msg: err.Error()})
 		}
-		n *= max(1, len(a.Values))
+		if n <= MaxCells { // saturate: many axes must not overflow the count
+			n *= max(1, len(a.Values))
+		}
 	}
 	if n > MaxCells {
-		errs = append(errs, &Error{Field: "matrix", Msg: fmt.Sprintf("expands into %d cells, more than %d", n, MaxCells)})
+		errs = append(errs, &Error{Field: "matrix", Msg: fmt.Sprintf("expands into more than %d cells", MaxCells)})
 	}
 	if len(errs) > 0 {
 		return nil, errs

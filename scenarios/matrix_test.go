@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -86,7 +87,8 @@ func TestMatrixErrors(t *testing.T) {
 		{"base still checked", "name: x\nproducers: -1\nmatrix:\n  rate: [10]\n", "bad.yaml:2: producers: must be at least 1"},
 		{"not a mapping", "name: x\nrate: 10\nmatrix: [1, 2]\n", "bad.yaml:3: matrix: "},
 		{"repeat", "name: x\nrate: 10\nrepeat: -1\n", "bad.yaml:3: repeat: must be between 1 and 100"},
-		{"too many cells", "name: x\nmatrix:\n  rate: [1,2,3,4,5,6,7,8,9,10]\n  producers: [1,2,3,4,5,6,7,8,9,10]\n  consumers: [1,2,3,4,5,6,7,8,9,10,11]\n", "matrix: expands into 1100 cells"},
+		{"too many cells", "name: x\nmatrix:\n  rate: [1,2,3,4,5,6,7,8,9,10]\n  producers: [1,2,3,4,5,6,7,8,9,10]\n  consumers: [1,2,3,4,5,6,7,8,9,10,11]\n", "matrix: expands into more than 1000 cells"},
+		{"many axes", "name: x\nrate: 1\nmatrix:\n" + manyAxes(70), "matrix: expands into more than 1000 cells"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -96,4 +98,41 @@ func TestMatrixErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Parse (matrix included) never panics, and whatever it accepts expands into valid cells.
+func FuzzParseMatrix(f *testing.F) {
+	for _, s := range []string{
+		"name: x\nrate: 10\nmatrix:\n  rate: [1, 2]\n  persistence.appendfsync: [always]\nrepeat: 2\n",
+		"name: x\nmatrix:\n  design: [stream, list]\n  rate: [max, 5]\n",
+		"name: x\nrate: 10\nmatrix:\n  stream.ack: [after, before]\n  duration: [1s]\n",
+		"name: x\nrate: 10\nmatrix: {}\n",
+		"name: x\nrate: 10\nmatrix:\n  faults.0.at: [1s]\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		sc, err := Parse("f.yaml", []byte(src))
+		if err != nil {
+			return
+		}
+		cells, err := sc.Cells()
+		if err != nil {
+			t.Fatalf("accepted %q but cannot expand it: %v", src, err)
+		}
+		for _, c := range cells {
+			if len(c.Scenario.Matrix.Axes) != 0 {
+				t.Fatalf("cell %s still has a matrix", c.Name)
+			}
+		}
+	})
+}
+
+// manyAxes sweeps n persistence settings over two values each: 2^n cells.
+func manyAxes(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "  persistence.k%d: [a, b]\n", i)
+	}
+	return b.String()
 }
