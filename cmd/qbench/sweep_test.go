@@ -85,19 +85,38 @@ gates:
 	}
 }
 
-// A rate search with a ceiling the machine easily sustains: it steps up to the ceiling and stops.
+// A rate search with a low ceiling: it starts at the scenario's rate, never passes the ceiling,
+// writes a result per step, the index and the capacity chart. (Whether 200 msg/s passes depends
+// on how loaded the machine is, so the verdict itself is the schedule test's business:
+// bench.TestSearchRate.)
 func TestSearchRun(t *testing.T) {
 	needRedis(t)
 	sc := writeFile(t, "s.yaml", "name: s\nengine: redis\nrate: 100\nduration: 1s\nwarmup: 200ms\n")
 	dir := t.TempDir()
-	stdout, stderr, code := qbench(t, "search", "-q", sc, "-o", dir, "--objective", "lost == 0", "--objective", "e2e.p99 <= 5s", "--high", "200")
+	stdout, stderr, code := qbench(t, "search", "-q", sc, "-o", dir, "--objective", "lost == 0", "--objective", "e2e.p99 <= 5s",
+		"--high", "200", "--max-runs", "3")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stdout, "highest sustainable rate: at least 200 msg/s") {
-		t.Fatalf("stdout:\n%s", stdout)
+	if !strings.Contains(stdout, "highest sustainable rate: ") && !strings.Contains(stdout, "no rate met the objective") {
+		t.Fatalf("no verdict on stdout:\n%s", stdout)
 	}
-	for _, f := range []string{"index.json", "rate-100.json", "rate-200.json", "capacity-e2e.png", "capacity-e2e.svg"} {
+	ix, err := results.ReadIndexFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Kind != "rate-search" || ix.Search == nil || len(ix.Cells) == 0 || len(ix.Cells) > 3 || ix.Cells[0].Name != "rate=100" {
+		t.Fatalf("index %+v", ix)
+	}
+	for _, c := range ix.Cells {
+		if c.Pass == nil || c.OfferedRate > 200 {
+			t.Errorf("step %+v", c)
+		}
+		if _, err := os.Stat(filepath.Join(dir, c.File)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, f := range []string{"capacity-e2e.png", "capacity-e2e.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
