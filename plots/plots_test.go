@@ -156,3 +156,88 @@ func TestEmptyResultStillPlots(t *testing.T) {
 		t.Errorf("title %q", charts[0].Title)
 	}
 }
+
+func TestCapacityCurve(t *testing.T) {
+	pts := []plots.CapacityPoint{
+		{Offered: 1000, Achieved: 1000, P50: 300e3, P99: 900e3, Pass: true},
+		{Offered: 2000, Achieved: 2000, P50: 400e3, P99: 2e6, Pass: true},
+		{Offered: 4000, Achieved: 3600, P50: 3e6, P99: 40e6, Pass: false},
+		{Offered: 3000, Achieved: 2950, P50: 600e3, P99: 4e6, Pass: true},
+	}
+	c, err := plots.Capacity(pts, "produce", 5e6, 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := plots.Render(c, "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := img.Bounds().Size(); got != (image.Point{768, 432}) {
+		t.Fatalf("size %v", got)
+	}
+	for name, clr := range map[string]color.Color{
+		"curve":        plots.Colour(0),
+		"best rate":    color.RGBA{G: 0x80, A: 0xff},
+		"missed point": color.RGBA{R: 0xc0, A: 0xff},
+	} {
+		if n := countColour(img, clr); n < 60 {
+			t.Errorf("%s: %d pixels", name, n)
+		}
+	}
+}
+
+func TestPersistenceGrid(t *testing.T) {
+	ix := &results.Index{Kind: "matrix", Scenario: "explore"}
+	p99 := map[string]int64{"always": 8e6, "everysec": 900e3, "no": 700e3}
+	for _, design := range []string{"stream", "list"} {
+		for _, fsync := range []string{"always", "everysec", "no"} {
+			c := results.IndexCell{Name: design + "," + fsync, Params: []results.Param{{Key: "design", Value: design}, {Key: "persistence.appendfsync", Value: fsync}},
+				ProduceP99: p99[fsync], E2EP99: 2 * p99[fsync]}
+			if fsync == "no" && design == "list" {
+				c.Lost = 12
+			}
+			ix.Cells = append(ix.Cells, c)
+		}
+	}
+	charts, err := plots.GridsFromIndex(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(charts) != 2 || charts[0].Name != "grid-produce" {
+		t.Fatalf("%d charts", len(charts))
+	}
+	b, err := plots.Render(charts[0], "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Six filled squares: no cell is left grey (the colour of a cell that did not run), and the
+	// slowest (red end) and fastest (blue end) colours are both there.
+	if n := countColour(img, color.RGBA{R: 0xee, G: 0xee, B: 0xee, A: 0xff}); n > 200 { // a few at the cells' anti-aliased edges
+		t.Errorf("%d pixels of empty cells", n)
+	}
+	var reddish, bluish int
+	bounds := img.Bounds()
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		for x := bounds.Min.X; x < bounds.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			r, g, b = r>>8, g>>8, b>>8
+			switch {
+			case r > 150 && b < 80 && g < 80:
+				reddish++
+			case b > 150 && r < 100:
+				bluish++
+			}
+		}
+	}
+	if reddish < 5000 || bluish < 5000 {
+		t.Errorf("red %d, blue %d pixels: the grid is not coloured by latency", reddish, bluish)
+	}
+}

@@ -20,6 +20,8 @@ type ReportOptions struct {
 	Comparison *results.Comparison
 	// Generated is the time printed in the footer (fixed in tests).
 	Generated time.Time
+	// Extra charts follow the standard ones (a sweep's grid or capacity curve).
+	Extra []Chart
 }
 
 type reportRun struct {
@@ -91,7 +93,7 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range charts {
+	for _, c := range append(charts, opt.Extra...) {
 		b, err := Render(c, "svg")
 		if err != nil {
 			return err

@@ -65,6 +65,9 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 		if baseline.Engine.Name != current.Engine.Name || baseline.Engine.Design != current.Engine.Design {
 			c.Notes = append(c.Notes, fmt.Sprintf("baseline is %s/%s, current is %s/%s", baseline.Engine.Name, baseline.Engine.Design, current.Engine.Name, current.Engine.Design))
 		}
+		if !sameScenario(baseline.Scenario, current.Scenario) {
+			c.Notes = append(c.Notes, "the scenarios differ (apart from the seed); the comparison may not be like for like")
+		}
 		if baseline.Interrupted {
 			c.Notes = append(c.Notes, "the baseline run was interrupted")
 		}

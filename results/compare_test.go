@@ -209,3 +209,21 @@ func TestNoiseAwareGate(t *testing.T) {
 		})
 	}
 }
+
+// ParseGate never panics, and whatever it accepts it can check.
+func FuzzParseGate(f *testing.F) {
+	for _, s := range append(standardGates, "e2e.p99.9 < 1.5s", "lost != 3", "send_delay.max <= 250µs", "x", "<=", "lost <= %", "e2e.p99 <= -1e309%") {
+		f.Add(s)
+	}
+	r := baseline()
+	f.Fuzz(func(t *testing.T, expr string) {
+		g, err := results.ParseGate(expr)
+		if err != nil {
+			return
+		}
+		res := results.CheckGates([]results.Gate{g}, r, r, results.GateOptions{Noise: true})
+		if len(res) != 1 || res[0].Describe() == "" {
+			t.Fatalf("%q: %+v", expr, res)
+		}
+	})
+}

@@ -55,6 +55,11 @@ type Scenario struct {
 
 	// Gates are regression bounds checked after a run and by qbench compare (see gates.go).
 	Gates []string `yaml:"gates,omitempty" json:"gates,omitempty"`
+	// Matrix sweeps fields: qbench run expands it into one run per combination (see matrix.go).
+	Matrix Matrix `yaml:"matrix,omitempty" json:"matrix,omitzero"`
+	// Repeat runs each scenario (each cell of a matrix) this many times and merges the
+	// repetitions, keeping their spread for noise-aware gates. 0 and 1 mean once.
+	Repeat int `yaml:"repeat,omitempty" json:"repeat,omitempty"`
 }
 
 // StreamOptions configure the stream design.

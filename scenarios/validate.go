@@ -203,5 +203,5 @@ func (s *Scenario) validate() Errors {
 			bad(field, "%v", err)
 		}
 	}
-	return errs
+	return s.validateSweep(errs)
 }

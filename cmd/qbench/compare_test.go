@@ -156,3 +156,27 @@ func TestExportAndMerge(t *testing.T) {
 		}
 	}
 }
+
+func resultsOptions() resultstest.Options { return resultstest.Options{Name: "q", Seed: 1, Seconds: 3} }
+
+func TestPlotAndReportCommands(t *testing.T) {
+	dir := t.TempDir()
+	a := writeResult(t, dir, "a.json", resultstest.Options{Name: "q", Seed: 1, Seconds: 3, StallAt: time.Second, StallFor: 300 * time.Millisecond})
+	b := writeResult(t, dir, "b.json", resultstest.Options{Name: "q", Seed: 2, Seconds: 3})
+	out := filepath.Join(dir, "plots")
+	stdout, stderr, code := qbench(t, "plot", a, b, "-o", out, "--format", "png")
+	if code != 0 || strings.Count(stdout, ".png") != 9 {
+		t.Fatalf("plot: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, stderr, code := qbench(t, "plot", a, "-o", out, "--format", "gif"); code != 2 || !strings.Contains(stderr, "want png, svg or pdf") {
+		t.Fatalf("bad format: exit %d %s", code, stderr)
+	}
+	html := filepath.Join(dir, "r.html")
+	if _, stderr, code := qbench(t, "report", a, b, "--baseline", a, "--gate", "lost == 0", "-o", html); code != 0 {
+		t.Fatalf("report: exit %d %s", code, stderr)
+	}
+	body, err := os.ReadFile(html)
+	if err != nil || !strings.Contains(string(body), "lost == 0") || strings.Count(string(body), "<svg") != 11 {
+		t.Fatalf("report: %v", err)
+	}
+}

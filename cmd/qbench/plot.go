@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"qbench/plots"
+	"qbench/results"
 )
 
 func plotCmd() *cobra.Command {
@@ -20,7 +24,9 @@ func plotCmd() *cobra.Command {
   throughput        acknowledged and delivered messages per second
   lag               consumer lag, the load generator's and the engine's view
   loss              lost and duplicated messages per result
-KIND is produce, send_delay and e2e.`,
+KIND is produce, send_delay and e2e. An index.json of a sweep stands for its cells' results and
+adds, for a matrix, the grid of p99 by the swept fields (grid-produce, grid-e2e) and, for a rate
+search, the capacity curve (capacity-KIND).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {
@@ -37,7 +43,7 @@ KIND is produce, send_delay and e2e.`,
 					return usageError{fmt.Errorf("--format %q: want png, svg or pdf", f)}
 				}
 			}
-			runs, err := readRuns(args)
+			runs, extra, err := readRunsAndIndexes(args)
 			if err != nil {
 				return err
 			}
@@ -45,6 +51,7 @@ KIND is produce, send_delay and e2e.`,
 			if err != nil {
 				return err
 			}
+			charts = append(charts, extra...)
 			paths, err := plots.Save(charts, dir, fs)
 			if err != nil {
 				return err
@@ -71,4 +78,73 @@ func readRuns(paths []string) ([]plots.Run, error) {
 		runs[i] = plots.Run{Label: names[i], Result: rs[i]}
 	}
 	return runs, nil
+}
+
+// readRunsAndIndexes reads result files and sweep indexes: an index contributes its cells'
+// results as runs and its own charts (the grid of a matrix, the capacity curve of a search).
+func readRunsAndIndexes(paths []string) ([]plots.Run, []plots.Chart, error) {
+	var runs []plots.Run
+	var charts []plots.Chart
+	var plain []string
+	for _, p := range paths {
+		ix, ok := readIndex(p)
+		if !ok {
+			plain = append(plain, p)
+			continue
+		}
+		var cellResults []*results.Result
+		var passes []bool
+		for _, c := range ix.Cells {
+			r, err := readResult(filepath.Join(filepath.Dir(p), c.File))
+			if err != nil {
+				return nil, nil, err
+			}
+			runs = append(runs, plots.Run{Label: c.Name, Result: r})
+			cellResults = append(cellResults, r)
+			passes = append(passes, c.Pass != nil && *c.Pass)
+		}
+		switch ix.Kind {
+		case "matrix":
+			g, err := plots.GridsFromIndex(ix)
+			if err != nil {
+				return nil, nil, err
+			}
+			charts = append(charts, g...)
+		case "rate-search":
+			best := 0.0
+			if ix.Search != nil {
+				best = ix.Search.Best
+			}
+			c, err := plots.Capacity(plots.CapacityPoints(cellResults, passes, "produce"), "produce", 0, best)
+			if err != nil {
+				return nil, nil, err
+			}
+			charts = append(charts, c)
+		}
+	}
+	more, err := readRuns(plain)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(runs, more...), charts, nil
+}
+
+// readIndex reads path as a sweep index if it is one.
+func readIndex(path string) (*results.Index, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false
+	}
+	var probe struct {
+		Kind  string          `json:"kind"`
+		Cells json.RawMessage `json:"cells"`
+	}
+	if json.Unmarshal(b, &probe) != nil || probe.Kind == "" || probe.Cells == nil {
+		return nil, false
+	}
+	ix, err := results.ReadIndexFile(path)
+	if err != nil {
+		return nil, false
+	}
+	return ix, true
 }

@@ -20,7 +20,8 @@ func reportCmd() *cobra.Command {
 fonts or images loaded from anywhere): the scenario and environment of each result, summary
 tables, every chart of qbench plot, the fault timeline and, with --baseline or --gate, the gates
 checked against the last result. The report shows failed gates; it does not change the exit
-code (use qbench compare in CI).`,
+code (use qbench compare in CI). A sweep's index.json stands for its cells' results and adds
+its grid or capacity curve.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -30,11 +31,14 @@ code (use qbench compare in CI).`,
 			if err != nil {
 				return err
 			}
-			runs, err := readRuns(args)
+			runs, extra, err := readRunsAndIndexes(args)
 			if err != nil {
 				return err
 			}
-			opt := plots.ReportOptions{Title: title}
+			if len(runs) == 0 {
+				return usageError{fmt.Errorf("no results to report")}
+			}
+			opt := plots.ReportOptions{Title: title, Extra: extra}
 			var baseline *results.Result
 			if baselinePath != "" {
 				if baseline, err = readResult(baselinePath); err != nil {
@@ -47,7 +51,7 @@ code (use qbench compare in CI).`,
 				return err
 			}
 			if baseline != nil || len(gates) > 0 {
-				opt.Comparison = results.Compare(baseline, cur.Result, baselinePath, args[len(args)-1], gates, results.GateOptions{Noise: o.noise})
+				opt.Comparison = results.Compare(baseline, cur.Result, baselinePath, cur.Label, gates, results.GateOptions{Noise: o.noise})
 			}
 			f, err := os.Create(out)
 			if err != nil {

@@ -1,0 +1,205 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Index lists the results of a sweep (a matrix, repetitions, a rate search): one entry per cell,
+// written as index.json beside the cells' result files.
+type Index struct {
+	SchemaVersion int         `json:"schema_version"`
+	Kind          string      `json:"kind"` // matrix or rate-search
+	Scenario      string      `json:"scenario"`
+	StartedAt     time.Time   `json:"started_at"`
+	Cells         []IndexCell `json:"cells"`
+	// Search is set for a rate search.
+	Search *SearchOutcome `json:"search,omitempty"`
+	// Interrupted is true when the sweep was stopped before every cell ran.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// IndexCell is one cell of a sweep.
+type IndexCell struct {
+	Name   string  `json:"name"`
+	Params []Param `json:"params,omitempty"`
+	// File is the cell's result, relative to the index.
+	File        string   `json:"file"`
+	RunIDs      []string `json:"run_ids"`
+	OfferedRate float64  `json:"offered_rate"`
+	ProduceRate float64  `json:"produce_rate"`
+	ProduceP99  int64    `json:"produce_p99_ns"`
+	E2EP99      int64    `json:"e2e_p99_ns"`
+	Lost        int64    `json:"lost"`
+	Duplicates  int64    `json:"duplicates"`
+	// Pass and Reasons are the objective's verdict in a rate search.
+	Pass    *bool    `json:"pass,omitempty"`
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Param is one swept field's value in a cell.
+type Param struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// SearchOutcome is what a rate search found.
+type SearchOutcome struct {
+	Objective []string `json:"objective"`
+	// Best is the highest rate that met the objective (0: not even the lowest did).
+	Best float64 `json:"best_rate"`
+	// FailedAt is the lowest rate seen to fail (0: none failed up to the search's ceiling).
+	FailedAt float64 `json:"failed_at,omitempty"`
+}
+
+// NewIndexCell summarises a cell's result for the index.
+func NewIndexCell(name string, params []Param, file string, r *Result) IndexCell {
+	c := IndexCell{Name: name, Params: params, File: file, OfferedRate: r.Summary.OfferedRate, ProduceRate: r.Summary.ProduceRate,
+		ProduceP99: r.Summary.Latency["produce"].P99, E2EP99: r.Summary.Latency["e2e"].P99,
+		Lost: r.Summary.Ledger.Lost, Duplicates: r.Summary.Ledger.Duplicates}
+	if r.Merged != nil {
+		c.RunIDs = r.Merged.Sources
+	} else {
+		c.RunIDs = []string{r.RunID}
+	}
+	return c
+}
+
+// WriteIndexFile writes an index as indented JSON.
+func WriteIndexFile(path string, ix *Index) error {
+	ix.SchemaVersion = SchemaVersion
+	b, err := json.MarshalIndent(ix, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// ReadIndexFile reads an index.
+func ReadIndexFile(path string) (*Index, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var ix Index
+	if err := json.Unmarshal(b, &ix); err != nil {
+		return nil, fmt.Errorf("%s: not a qbench index: %w", path, err)
+	}
+	return &ix, nil
+}
+
+// WriteIndexTable prints one line per cell.
+func WriteIndexTable(w io.Writer, ix *Index) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "cell\toffered\tproduced\tproduce p99\te2e p99\tlost\tduplicates"
+	if ix.Search != nil {
+		head += "\tobjective"
+	}
+	fmt.Fprintln(tw, head)
+	for _, c := range ix.Cells {
+		offered := "max"
+		if c.OfferedRate > 0 {
+			offered = fmt.Sprintf("%.0f/s", c.OfferedRate)
+		}
+		line := fmt.Sprintf("%s\t%s\t%.0f/s\t%s\t%s\t%d\t%d", c.Name, offered, c.ProduceRate, FormatNs(c.ProduceP99), FormatNs(c.E2EP99), c.Lost, c.Duplicates)
+		if c.Pass != nil {
+			v := "met"
+			if !*c.Pass {
+				v = "missed: " + strings.Join(c.Reasons, "; ")
+			}
+			line += "\t" + v
+		}
+		fmt.Fprintln(tw, line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if s := ix.Search; s != nil {
+		switch {
+		case s.Best == 0:
+			fmt.Fprintf(w, "no rate met the objective (%s); the lowest tried failed\n", strings.Join(s.Objective, ", "))
+		case s.FailedAt == 0:
+			fmt.Fprintf(w, "highest sustainable rate: at least %.0f msg/s (the search's ceiling; nothing failed)\n", s.Best)
+		default:
+			fmt.Fprintf(w, "highest sustainable rate: %.0f msg/s (met at %.0f, missed at %.0f)\n", s.Best, s.Best, s.FailedAt)
+		}
+	}
+	return nil
+}
+
+var slugRe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Slug turns a cell name ("design=list,rate=2000") into a file name ("design-list_rate-2000").
+func Slug(name string) string {
+	name = strings.NewReplacer("=", "-", ",", "_", "/", "_").Replace(name)
+	name = slugRe.ReplaceAllString(name, "-")
+	if name == "" {
+		return "run"
+	}
+	return name
+}
+
+// LagGrowing tells whether the backlog was still growing when the producers stopped: over the
+// measured seconds of the producing window, the load generator's lag at the end is more than a
+// quarter-second of offered load and more than twice the lag half-way through. A queue that keeps
+// up has a lag that stays flat, however high its latency.
+func LagGrowing(r *Result, duration time.Duration) bool {
+	var lags []int64
+	for _, iv := range r.Series {
+		if iv.Warmup || (duration > 0 && iv.StartNs+int64(time.Second) > int64(duration)) {
+			continue
+		}
+		lags = append(lags, iv.Lag)
+	}
+	if len(lags) < 2 {
+		return false
+	}
+	end, mid := lags[len(lags)-1], lags[(len(lags)-1)/2]
+	floor := r.Summary.OfferedRate / 4
+	if floor < 10 {
+		floor = 10
+	}
+	return float64(end) > floor && end > 2*mid
+}
+
+// Objective is what a rate search holds each rate to: absolute gates, no growing lag, and the
+// offered rate actually achieved.
+type Objective struct {
+	Gates []Gate
+	// Duration is the producing window, to tell drain seconds from load seconds.
+	Duration time.Duration
+	// MinAchieved is the fraction of the offered rate that must be acknowledged (0.95 default).
+	MinAchieved float64
+	// AllowLagGrowth turns off the lag check.
+	AllowLagGrowth bool
+}
+
+// Check holds a result to the objective and says why it missed.
+func (o Objective) Check(r *Result) (bool, []string) {
+	var reasons []string
+	for _, g := range CheckGates(o.Gates, nil, r, GateOptions{}) {
+		if !g.Pass {
+			reasons = append(reasons, g.Describe())
+		}
+	}
+	if !o.AllowLagGrowth && LagGrowing(r, o.Duration) {
+		reasons = append(reasons, "lag growing")
+	}
+	minAch := o.MinAchieved
+	if minAch == 0 {
+		minAch = 0.95
+	}
+	if off := r.Summary.OfferedRate; off > 0 && r.Summary.ProduceRate < minAch*off {
+		reasons = append(reasons, fmt.Sprintf("achieved %.0f of %.0f msg/s", r.Summary.ProduceRate, off))
+	}
+	if r.Interrupted {
+		reasons = append(reasons, "interrupted")
+	}
+	return len(reasons) == 0, reasons
+}
