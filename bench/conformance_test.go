@@ -203,3 +203,33 @@ stream:
 		}
 	})
 }
+
+// WAIT after each batch, on the same connection: with no replica it always falls short. Recorded
+// only, the writes still count as acknowledged; required, they count as failed.
+func TestWaitForReplicas(t *testing.T) {
+	each(t, []string{"stream", "list"}, func(t *testing.T, target, design string) {
+		for _, required := range []bool{false, true} {
+			res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: %s
+rate: 200
+duration: 500ms
+batch: 4
+wait:
+  replicas: 1
+  timeout: 5ms
+  required: %v
+`, target, design, required)))
+			l, st := res.Summary.Ledger, res.Engine.Stats
+			if st["wait_batches"] == 0 || st["wait_short"] != st["wait_batches"] {
+				t.Fatalf("stats %v: every WAIT 1 must fall short without a replica", st)
+			}
+			if !required && (l.Acked != 100 || l.Failed != 0) {
+				t.Fatalf("recorded only: ledger %+v", l)
+			}
+			if required && (l.Acked != 0 || l.Failed != 100) {
+				t.Fatalf("required: ledger %+v", l)
+			}
+		}
+	})
+}

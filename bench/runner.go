@@ -111,6 +111,9 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 			VisibilityTimeout: sc.List.VisibilityTimeout.D(), MaxDeliveries: sc.List.MaxDeliveries,
 		},
 		PubSub: engines.PubSubOptions{Pattern: sc.PubSub.Pattern},
+		Wait: engines.WaitOptions{
+			Replicas: sc.Wait.Replicas, AOFLocal: sc.Wait.AOFLocal, Timeout: sc.Wait.Timeout.D(), Required: sc.Wait.Required,
+		},
 	}
 }
 

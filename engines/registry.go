@@ -25,6 +25,19 @@ type Spec struct {
 	Stream      StreamOptions
 	List        ListOptions
 	PubSub      PubSubOptions
+	Wait        WaitOptions
+}
+
+// WaitOptions make producers wait, after each batch and on the same connection, until the batch is
+// replicated (WAIT numreplicas timeout) or fsynced (WAITAOF numlocal numreplicas timeout).
+type WaitOptions struct {
+	Replicas int
+	AOFLocal int
+	// AOF uses WAITAOF even with AOFLocal 0 (replicas' fsync only).
+	AOF     bool
+	Timeout time.Duration
+	// Required fails a batch whose wait fell short; otherwise it is only counted.
+	Required bool
 }
 
 // ListOptions configure the list and reliable-list designs.

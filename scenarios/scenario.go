@@ -46,6 +46,7 @@ type Scenario struct {
 	Stream      StreamOptions     `yaml:"stream,omitempty" json:"stream,omitempty"`
 	List        ListOptions       `yaml:"list,omitempty" json:"list,omitempty"`
 	PubSub      PubSubOptions     `yaml:"pubsub,omitempty" json:"pubsub,omitempty"`
+	Wait        WaitOptions       `yaml:"wait,omitempty" json:"wait,omitempty"`
 
 	// Faults fire at their offsets from the start of the run.
 	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
@@ -88,6 +89,19 @@ type ListOptions struct {
 	VisibilityTimeout Duration `yaml:"visibility_timeout,omitempty" json:"visibility_timeout,omitempty"`
 	// MaxDeliveries: after this many deliveries a message goes to the dead-letter list.
 	MaxDeliveries int `yaml:"max_deliveries,omitempty" json:"max_deliveries,omitempty"`
+}
+
+// WaitOptions make Redis producers wait after each batch for replication (WAIT) or fsync
+// (WAITAOF), on the same connection.
+type WaitOptions struct {
+	// Replicas is WAIT's numreplicas (or WAITAOF's numreplicas).
+	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty"`
+	// AOFLocal is WAITAOF's numlocal (0 or 1); set, WAITAOF is used instead of WAIT.
+	AOFLocal int `yaml:"aof_local,omitempty" json:"aof_local,omitempty"`
+	// Timeout is the wait's timeout (0 waits forever, as Redis's 0 does).
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Required counts a batch whose wait fell short as failed; otherwise it is only recorded.
+	Required bool `yaml:"required,omitempty" json:"required,omitempty"`
 }
 
 // PubSubOptions configure the pubsub design.

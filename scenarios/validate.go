@@ -182,6 +182,15 @@ func (s *Scenario) validate() Errors {
 	if s.Stream.MaxDeliveries < 0 {
 		bad("stream.max_deliveries", "must not be negative (got %d)", s.Stream.MaxDeliveries)
 	}
+	if s.Wait.Replicas < 0 {
+		bad("wait.replicas", "must not be negative (got %d)", s.Wait.Replicas)
+	}
+	if s.Wait.AOFLocal < 0 || s.Wait.AOFLocal > 1 {
+		bad("wait.aof_local", "must be 0 or 1 (got %d)", s.Wait.AOFLocal)
+	}
+	if s.Wait.Timeout < 0 {
+		bad("wait.timeout", "must not be negative (got %s)", s.Wait.Timeout)
+	}
 	if s.List.Push != "lpush" && s.List.Push != "rpush" {
 		bad("list.push", "must be lpush or rpush (got %q)", s.List.Push)
 	}

@@ -6,8 +6,11 @@ package redisq
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -29,6 +32,8 @@ type engine struct {
 	crash   func(ctx context.Context, kind engines.CrashKind) error
 	restart func(ctx context.Context) error
 	pid     func() string
+	// WAIT / WAITAOF outcomes: batches waited for, those that fell short, errors.
+	waits, waitShort, waitErrors atomic.Int64
 	// version overrides the server's INFO redis_version in Facts (the in-repo server reports the
 	// Redis version it emulates there).
 	version string
@@ -37,7 +42,9 @@ type engine struct {
 // design is the part that differs between queue designs.
 type design interface {
 	setup(ctx context.Context) error
-	newProducer(id int) engines.Producer
+	// push queues the commands that send payloads, one Cmder per payload (the same one for
+	// several when one command carries them all).
+	push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder
 	newConsumer(ctx context.Context, id int) (engines.Consumer, error)
 	lag(ctx context.Context) (engines.Lag, error)
 	teardown(ctx context.Context) error
@@ -108,7 +115,78 @@ func (e *engine) GroupOf(consumer int) int {
 }
 
 func (e *engine) NewProducer(_ context.Context, id int) (engines.Producer, error) {
-	return e.design.newProducer(id), nil
+	return &producer{e: e}, nil
+}
+
+// producer sends a batch as one pipeline on one connection, followed, when the scenario asks,
+// by WAIT or WAITAOF on the same connection, so that it covers exactly these writes.
+type producer struct{ e *engine }
+
+// errWaitShort fails writes whose WAIT or WAITAOF fell short when the scenario requires it.
+var errWaitShort = errors.New("WAIT/WAITAOF: fewer acknowledgements than required within the timeout")
+
+func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
+	var cmds []redis.Cmder
+	var wait *redis.Cmd
+	w := p.e.spec.Wait
+	_, _ = p.e.client.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+		cmds = p.e.design.push(ctx, pipe, payloads)
+		ms := strconv.FormatInt(w.Timeout.Milliseconds(), 10)
+		switch {
+		case w.AOFLocal > 0 || (w.Replicas > 0 && w.AOF):
+			wait = pipe.Do(ctx, "WAITAOF", w.AOFLocal, w.Replicas, ms)
+		case w.Replicas > 0:
+			wait = pipe.Do(ctx, "WAIT", w.Replicas, ms)
+		}
+		return nil
+	})
+	for i, c := range cmds {
+		errs[i] = c.Err()
+	}
+	if wait != nil {
+		p.e.noteWait(wait, w, errs)
+	}
+}
+
+func (p *producer) Close() error { return nil }
+
+// noteWait records a WAIT (an integer: replicas reached) or WAITAOF (an array: local fsyncs,
+// replicas) result, and fails the batch when it fell short and the scenario requires it.
+func (e *engine) noteWait(cmd *redis.Cmd, w engines.WaitOptions, errs []error) {
+	if err := cmd.Err(); err != nil {
+		e.waitErrors.Add(1)
+		if w.Required {
+			for i := range errs {
+				if errs[i] == nil {
+					errs[i] = fmt.Errorf("WAIT: %w", err)
+				}
+			}
+		}
+		return
+	}
+	short := false
+	switch v := cmd.Val().(type) {
+	case int64:
+		short = v < int64(w.Replicas)
+	case []any:
+		if len(v) == 2 {
+			local, _ := v[0].(int64)
+			replicas, _ := v[1].(int64)
+			short = local < int64(w.AOFLocal) || replicas < int64(w.Replicas)
+		}
+	}
+	e.waits.Add(1)
+	if !short {
+		return
+	}
+	e.waitShort.Add(1)
+	if w.Required {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = errWaitShort
+			}
+		}
+	}
 }
 
 func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, error) {
@@ -193,10 +271,16 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	if e.pid != nil {
 		f.Settings["pid"] = e.pid()
 	}
+	f.Stats = map[string]int64{}
 	if st, ok := e.design.(interface {
 		stats(ctx context.Context) map[string]int64
 	}); ok {
 		f.Stats = st.stats(ctx)
+	}
+	if n := e.waits.Load() + e.waitErrors.Load(); n > 0 {
+		f.Stats["wait_batches"] = e.waits.Load()
+		f.Stats["wait_short"] = e.waitShort.Load()
+		f.Stats["wait_errors"] = e.waitErrors.Load()
 	}
 	for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy"} {
 		if v, err := e.client.ConfigGet(ctx, name).Result(); err == nil {

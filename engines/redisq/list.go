@@ -28,10 +28,6 @@ func (l *listDesign) setup(ctx context.Context) error { return nil }
 
 func (l *listDesign) teardown(ctx context.Context) error { return l.client.Del(ctx, l.ready).Err() }
 
-func (l *listDesign) newProducer(int) engines.Producer {
-	return &listProducer{client: l.client, key: l.ready, push: l.spec.List.Push}
-}
-
 func (l *listDesign) newConsumer(_ context.Context, id int) (engines.Consumer, error) {
 	return &listConsumer{l: l}, nil
 }
@@ -41,30 +37,25 @@ func (l *listDesign) lag(ctx context.Context) (engines.Lag, error) {
 	return engines.Lag{Backlog: n}, err
 }
 
-// listProducer pushes a batch as one variadic LPUSH: one round trip, one acknowledgement for all.
-type listProducer struct {
-	client *redis.Client
-	key    string
-	push   string
-}
-
-func (p *listProducer) Send(ctx context.Context, payloads [][]byte, errs []error) {
+// push queues the batch as one variadic LPUSH (or RPUSH): one command, one acknowledgement for
+// all of it.
+func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
 	vals := make([]any, len(payloads))
 	for i, pl := range payloads {
 		vals[i] = pl
 	}
-	var err error
-	if p.push == "rpush" {
-		err = p.client.RPush(ctx, p.key, vals...).Err()
+	var cmd redis.Cmder
+	if l.spec.List.Push == "rpush" {
+		cmd = pipe.RPush(ctx, l.ready, vals...)
 	} else {
-		err = p.client.LPush(ctx, p.key, vals...).Err()
+		cmd = pipe.LPush(ctx, l.ready, vals...)
 	}
-	for i := range errs {
-		errs[i] = err
+	cmds := make([]redis.Cmder, len(payloads))
+	for i := range cmds {
+		cmds[i] = cmd
 	}
+	return cmds
 }
-
-func (p *listProducer) Close() error { return nil }
 
 type listConsumer struct {
 	l *listDesign

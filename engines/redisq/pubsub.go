@@ -31,8 +31,6 @@ func (p *pubsubDesign) teardown(context.Context) error { return nil }
 func (p *pubsubDesign) groups() int        { return max(p.spec.Consumers, 1) }
 func (p *pubsubDesign) groupOf(id int) int { return id }
 
-func (p *pubsubDesign) newProducer(int) engines.Producer { return &pubsubProducer{d: p} }
-
 // lag: nothing is stored, so there is no backlog; the number of subscribers the server counts on
 // the channel (PUBSUB NUMSUB, or NUMPAT for patterns) is reported instead.
 func (p *pubsubDesign) lag(ctx context.Context) (engines.Lag, error) {
@@ -44,27 +42,14 @@ func (p *pubsubDesign) lag(ctx context.Context) (engines.Lag, error) {
 	return engines.Lag{Subscribers: m[p.channel]}, err
 }
 
-type pubsubProducer struct{ d *pubsubDesign }
-
-// Send publishes; the acknowledgement is PUBLISH's reply (the number of subscribers reached).
-func (p *pubsubProducer) Send(ctx context.Context, payloads [][]byte, errs []error) {
-	if len(payloads) == 1 {
-		errs[0] = p.d.client.Publish(ctx, p.d.channel, payloads[0]).Err()
-		return
+// push queues one PUBLISH per payload; its reply (the subscribers reached) is the acknowledgement.
+func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
+	cmds := make([]redis.Cmder, len(payloads))
+	for i, pl := range payloads {
+		cmds[i] = pipe.Publish(ctx, p.channel, pl)
 	}
-	cmds := make([]*redis.IntCmd, len(payloads))
-	_, _ = p.d.client.Pipelined(ctx, func(pipe redis.Pipeliner) error {
-		for i, pl := range payloads {
-			cmds[i] = pipe.Publish(ctx, p.d.channel, pl)
-		}
-		return nil
-	})
-	for i, c := range cmds {
-		errs[i] = c.Err()
-	}
+	return cmds
 }
-
-func (p *pubsubProducer) Close() error { return nil }
 
 // pubsubConsumer reads its subscription's socket itself, one message at a time, so that a slow
 // consumer is slow on the wire too and the server's output buffer limit applies to it as it would

@@ -71,30 +71,14 @@ func (s *streamDesign) addArgs(payload []byte) *redis.XAddArgs {
 	return a
 }
 
-type streamProducer struct {
-	s *streamDesign
-}
-
-func (s *streamDesign) newProducer(int) engines.Producer { return &streamProducer{s: s} }
-
-func (p *streamProducer) Send(ctx context.Context, payloads [][]byte, errs []error) {
-	if len(payloads) == 1 {
-		errs[0] = p.s.client.XAdd(ctx, p.s.addArgs(payloads[0])).Err()
-		return
+// push queues one XADD per payload.
+func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
+	cmds := make([]redis.Cmder, len(payloads))
+	for i, pl := range payloads {
+		cmds[i] = pipe.XAdd(ctx, s.addArgs(pl))
 	}
-	cmds := make([]*redis.StringCmd, len(payloads))
-	_, _ = p.s.client.Pipelined(ctx, func(pipe redis.Pipeliner) error {
-		for i, pl := range payloads {
-			cmds[i] = pipe.XAdd(ctx, p.s.addArgs(pl))
-		}
-		return nil
-	})
-	for i, c := range cmds {
-		errs[i] = c.Err()
-	}
+	return cmds
 }
-
-func (p *streamProducer) Close() error { return nil }
 
 func (s *streamDesign) groupOf(consumer int) int { return consumer % len(s.groupNames) }
 
