@@ -41,6 +41,17 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 	"stream-offline-consumer": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.LagMax >= 2000, "no loss, a lag peak of ~2 s of messages")
 	},
+	"failover-async-replica": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "failover")
+		t.Logf("failover to an async replica lost %d acknowledged messages", r.Summary.Ledger.Lost)
+		expect(t, r, f.Error == "" && f.RecoverWriteNs >= 0 && f.RecoverReadNs >= 0 && r.Summary.Ledger.Acked > 15000,
+			"writes and reads resume on the promoted replica")
+	},
+	"failover-wait-replica": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "failover")
+		expect(t, r, f.Error == "" && f.RecoverWriteNs >= 0 && r.Summary.Ledger.Lost == 0 && r.Engine.Stats["wait_batches"] > 0,
+			"nothing acknowledged (replicated) lost, writes resume")
+	},
 	"redis-crash-everysec": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 4000, "a process crash loses nothing under everysec")
 	},
@@ -87,4 +98,15 @@ func onlyGroup(r *results.Result, g int) bool {
 		}
 	}
 	return true
+}
+
+func faultOf(t *testing.T, r *results.Result, kind string) results.FaultWindow {
+	t.Helper()
+	for _, f := range r.Faults {
+		if f.Kind == kind {
+			return f
+		}
+	}
+	t.Fatalf("no %s fault window in %+v", kind, r.Faults)
+	return results.FaultWindow{}
 }

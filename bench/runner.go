@@ -99,7 +99,7 @@ func NewRunID() string {
 
 func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
-		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers,
+		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas,
 		Address: sc.Address, Persistence: sc.Persistence,
 		Stream: engines.StreamOptions{
 			MaxLen: sc.Stream.MaxLen, ExactTrim: sc.Stream.ExactTrim, Ack: sc.Stream.Ack,
@@ -544,7 +544,7 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 			}
 			w := &faultWindow{fault: f, startNs: r.since()}
 			w.endNs.Store(w.startNs + int64(f.Duration))
-			if f.Kind == "server-crash" || f.Kind == "power-loss" {
+			if f.Kind == "server-crash" || f.Kind == "power-loss" || f.Kind == "failover" {
 				w.endNs.Store(math.MaxInt64)
 			}
 			r.windowsMu.Lock()
@@ -584,6 +584,15 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		err := c.Restart(ctx)
 		ws := r.activeWindows()
 		ws[len(ws)-1].endNs.Store(r.since()) // the server is back
+		return err
+	case "failover":
+		fo, ok := r.eng.(engines.FailoverTarget)
+		if !ok {
+			return fmt.Errorf("engine %s cannot fail over", r.sc.Engine)
+		}
+		err := fo.Failover(ctx)
+		ws := r.activeWindows()
+		ws[len(ws)-1].endNs.Store(r.since()) // the replica is primary
 		return err
 	case "consumer-crash", "consumer-pause", "subscriber-offline":
 		r.consumerFaults[f.Consumer] <- f
@@ -675,7 +684,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 // decides where a lost message is charged when several faults could have cost it.
 func destructive(f scenarios.Fault) bool {
 	switch f.Kind {
-	case "server-crash", "power-loss", "subscriber-offline":
+	case "server-crash", "power-loss", "failover", "subscriber-offline":
 		return true
 	case "consumer-crash":
 		return f.Point == "before-work"

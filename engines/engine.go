@@ -111,6 +111,12 @@ type Crasher interface {
 	Restart(ctx context.Context) error
 }
 
+// FailoverTarget is implemented by engines with replicas: Failover kills the primary without
+// warning and promotes a replica, and clients move to it.
+type FailoverTarget interface {
+	Failover(ctx context.Context) error
+}
+
 // Grouper is implemented by engines whose consumers form several receiving groups, each owed
 // every message: pub/sub subscribers, several consumer groups on one stream or topic. Without it,
 // all consumers form one group of competing consumers.

@@ -17,6 +17,8 @@ type Spec struct {
 	Design    string
 	Producers int
 	Consumers int
+	// Replicas is the number of asynchronous replicas a managed server gets (for failover).
+	Replicas int
 	// Address of an existing server, for engines that connect to one (redis-url, kafka-url).
 	Address string
 	// Persistence is the durability policy, in the server's own setting names

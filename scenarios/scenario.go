@@ -17,6 +17,8 @@ type Scenario struct {
 
 	// Engine is the system under test: embedded, server, redis, redis-url, kafka, kafka-url.
 	Engine string `yaml:"engine" json:"engine"`
+	// Replicas gives a managed redis-server this many asynchronous replicas, for failover.
+	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty"`
 	// Address of an existing server for redis-url / kafka-url.
 	Address string `yaml:"address,omitempty" json:"address,omitempty"`
 	// Design is the queue design: stream, list, reliable-list, pubsub, topic.
@@ -118,6 +120,7 @@ type Fault struct {
 	//   stall: the server stops answering for Duration;
 	//   server-crash: the server process is killed without warning and restarted after Duration;
 	//   power-loss: like server-crash, and every byte not yet fsynced is gone;
+	//   failover: the primary is killed and a replica promoted; clients move to it;
 	//   consumer-crash: consumer Consumer dies holding a batch, after its work (Point after-work,
 	//     the default: the work is done, the acknowledgement never sent) or before it (before-work:
 	//     the messages are not processed); it comes back under the same name after RestartAfter,

@@ -152,6 +152,10 @@ func (s *Scenario) validate() Errors {
 	for i, f := range s.Faults {
 		field := fmt.Sprintf("faults.%d", i)
 		switch f.Kind {
+		case "failover":
+			if s.Replicas == 0 {
+				bad(field+".kind", "failover needs replicas: 1 or more")
+			}
 		case "stall", "consumer-pause", "subscriber-offline", "server-crash", "power-loss":
 			if f.Duration <= 0 {
 				bad(field+".duration", "a %s needs a positive duration (got %s)", f.Kind, f.Duration)
@@ -164,7 +168,7 @@ func (s *Scenario) validate() Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		default:
-			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, failover, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
 		}
 		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)
@@ -181,6 +185,12 @@ func (s *Scenario) validate() Errors {
 	}
 	if s.Stream.MaxDeliveries < 0 {
 		bad("stream.max_deliveries", "must not be negative (got %d)", s.Stream.MaxDeliveries)
+	}
+	if s.Replicas < 0 || s.Replicas > 4 {
+		bad("replicas", "must be 0 to 4 (got %d)", s.Replicas)
+	}
+	if s.Replicas > 0 && s.Engine != "redis" {
+		bad("replicas", "only engine redis manages replicas (engine is %s)", s.Engine)
 	}
 	if s.Wait.Replicas < 0 {
 		bad("wait.replicas", "must not be negative (got %d)", s.Wait.Replicas)

@@ -32,6 +32,8 @@ type engine struct {
 	crash   func(ctx context.Context, kind engines.CrashKind) error
 	restart func(ctx context.Context) error
 	pid     func() string
+	// failover kills the primary and promotes a replica, when the target has replicas.
+	failover func(ctx context.Context) error
 	// WAIT / WAITAOF outcomes: batches waited for, those that fell short, errors.
 	waits, waitShort, waitErrors atomic.Int64
 	// version overrides the server's INFO redis_version in Facts (the in-repo server reports the
@@ -236,6 +238,14 @@ func (e *engine) Restart(ctx context.Context) error {
 		return fmt.Errorf("engine %s cannot restart its server", e.target)
 	}
 	return e.restart(ctx)
+}
+
+// Failover kills the primary and moves clients to a promoted replica (engines.FailoverTarget).
+func (e *engine) Failover(ctx context.Context) error {
+	if e.failover == nil {
+		return fmt.Errorf("engine %s has no replica to fail over to (set replicas: 1)", e.target)
+	}
+	return e.failover(ctx)
 }
 
 // Stall makes the server stop answering for d.

@@ -175,6 +175,9 @@ func newManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, e
 	if err != nil {
 		return nil, err
 	}
+	if spec.Replicas > 0 {
+		return newReplicatedEngine(ctx, spec, m)
+	}
 	e, err := newEngine(ctx, spec, "redis", m.Addr(), "")
 	if err != nil {
 		m.Stop()
