@@ -52,6 +52,14 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		expect(t, r, f.Error == "" && f.RecoverWriteNs >= 0 && r.Summary.Ledger.Lost == 0 && r.Engine.Stats["wait_batches"] > 0,
 			"nothing acknowledged (replicated) lost, writes resume")
 	},
+	"aof-rewrite-under-load": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "command")
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0, "BGREWRITEAOF accepted, nothing lost")
+	},
+	"snapshot-under-load": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "command")
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0, "BGSAVE accepted, nothing lost")
+	},
 	"redis-crash-everysec": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 4000, "a process crash loses nothing under everysec")
 	},

@@ -40,8 +40,8 @@ func TestNewPacerSplitsRateEvenly(t *testing.T) {
 		if pc.Interval != time.Millisecond {
 			t.Fatalf("interval %v", pc.Interval)
 		}
-		if want := time.Duration(p) * 250 * time.Microsecond; pc.Offset != want {
-			t.Fatalf("producer %d offset %v, want %v", p, pc.Offset, want)
+		if want := time.Duration(p) * 250 * time.Microsecond; pc.IntendedAt(0) != want {
+			t.Fatalf("producer %d starts at %v, want %v", p, pc.IntendedAt(0), want)
 		}
 	}
 	var total uint64
@@ -64,5 +64,24 @@ func TestStampRoundTrip(t *testing.T) {
 	}
 	if _, err := DecodeStamp([]byte("not a stamped message at all, no no no")); err == nil {
 		t.Fatal("foreign payload accepted")
+	}
+}
+
+// 3,000 msg/s over 4 producers is not a whole number of ns apart; the schedule must still hold
+// exactly rate x duration messages.
+func TestPacerExactCount(t *testing.T) {
+	for _, c := range []struct {
+		rate float64
+		n    int
+		d    time.Duration
+	}{{3000, 4, 8 * time.Second}, {7, 3, time.Second}, {5000, 4, 10 * time.Second}, {1e6, 2, time.Second}} {
+		var total uint64
+		for p := 0; p < c.n; p++ {
+			due, _, _ := NewPacer(c.rate, p, c.n, c.d).Pace(time.Hour, 0)
+			total += due
+		}
+		if want := uint64(c.rate * c.d.Seconds()); total != want {
+			t.Errorf("rate %g, %d producers, %v: %d messages, want %d", c.rate, c.n, c.d, total, want)
+		}
 	}
 }

@@ -585,6 +585,13 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		ws := r.activeWindows()
 		ws[len(ws)-1].endNs.Store(r.since()) // the server is back
 		return err
+	case "command":
+		c, ok := r.eng.(engines.Commander)
+		if !ok {
+			return fmt.Errorf("engine %s takes no commands", r.sc.Engine)
+		}
+		_, err := c.Command(ctx, f.Command...)
+		return err
 	case "failover":
 		fo, ok := r.eng.(engines.FailoverTarget)
 		if !ok {

@@ -117,6 +117,12 @@ type FailoverTarget interface {
 	Failover(ctx context.Context) error
 }
 
+// Commander is implemented by engines that can send an administrative command to their server
+// (BGSAVE, BGREWRITEAOF, CONFIG SET ...), for faults that are a command.
+type Commander interface {
+	Command(ctx context.Context, args ...string) (string, error)
+}
+
 // Grouper is implemented by engines whose consumers form several receiving groups, each owed
 // every message: pub/sub subscribers, several consumer groups on one stream or topic. Without it,
 // all consumers form one group of competing consumers.

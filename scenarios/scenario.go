@@ -121,6 +121,7 @@ type Fault struct {
 	//   server-crash: the server process is killed without warning and restarted after Duration;
 	//   power-loss: like server-crash, and every byte not yet fsynced is gone;
 	//   failover: the primary is killed and a replica promoted; clients move to it;
+	//   command: the server is sent Command (BGSAVE, BGREWRITEAOF, CONFIG SET ...);
 	//   consumer-crash: consumer Consumer dies holding a batch, after its work (Point after-work,
 	//     the default: the work is done, the acknowledgement never sent) or before it (before-work:
 	//     the messages are not processed); it comes back under the same name after RestartAfter,
@@ -134,6 +135,8 @@ type Fault struct {
 	Consumer int `yaml:"consumer,omitempty" json:"consumer,omitempty"`
 	// Point is where a consumer crash happens: after-work (default) or before-work.
 	Point string `yaml:"point,omitempty" json:"point,omitempty"`
+	// Command is the server command a command fault sends, e.g. [BGREWRITEAOF] or [BGSAVE].
+	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
 	// RestartAfter brings a crashed consumer back after this delay; 0 keeps it down.
 	RestartAfter Duration `yaml:"restart_after,omitempty" json:"restart_after,omitempty"`
 }

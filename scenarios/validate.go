@@ -152,6 +152,10 @@ func (s *Scenario) validate() Errors {
 	for i, f := range s.Faults {
 		field := fmt.Sprintf("faults.%d", i)
 		switch f.Kind {
+		case "command":
+			if len(f.Command) == 0 {
+				bad(field+".command", "a command fault needs the command, e.g. [BGREWRITEAOF]")
+			}
 		case "failover":
 			if s.Replicas == 0 {
 				bad(field+".kind", "failover needs replicas: 1 or more")
@@ -168,7 +172,7 @@ func (s *Scenario) validate() Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		default:
-			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, failover, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, failover, command, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
 		}
 		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)

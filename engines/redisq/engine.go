@@ -248,6 +248,16 @@ func (e *engine) Failover(ctx context.Context) error {
 	return e.failover(ctx)
 }
 
+// Command sends an administrative command on a connection of its own (engines.Commander).
+func (e *engine) Command(ctx context.Context, args ...string) (string, error) {
+	a := make([]any, len(args))
+	for i, s := range args {
+		a[i] = s
+	}
+	v, err := e.client.Do(ctx, a...).Result()
+	return fmt.Sprint(v), err
+}
+
 // Stall makes the server stop answering for d.
 func (e *engine) Stall(ctx context.Context, d time.Duration) error { return e.staller(ctx, d) }
 
