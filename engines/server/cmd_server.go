@@ -433,7 +433,8 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 	case "memory":
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		used := int64(ms.HeapAlloc)
+		// Stream nodes live outside the Go heap (store's arena); count them too.
+		used := int64(ms.HeapAlloc) + store.ArenaBytes()
 		rss := rssBytes()
 		b.WriteString("# Memory\r\n")
 		kv("used_memory", used)

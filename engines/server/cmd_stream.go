@@ -129,9 +129,22 @@ func parseIntervalID(b []byte, missingSeq uint64) (id store.ID, exclusive bool, 
 
 func idReply(id store.ID) []byte { return id.Append(nil) }
 
-// entryReply is one [id, [field, value, ...]] element.
-func entryReply(id store.ID, fv [][]byte) resp.Array {
-	return resp.Array{idReply(id), append([][]byte(nil), fv...)}
+// entryReply is one [id, [field, value, ...]] element, encoded at once: the same bytes in
+// RESP2 and RESP3, and a copy, so no reply aliases stream memory (which may live off-heap).
+func entryReply(id store.ID, fv [][]byte) resp.Raw {
+	n := 32
+	for _, v := range fv {
+		n += len(v) + 16
+	}
+	b := make([]byte, 0, n)
+	b = append(b, "*2\r\n"...)
+	var idb [48]byte
+	b = resp.AppendBulk(b, id.Append(idb[:0]))
+	b = resp.AppendArrayLen(b, len(fv))
+	for _, v := range fv {
+		b = resp.AppendBulk(b, v)
+	}
+	return resp.Raw(b)
 }
 
 // parseTrim parses XADD/XTRIM's options from args[2:] (see streamParseAddOrTrimArgsOrReply).
@@ -651,7 +664,7 @@ func (s *Server) replyFromConsumerPEL(st *store.Stream, cons *store.Consumer, st
 			return false
 		}
 		if fv, ok := st.Get(nk.ID); ok {
-			out = append(out, resp.Array{idReply(nk.ID), fv})
+			out = append(out, entryReply(nk.ID, fv))
 			nk.DeliveryTime = now
 			nk.DeliveryCount++
 		} else {

@@ -251,6 +251,7 @@ type normaliser struct{ ids map[string]string }
 
 var (
 	autoIDRe   = regexp.MustCompile(`\b1[0-9]{12,}-[0-9]+\b`)
+	raxNodesRe = regexp.MustCompile(`radix-tree-nodes\r\n:[0-9]+\r`)
 	helloIDRe  = regexp.MustCompile(`\$2\r\nid\r\n:[0-9]+\r`)
 	bigIntRe   = regexp.MustCompile(`(?m)^:1[0-9]{12,}\r$`)
 	anyIntRe   = regexp.MustCompile(`(?m)^:-?[0-9]+\r$`)
@@ -270,6 +271,8 @@ func (n *normaliser) apply(b []byte, allInts bool) string {
 		n.ids[id] = v
 		return v
 	})
+	// radix-tree-nodes counts the radix tree's internal nodes, an artefact of Redis's rax.
+	s = raxNodesRe.ReplaceAllString(s, "radix-tree-nodes\r\n:#\r")
 	s = helloIDRe.ReplaceAllString(s, "$$2\r\nid\r\n:#\r")
 	s = bigIntRe.ReplaceAllString(s, ":T\r")
 	s = timeBulkRe.ReplaceAllString(s, "$$T\r")
