@@ -124,7 +124,7 @@ func cmdHello(c *client, args [][]byte) (any, error) {
 		c.setAuthed(true)
 	}
 	if !c.authed {
-		return nil, redisError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return nil, redisError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 	}
 	if name != nil {
 		c.name = string(name)

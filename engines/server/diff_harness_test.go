@@ -326,16 +326,23 @@ func (sd *diffSide) blockedClients() int {
 // runDiff runs script against both servers and reports every differing reply.
 func runDiff(t *testing.T, realAddr, ourAddr string, script []string) {
 	t.Helper()
+	for _, addr := range []string{realAddr, ourAddr} {
+		c := dialRaw(t, addr)
+		c.send([][]byte{[]byte("FLUSHALL")})
+		if _, err := c.readReply(5 * time.Second); err != nil {
+			t.Fatalf("%s: FLUSHALL: %v", addr, err)
+		}
+		c.c.Close()
+	}
+	runDiffNoFlush(t, realAddr, ourAddr, script)
+}
+
+// runDiffNoFlush is runDiff without emptying the servers first.
+func runDiffNoFlush(t *testing.T, realAddr, ourAddr string, script []string) {
+	t.Helper()
 	sides := []*diffSide{
 		{name: "redis", addr: realAddr, conns: map[int]*rawConn{}, t: t},
 		{name: "qbench", addr: ourAddr, conns: map[int]*rawConn{}, t: t},
-	}
-	for _, sd := range sides {
-		c := sd.conn(0)
-		c.send([][]byte{[]byte("FLUSHALL")})
-		if _, err := c.readReply(5 * time.Second); err != nil {
-			t.Fatalf("%s: FLUSHALL: %v", sd.name, err)
-		}
 	}
 	used := map[int]bool{0: true}
 	step := func(lineNo int, line string) {
