@@ -67,8 +67,12 @@ func cmdFlush(all bool) handler {
 			return nil, errSyntax
 		}
 		if all {
+			for i := range c.s.store.DBs {
+				c.s.touchAllInDB(i)
+			}
 			c.s.store.FlushAll()
 		} else {
+			c.s.touchAllInDB(c.db)
 			c.keyspace().Flush()
 		}
 		return resp.OK, nil

@@ -291,6 +291,7 @@ func cmdXadd(c *client, args [][]byte) (any, error) {
 	if trim.Strategy != store.TrimNone {
 		st.Trim(trim)
 	}
+	c.touch(args[1])
 	c.s.signalKeyBytes(c.db, args[1])
 	return idReply(id), nil
 }
@@ -391,6 +392,9 @@ func cmdXdel(c *client, args [][]byte) (any, error) {
 			n++
 		}
 	}
+	if n > 0 {
+		c.touch(args[1])
+	}
 	return n, nil
 }
 
@@ -407,7 +411,11 @@ func cmdXtrim(c *client, args [][]byte) (any, error) {
 	if st == nil {
 		return 0, nil
 	}
-	return st.Trim(trim), nil
+	n := st.Trim(trim)
+	if n > 0 {
+		c.touch(args[1])
+	}
+	return n, nil
 }
 
 // xreadArgs is XREAD's and XREADGROUP's parsed arguments.
@@ -880,6 +888,7 @@ func cmdXgroup(c *client, args [][]byte) (any, error) {
 		if st == nil {
 			st = c.s.newStream()
 			c.keyspace().Set(string(args[2]), st)
+			c.touch(args[2])
 		}
 		if _, ok := st.CreateGroup(gname, id, entriesRead); !ok {
 			return nil, errBusyGroup
@@ -1405,6 +1414,7 @@ func cmdXsetid(c *client, args [][]byte) (any, error) {
 			return nil, errSetIDEntriesAdded
 		}
 	}
+	c.touch(args[1])
 	st.LastID = id
 	if entriesAdded != -1 {
 		st.EntriesAdded = uint64(entriesAdded)

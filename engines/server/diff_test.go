@@ -852,3 +852,26 @@ func TestDiffRedisStreamNodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { runDiff(t, realAddr, s.Addr(), tc.lines) })
 	}
 }
+
+func TestDiffRedisWatch(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	cases := []struct{ name, script string }{
+		{"modified", "WATCH k\n@1 SET k v\nMULTI\nGET k\nEXEC\nGET k"},
+		{"untouched", "WATCH k\nMULTI\nSET k 2\nEXEC\nGET k"},
+		{"list-push", "WATCH l\n@1 LPUSH l a\nMULTI\nLLEN l\nEXEC"},
+		{"noop-pop", "WATCH l\n@1 LPOP l\nMULTI\nPING\nEXEC"},
+		{"xadd", "WATCH s\n@1 XADD s 1 a 1\nMULTI\nXLEN s\nEXEC"},
+		{"other-db", "WATCH k\n@1 SELECT 1\n@1 SET k v\nMULTI\nPING\nEXEC"},
+		{"unwatch", "WATCH k\n@1 SET k v\nUNWATCH\nMULTI\nPING\nEXEC"},
+		{"discard-unwatches", "WATCH k\nMULTI\nDISCARD\n@1 SET k v\nMULTI\nPING\nEXEC"},
+		{"flushall", "SET k v\nWATCH k\n@1 FLUSHALL\nMULTI\nPING\nEXEC"},
+		{"flushall-missing-key", "WATCH k\n@1 FLUSHALL\nMULTI\nPING\nEXEC"},
+		{"own-write", "WATCH k\nSET k v\nMULTI\nPING\nEXEC"},
+		{"in-multi", "MULTI\nWATCH k\nEXEC"},
+		{"resp3-null", "HELLO 3\nWATCH k\n@1 SET k v\nMULTI\nPING\nEXEC"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { runDiff(t, realAddr, s.Addr(), strings.Split(tc.script, "\n")) })
+	}
+}
