@@ -52,6 +52,7 @@ func cmdPush(left, onlyExisting bool) handler {
 				l.PushRight(clone(v))
 			}
 		}
+		c.touch(args[1])
 		c.s.signalKeyBytes(c.db, args[1])
 		return l.Len(), nil
 	}
@@ -59,6 +60,7 @@ func cmdPush(left, onlyExisting bool) handler {
 
 // popped removes key if l is now empty (Redis never keeps empty lists).
 func (c *client) popped(key []byte, l *store.List) {
+	c.touch(key)
 	if l.Len() == 0 {
 		c.keyspace().Delete(string(key))
 	}
@@ -187,6 +189,7 @@ func cmdLset(c *client, args [][]byte) (any, error) {
 		return nil, errIndexOutOfRange
 	}
 	l.SetIndex(i, clone(args[3]))
+	c.touch(args[1])
 	return resp.OK, nil
 }
 
@@ -215,6 +218,7 @@ func cmdLinsert(c *client, args [][]byte) (any, error) {
 			nl = append(nl, clone(args[4]))
 			nl = append(nl, els[at:]...)
 			l.Replace(nl)
+			c.touch(args[1])
 			return l.Len(), nil
 		}
 	}
@@ -412,6 +416,7 @@ func (c *client) move(src, dst []byte, fromLeft, toLeft bool) (any, error) {
 		dl.PushRight(v)
 	}
 	c.popped(src, sl)
+	c.touch(dst)
 	c.s.signalKeyBytes(c.db, dst)
 	return v, nil
 }
