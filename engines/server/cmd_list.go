@@ -446,7 +446,7 @@ func (c *client) blockingMove(src, dst []byte, from, to bool, timeoutArg []byte)
 	return &blockSpec{
 		keys:         []string{string(src)},
 		timeout:      timeout,
-		timeoutReply: nil,
+		timeoutReply: resp.NullArray,
 		serve: func(string) (any, bool) {
 			v, err := c.move(srcKey, dstKey, from, to)
 			if err != nil {

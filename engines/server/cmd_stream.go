@@ -265,7 +265,8 @@ func cmdXadd(c *client, args [][]byte) (any, error) {
 	} else if !seqGiven {
 		if st.LastID.Ms == id.Ms {
 			if st.LastID.Seq == math.MaxUint64 {
-				return nil, errStreamIDSmaller
+				// Redis reports this overflow with errno unset, hence its odd message.
+				return nil, redisError("ERR Elements are too large to be stored")
 			}
 			id = store.ID{Ms: id.Ms, Seq: st.LastID.Seq + 1}
 		}
@@ -440,10 +441,7 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 			streamsArg = i + 1
 			n := len(args) - streamsArg
 			if n%2 != 0 {
-				if isGroup {
-					return nil, errUnbalancedXreadGroup
-				}
-				return nil, errUnbalancedXread
+				return nil, errUnbalancedXread // Redis 7.0 says XREAD for XREADGROUP too
 			}
 			i = len(args)
 		case eq(o, "group") && more >= 2:
@@ -943,7 +941,7 @@ func helpReply(cmd string, lines ...string) resp.Array {
 	for _, l := range lines {
 		out = append(out, resp.Simple(l))
 	}
-	return append(out, resp.Simple("HELP"), resp.Simple("    Print this help."))
+	return append(out, resp.Simple("HELP"), resp.Simple("    Prints this help."))
 }
 
 func (c *client) streamOrNoKey(key []byte) (*store.Stream, error) {
@@ -1010,7 +1008,7 @@ func cmdXinfoStream(c *client, args [][]byte) (any, error) {
 	count := int64(10)
 	if len(args) > 3 {
 		if !eq(args[3], "full") {
-			return nil, errSyntax
+			return nil, errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try XINFO HELP.", args[1])
 		}
 		full = true
 		if len(args) > 4 {
@@ -1266,9 +1264,14 @@ func cmdXautoclaim(c *client, args [][]byte) (any, error) {
 	if minIdle < 0 {
 		minIdle = 0
 	}
-	start, _, err := parseStreamID(args[5], 0, false, false)
+	start, ex, err := parseIntervalID(args[5], 0)
 	if err != nil {
 		return nil, err
+	}
+	if ex {
+		if start, ok = start.Incr(); !ok {
+			return nil, redisError("ERR invalid start ID for the interval")
+		}
 	}
 	count := int64(100)
 	justID := false
@@ -1381,15 +1384,12 @@ func cmdXsetid(c *client, args [][]byte) (any, error) {
 	if st == nil {
 		return nil, errNoSuchKey
 	}
-	if id.Less(st.MaxDeletedID) {
-		return nil, errSetIDMaxDeleted
-	}
-	if entriesAdded != -1 && uint64(entriesAdded) < st.Len() {
-		return nil, errSetIDEntriesAdded
-	}
 	if st.Len() > 0 {
 		if last, ok := st.LastEntryID(); ok && id.Less(last) {
 			return nil, errSetIDSmaller
+		}
+		if entriesAdded != -1 && st.Len() > uint64(entriesAdded) {
+			return nil, errSetIDEntriesAdded
 		}
 	}
 	st.LastID = id

@@ -241,7 +241,7 @@ func (s *Stream) EstimateDistanceFromFirstEverEntry(id ID) int64 {
 		return InvalidEntriesRead
 	}
 	cmpFirst := id.Compare(s.FirstID)
-	cmpXdel := id.Compare(s.MaxDeletedID)
+	cmpXdel := s.MaxDeletedID.Compare(s.FirstID)
 	if s.MaxDeletedID.IsZero() || cmpXdel < 0 {
 		if cmpFirst < 0 {
 			return int64(s.EntriesAdded - s.length)

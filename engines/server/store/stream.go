@@ -489,7 +489,9 @@ func (s *Stream) Delete(id ID) bool {
 			if s.MaxDeletedID.Less(id) {
 				s.MaxDeletedID = id
 			}
-			if s.length > 0 && id == s.FirstID {
+			if s.length == 0 {
+				s.FirstID = ID{}
+			} else if id == s.FirstID {
 				s.updateFirstID()
 			}
 			return true

@@ -1,0 +1,815 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+// diffCases are compatibility scripts (see diff_harness_test.go for the language). Each runs
+// against a real redis-server and our server; replies must match byte for byte.
+var diffCases = []struct {
+	name   string
+	script string
+}{
+	{"generic", `
+		PING
+		PING hello
+		PING a b
+		ECHO "hello world"
+		ECHO
+		SET k v
+		GET k
+		TYPE k
+		TYPE nokey
+		EXISTS k k nokey
+		DEL k nokey
+		DEL k
+		DBSIZE
+		SELECT 1
+		SET k1 v
+		DBSIZE
+		SELECT 0
+		DBSIZE
+		SELECT 16
+		SELECT -1
+		SELECT x
+		INCR n
+		INCR n
+		INCR k1
+		SET big 9223372036854775807
+		INCR big
+		FLUSHDB
+		FLUSHDB ASYNC
+		FLUSHALL x
+		UNLINK a b
+	`},
+	{"unknown-and-arity", `
+		FOO
+		FOO bar baz
+		foo "a b" c
+		GET
+		GET a b
+		LPUSH k
+		XADD s
+		XGROUP
+		XGROUP FOO
+		XGROUP CREATE s
+		XINFO
+		XINFO FOO x
+		CLIENT
+		CLIENT SETINFO LIB-NAME x
+		CLIENT FOO
+		CONFIG FOO
+		CLIENT SETNAME
+	`},
+	{"expire", `
+		SET k v
+		TTL k
+		PTTL nokey
+		EXPIRE k 100
+		TTL k
+		EXPIRE k 100 NX
+		EXPIRE k 200 XX
+		EXPIRE k 50 GT
+		EXPIRE k 50 LT
+		EXPIRE k 10 NX XX
+		EXPIRE k x
+		PERSIST k
+		PERSIST k
+		TTL k
+		EXPIRE k -1
+		EXISTS k
+		EXPIRE nokey 10
+	`},
+	{"set-options", `
+		SET k v NX
+		SET k v2 NX
+		SET k v3 XX
+		GET k
+		SET k v4 GET
+		SET k v EX 0
+		SET k v EX 10 PX 10
+		SET k v FOO
+		SET k v KEEPTTL
+		LPUSH l a
+		SET l v GET
+		GET l
+	`},
+	{"list-basic", `
+		LPUSH l a b c
+		RPUSH l d e
+		LRANGE l 0 -1
+		LRANGE l -2 -1
+		LRANGE l 3 1
+		LRANGE l 0 100
+		LRANGE l -100 1
+		LRANGE nokey 0 -1
+		LRANGE l x 1
+		LLEN l
+		LLEN nokey
+		LINDEX l 0
+		LINDEX l -1
+		LINDEX l 10
+		LINDEX l x
+		LSET l 0 z
+		LSET l 10 z
+		LSET nokey 0 z
+		LSET l x z
+		LRANGE l 0 -1
+		LPUSHX nokey a
+		RPUSHX nokey a
+		LPUSHX l q
+		RPUSHX l r
+		LRANGE l 0 -1
+	`},
+	{"list-pop", `
+		RPUSH l a b c d e f
+		LPOP l
+		RPOP l
+		LPOP l 2
+		RPOP l 0
+		LPOP l -1
+		LPOP l x
+		LPOP l 1 2
+		RPOP l 10
+		EXISTS l
+		LPOP l
+		LPOP l 2
+		RPOP nokey 3
+		RPOP nokey
+	`},
+	{"list-edit", `
+		RPUSH l a b c a b c a
+		LREM l 2 a
+		LRANGE l 0 -1
+		LREM l -1 c
+		LRANGE l 0 -1
+		LREM l 0 b
+		LRANGE l 0 -1
+		LREM l x a
+		LREM nokey 1 a
+		LINSERT l BEFORE c X
+		LINSERT l AFTER c Y
+		LINSERT l AFTER nope Y
+		LINSERT l MIDDLE c Y
+		LINSERT nokey BEFORE a b
+		LRANGE l 0 -1
+		LTRIM l 1 -2
+		LRANGE l 0 -1
+		LTRIM l 5 1
+		EXISTS l
+		LTRIM nokey 0 1
+		LTRIM l x 1
+	`},
+	{"list-lpos", `
+		RPUSH l a b c 1 2 3 c c
+		LPOS l c
+		LPOS l c RANK 2
+		LPOS l c RANK -1
+		LPOS l c COUNT 0
+		LPOS l c COUNT 2
+		LPOS l c RANK -2 COUNT 2
+		LPOS l c MAXLEN 2
+		LPOS l c COUNT 0 MAXLEN 3
+		LPOS l z
+		LPOS l z COUNT 0
+		LPOS l c RANK 0
+		LPOS l c COUNT -1
+		LPOS l c MAXLEN -1
+		LPOS l c FOO
+		LPOS l c RANK
+		LPOS nokey c
+		LPOS nokey c COUNT 1
+	`},
+	{"list-move", `
+		RPUSH src a b c
+		LMOVE src dst LEFT RIGHT
+		LMOVE src dst RIGHT LEFT
+		LMOVE src dst UP LEFT
+		LRANGE src 0 -1
+		LRANGE dst 0 -1
+		RPOPLPUSH src dst
+		EXISTS src
+		RPOPLPUSH src dst
+		LMOVE dst dst LEFT RIGHT
+		LRANGE dst 0 -1
+		SET str x
+		RPOPLPUSH str dst
+		RPOPLPUSH dst str
+		LMOVE dst str LEFT LEFT
+	`},
+	{"list-mpop", `
+		RPUSH a 1 2 3
+		RPUSH b 4 5
+		LMPOP 2 nokey a LEFT
+		LMPOP 2 nokey a RIGHT COUNT 5
+		LMPOP 2 a b LEFT COUNT 1
+		LMPOP 1 nokey LEFT
+		LMPOP 0 a LEFT
+		LMPOP -1 a LEFT
+		LMPOP x a LEFT
+		LMPOP 3 a b LEFT
+		LMPOP 2 a b MIDDLE
+		LMPOP 2 a b LEFT COUNT 0
+		LMPOP 2 a b LEFT COUNT -1
+		LMPOP 2 a b LEFT COUNT 1 COUNT 1
+		LMPOP 2 a b LEFT FOO
+		BLMPOP 0.01 1 nokey LEFT
+		BLMPOP x 1 nokey LEFT
+		BLMPOP -1 1 nokey LEFT
+		BLMPOP 0 1 b RIGHT COUNT 10
+	`},
+	{"list-wrongtype", `
+		SET s v
+		LPUSH s a
+		RPUSH s a
+		LPUSHX s a
+		LPOP s
+		RPOP s 2
+		LLEN s
+		LRANGE s 0 -1
+		LINDEX s 0
+		LSET s 0 a
+		LINSERT s BEFORE a b
+		LREM s 0 a
+		LTRIM s 0 1
+		LPOS s a
+		LMOVE s d LEFT LEFT
+		LMPOP 1 s LEFT
+		BLPOP s 0.01
+		BRPOP nokey s 0.01
+		BLMOVE s d LEFT LEFT 0.01
+		XADD s * a 1
+		XLEN s
+		XRANGE s - +
+		XREAD STREAMS s 0
+		XGROUP CREATE s g $
+		XINFO STREAM s
+		GET s
+	`},
+	{"blocking-timeouts", `
+		BLPOP nokey 0.05
+		BRPOP a b 0.01
+		BLPOP a x
+		BLPOP a -1
+		BLPOP a 1.5x
+		BLMOVE a b LEFT RIGHT 0.01
+		BRPOPLPUSH a b 0.01
+		RPUSH a 1
+		BLPOP nokey a 0
+		BRPOPLPUSH b a 0.01
+		BLMOVE a b LEFT LEFT 0.01
+	`},
+	{"blocking-wake-order", `
+		@1& BLPOP q 0
+		@2& BLPOP q 0
+		@3& BRPOP q2 q 0
+		RPUSH q a b
+		@1<
+		@2<
+		RPUSH q c
+		@3<
+		LLEN q
+	`},
+	{"blocking-multi-key", `
+		@1& BLPOP a b 0
+		@2& BLPOP b 0
+		RPUSH b x
+		@1<
+		RPUSH b y
+		@2<
+	`},
+	{"blocking-blmove", `
+		@1& BLMOVE src dst LEFT RIGHT 0
+		@2& BLPOP dst 0
+		RPUSH src v
+		@1<
+		@2<
+		EXISTS src dst
+	`},
+	{"blocking-lpush-many-served-once", `
+		@1& BRPOP q 0
+		@2& BRPOP q 0
+		LPUSH q a b c
+		@1<
+		@2<
+		LRANGE q 0 -1
+	`},
+	{"blocking-in-multi", `
+		MULTI
+		BLPOP nokey 0
+		XREAD BLOCK 0 STREAMS nos $
+		EXEC
+	`},
+	{"multi", `
+		MULTI
+		SET a 1
+		INCR a
+		LPUSH a x
+		GET a
+		EXEC
+		MULTI
+		MULTI
+		DISCARD
+		DISCARD
+		EXEC
+		MULTI
+		SET a 2
+		NOSUCHCMD
+		GET
+		EXEC
+		GET a
+		MULTI
+		WATCH a
+		EXEC
+	`},
+	{"xadd", `
+		XADD s 1-1 a 1
+		XADD s 1-1 a 1
+		XADD s 1-0 a 1
+		XADD s 1-* b 2
+		XADD s 2-* c 3
+		XADD s 0-1 a 1
+		XADD s 0-0 a 1
+		XADD s2 0-* a 1
+		EXISTS s2
+		XADD s 3 a 1
+		XADD s 5-18446744073709551615 a 1
+		XADD s 5-* a 1
+		XADD s 18446744073709551615-18446744073709551615 a 1
+		XADD s * a 1
+		XADD s3 NOMKSTREAM * a 1
+		EXISTS s3
+		XADD s abc a 1
+		XADD s 1-x a 1
+		XADD s - a 1
+		XADD s + a 1
+		XADD s 99 a
+		XADD s 99 a 1 b
+		XADD s MAXLEN
+		XADD s MAXLEN x * a 1
+		XADD s MAXLEN -1 * a 1
+		XADD s MAXLEN 10 MINID 1 * a 1
+		XADD s LIMIT 10 * a 1
+		XADD s MAXLEN 10 LIMIT 10 * a 1
+		XADD s MAXLEN = 10 LIMIT 10 * a 1
+		XADD s MAXLEN ~ 10 LIMIT -1 * a 1
+		XADD s FOO * a 1
+		XLEN s
+		XLEN nokey
+		XRANGE s - +
+	`},
+	{"xadd-odd-ids", `
+		XADD s 007 a 1
+		XADD s +8 a 1
+		XADD s " 9" a 1
+		XADD s 10-07 a 1
+		XADD s 11--1 a 1
+		XADD s 12- a 1
+		XADD s -12 a 1
+		XRANGE s - +
+	`},
+	{"xadd-trim", `
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XADD s 3 a 1
+		XADD s 4 a 1
+		XADD s MAXLEN 2 5 a 1
+		XRANGE s - +
+		XADD s MINID 5 6 a 1
+		XRANGE s - +
+		XADD s MAXLEN = 0 7 a 1
+		XLEN s
+		XINFO STREAM s
+		XADD s MINID ~ 100 8 a 1
+		XLEN s
+	`},
+	{"xtrim", `
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XADD s 3 b 2
+		XADD s 4 c 3 d 4
+		XTRIM s MAXLEN 3
+		XTRIM s MAXLEN ~ 1
+		XTRIM s MINID 4
+		XRANGE s - +
+		XTRIM s
+		XTRIM s FOO
+		XTRIM s MAXLEN ~ 1 LIMIT 10
+		XTRIM s MAXLEN 1 LIMIT 10
+		XTRIM nokey MAXLEN 1
+		XTRIM s MAXLEN -1
+		XTRIM s MINID x
+		XTRIM s MAXLEN 1 MINID 1
+		XTRIM s LIMIT 10
+	`},
+	{"xrange", `
+		XADD s 1-1 a 1
+		XADD s 1-2 b 2 c 3
+		XADD s 2-1 a 1
+		XADD s 3-0 d 4
+		XRANGE s - +
+		XRANGE s 1 1
+		XRANGE s 1-2 +
+		XRANGE s (1-1 +
+		XRANGE s - (3-0
+		XRANGE s (2-1 (3-0
+		XRANGE s - + COUNT 2
+		XRANGE s - + COUNT 0
+		XRANGE s - + COUNT -1
+		XRANGE s - + COUNT x
+		XRANGE s - + FOO
+		XRANGE s + -
+		XRANGE s x +
+		XRANGE s (- +
+		XRANGE s - (+
+		XRANGE s (18446744073709551615-18446744073709551615 +
+		XRANGE s - (0-0
+		XREVRANGE s + -
+		XREVRANGE s + - COUNT 1
+		XREVRANGE s (3-0 (1-1
+		XRANGE nokey - +
+		XRANGE nokey - + COUNT 0
+		XREVRANGE s - +
+	`},
+	{"xdel", `
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XADD s 3 a 1
+		XDEL s 2 5
+		XDEL s 2
+		XDEL s x
+		XDEL nokey 1
+		XRANGE s - +
+		XINFO STREAM s
+		XDEL s 1 3
+		XLEN s
+		XINFO STREAM s
+		XADD s 3 a 1
+		XADD s 4 a 1
+	`},
+	{"xgroup", `
+		XGROUP CREATE s g $
+		XGROUP CREATE s g $ MKSTREAM
+		XGROUP CREATE s g $ MKSTREAM
+		XGROUP CREATE s g2 0 ENTRIESREAD 5
+		XGROUP CREATE s g3 0 ENTRIESREAD -2
+		XGROUP CREATE s g3 0 ENTRIESREAD x
+		XGROUP CREATE s g3 0 FOO
+		XGROUP CREATE s g3 x
+		XGROUP CREATE s g3 - 
+		XGROUP CREATECONSUMER s g c1
+		XGROUP CREATECONSUMER s g c1
+		XGROUP CREATECONSUMER s nog c1
+		XGROUP CREATECONSUMER nokey g c1
+		XGROUP DELCONSUMER s g c1
+		XGROUP DELCONSUMER s g c1
+		XGROUP SETID s g 0
+		XGROUP SETID s g $ ENTRIESREAD 3
+		XGROUP SETID s g - 
+		XGROUP SETID s g 0 FOO 1
+		XGROUP SETID s nog 0
+		XGROUP DESTROY s g2
+		XGROUP DESTROY s g2
+		XGROUP DESTROY nokey g
+		~XINFO GROUPS s
+		XGROUP HELP
+		XINFO HELP
+	`},
+	{"xreadgroup", `
+		XGROUP CREATE s g 0 MKSTREAM
+		XREADGROUP GROUP g c STREAMS s >
+		XADD s 1 a 1
+		XADD s 2 b 2
+		XADD s 3 c 3
+		XREADGROUP GROUP g c COUNT 1 STREAMS s >
+		XREADGROUP GROUP g c2 STREAMS s >
+		XREADGROUP GROUP g c STREAMS s >
+		XREADGROUP GROUP g c STREAMS s 0
+		XREADGROUP GROUP g c COUNT 1 STREAMS s 0
+		XREADGROUP GROUP g c2 STREAMS s 1
+		XREADGROUP GROUP g nobody STREAMS s 0
+		~XPENDING s g
+		~XPENDING s g - + 10
+		~XPENDING s g - + 10 c2
+		~XPENDING s g - + 10 nobody
+		~XPENDING s g IDLE 0 - + 10
+		~XPENDING s g (1 + 1
+		XPENDING s g - + x
+		XPENDING s g - +
+		XPENDING s g IDLE 1 - +
+		XPENDING s nog
+		XPENDING nokey g
+		XACK s g 1 2 9
+		XACK s g 1
+		XACK s g x
+		XACK s nog 1
+		XACK nokey g 1
+		XDEL s 3
+		XREADGROUP GROUP g c2 STREAMS s 0
+		~XINFO GROUPS s
+		~XINFO CONSUMERS s g
+		XINFO CONSUMERS s nog
+		XINFO CONSUMERS nokey g
+		XINFO GROUPS nokey
+	`},
+	{"xreadgroup-errors", `
+		XADD s 1 a 1
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c STREAMS s $
+		XREADGROUP GROUP g c STREAMS s
+		XREADGROUP GROUP g c STREAMS s s2 > 
+		XREADGROUP GROUP nog c STREAMS s >
+		XREADGROUP GROUP g c STREAMS nokey >
+		XREADGROUP STREAMS s >
+		XREADGROUP GROUP g c COUNT x STREAMS s >
+		XREADGROUP GROUP g c BLOCK x STREAMS s >
+		XREADGROUP GROUP g c BLOCK -1 STREAMS s >
+		XREADGROUP GROUP g c FOO STREAMS s >
+		XREADGROUP GROUP g c STREAMS s x
+		XREADGROUP GROUP g c NOACK STREAMS s >
+		XREADGROUP GROUP g c COUNT -5 STREAMS s 0
+		XPENDING s g
+		XREAD GROUP g c STREAMS s >
+		XREAD NOACK STREAMS s 0
+		XREAD STREAMS s >
+		XREAD STREAMS s
+		XREAD COUNT 1
+	`},
+	{"xread", `
+		XADD s 1 a 1
+		XADD s 2 b 2
+		XADD t 1 c 3
+		XREAD STREAMS s 0
+		XREAD COUNT 1 STREAMS s t 0 0
+		XREAD STREAMS s t 2 0
+		XREAD STREAMS s t 2 1
+		XREAD STREAMS s $
+		XREAD BLOCK 10 STREAMS s $
+		XREAD STREAMS nokey 0
+		XREAD STREAMS s (1
+	`},
+	{"xread-block-wake", `
+		@1& XREAD BLOCK 0 STREAMS s $
+		@2& XREAD BLOCK 0 STREAMS s 0
+		XADD s 1 a 1
+		@1<
+		@2<
+		XGROUP CREATE s g $
+		@3& XREADGROUP GROUP g c1 BLOCK 0 STREAMS s >
+		@4& XREADGROUP GROUP g c2 BLOCK 0 COUNT 5 STREAMS s >
+		XADD s 2 b 2
+		@3<
+		XADD s 3 c 3
+		@4<
+		~XINFO GROUPS s
+		XREADGROUP GROUP g c1 STREAMS s 0
+	`},
+	{"xread-block-group-destroyed", `
+		XGROUP CREATE s g $ MKSTREAM
+		@1& XREADGROUP GROUP g c BLOCK 0 STREAMS s >
+		XGROUP DESTROY s g
+		@1<
+	`},
+	{"xinfo-lag", `
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XADD s 3 a 1
+		XADD s 4 a 1
+		XGROUP CREATE s g1 0
+		XGROUP CREATE s g2 $
+		XGROUP CREATE s g3 2
+		XGROUP CREATE s g4 0 ENTRIESREAD 1
+		~XINFO GROUPS s
+		XINFO GROUPS s
+		XREADGROUP GROUP g1 c COUNT 1 STREAMS s >
+		XREADGROUP GROUP g3 c COUNT 1 STREAMS s >
+		XDEL s 3
+		XINFO GROUPS s
+		XREADGROUP GROUP g1 c STREAMS s >
+		XINFO GROUPS s
+		XADD s 5 a 1
+		XINFO GROUPS s
+		XGROUP SETID s g1 0
+		XINFO GROUPS s
+		XGROUP SETID s g1 0 ENTRIESREAD 0
+		XINFO GROUPS s
+		XDEL s 1 2 4 5
+		XINFO GROUPS s
+		XINFO STREAM s
+	`},
+	{"xclaim", `
+		XADD s 1 a 1
+		XADD s 2 b 2
+		XADD s 3 c 3
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c1 STREAMS s >
+		XCLAIM s g c2 0 1 2
+		XCLAIM s g c2 0 3 JUSTID
+		XCLAIM s g c2 0 9
+		XCLAIM s g c2 0 4 FORCE
+		XCLAIM s g c2 0 1 RETRYCOUNT 7
+		~XPENDING s g - + 10
+		XCLAIM s g c3 100000 1
+		XCLAIM s g c3 x 1
+		XCLAIM s g c3 0 1 IDLE x
+		XCLAIM s g c3 0 1 TIME x
+		XCLAIM s g c3 0 1 RETRYCOUNT x
+		XCLAIM s g c3 0 1 FOO
+		XCLAIM s g c3 0 1 LASTID x
+		XCLAIM s nog c3 0 1
+		XCLAIM nokey g c3 0 1
+		XCLAIM s g c3 0 x
+		XDEL s 2
+		XCLAIM s g c3 0 2
+		~XPENDING s g
+		XCLAIM s g c3 0 1 2 3 JUSTID LASTID 10
+		~XINFO GROUPS s
+		~XINFO CONSUMERS s g
+	`},
+	{"xautoclaim", `
+		XADD s 1 a 1
+		XADD s 2 b 2
+		XADD s 3 c 3
+		XADD s 4 d 4
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c1 STREAMS s >
+		XAUTOCLAIM s g c2 0 0 COUNT 1
+		XAUTOCLAIM s g c2 0 0 COUNT 2 JUSTID
+		XDEL s 3
+		XAUTOCLAIM s g c2 0 0
+		XAUTOCLAIM s g c2 100000 0
+		XAUTOCLAIM s g c2 0 (0
+		XAUTOCLAIM s g c2 0 x
+		XAUTOCLAIM s g c2 0 0 COUNT 0
+		XAUTOCLAIM s g c2 0 0 COUNT x
+		XAUTOCLAIM s g c2 x 0
+		XAUTOCLAIM s g c2 0 0 FOO
+		XAUTOCLAIM s nog c2 0 0
+		XAUTOCLAIM nokey g c2 0 0
+		~XPENDING s g - + 10
+	`},
+	{"xsetid", `
+		XADD s 5 a 1
+		XSETID s 4
+		XSETID s 10
+		XADD s * a 1
+		XSETID s 100 ENTRIESADD 1
+		XSETID s 100 ENTRIESADDED 0
+		XSETID s 100 ENTRIESADDED 5 MAXDELETEDID 200
+		XSETID s 100 ENTRIESADDED 5 MAXDELETEDID 50
+		XINFO STREAM s
+		XSETID nokey 1
+		XSETID s x
+	`},
+	{"xinfo-stream", `
+		XADD s 1 a 1 b 2
+		XADD s 2 a 3 b 4
+		XADD s 3 x 1
+		XINFO STREAM s
+		XINFO STREAM s FOO
+		XINFO STREAM s FULL COUNT x
+		XINFO STREAM nokey
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c COUNT 1 STREAMS s >
+		XINFO STREAM s
+	`},
+	{"hello-resp3", `
+		HELLO 3
+		XADD s 1 a 1
+		XRANGE s - +
+		XREAD STREAMS s 0
+		XREAD STREAMS s 1
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c STREAMS s >
+		~XINFO GROUPS s
+		XPENDING s g
+		LPUSH l a
+		BLPOP l 0
+		BLPOP l 0.01
+		LPOP nokey 2
+		XINFO STREAM s
+		HELLO 4
+		HELLO x
+		HELLO 3 FOO
+		HELLO 2
+		XREAD STREAMS s 0
+	`},
+	{"client", `
+		CLIENT GETNAME
+		CLIENT SETNAME foo
+		CLIENT GETNAME
+		CLIENT SETNAME "a b"
+		CLIENT SETNAME ""
+		CLIENT GETNAME
+		CLIENT KILL 1.2.3.4:5
+		CLIENT KILL ID 99999
+		CLIENT KILL ID x
+		CLIENT NO-EVICT on
+		CLIENT NO-EVICT maybe
+	`},
+	{"auth-without-password", `
+		AUTH foo
+		AUTH default foo
+		AUTH a b c
+	`},
+	{"config", `
+		CONFIG GET maxclients
+		CONFIG GET stream-node-max-entries
+		CONFIG GET nosuch
+		CONFIG SET nosuch 1
+		CONFIG SET stream-node-max-entries 10
+		CONFIG GET stream-node-max-entries
+		CONFIG SET stream-node-max-entries 100
+		CONFIG GET appendonly
+		CONFIG SET maxclients
+	`},
+	{"pubsub-resp2", `
+		@1 SUBSCRIBE a b
+		@2 PSUBSCRIBE a*
+		PUBLISH a hello
+		@1<
+		@2<
+		PUBLISH zz x
+		PUBSUB NUMSUB a b c
+		PUBSUB NUMPAT
+		PUBSUB CHANNELS b*
+		PUBSUB CHANNELS a*
+		@1 GET x
+		@1 PING
+		@1 PING hi
+		@1 UNSUBSCRIBE a
+		@1 UNSUBSCRIBE
+		@1 UNSUBSCRIBE
+		@2 PUNSUBSCRIBE
+		@2 GET x
+	`},
+	{"pubsub-resp3", `
+		@1 HELLO 3
+		@1 SUBSCRIBE a
+		PUBLISH a hello
+		@1<
+		@1 GET x
+		@1 PING
+		@1 UNSUBSCRIBE
+	`},
+	{"inline", `
+		RAW "PING\r\n"
+		RAW "ECHO \"a b\\x41\"\r\n"
+		RAW "\r\nPING\r\n"
+		RAW "SET k 'it''s'\r\nGET k\r\n"
+		GET k
+	`},
+	{"proto-error-quotes", `
+		RAW "ECHO \"abc\r\n"
+	`},
+	{"proto-error-dollar", `
+		RAW "*1\r\nx3\r\nfoo\r\n"
+	`},
+	{"proto-error-bulklen", `
+		RAW "*1\r\n$-5\r\n"
+	`},
+	{"proto-error-mbulk", `
+		RAW "*x\r\n"
+	`},
+	{"proto-error-bulk-big", `
+		RAW "*1\r\n$536870913\r\n"
+	`},
+	{"proto-pipelined-before-error", `
+		RAW "*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n*a\r\n"
+	`},
+	{"misc", `
+		TIME x
+		DEBUG FOO
+		DEBUG SLEEP 0
+		WAIT 0 0
+		WAIT x 0
+		COMMAND FOO
+		MEMORY USAGE nokey
+		KEYS *
+		SET foo 1
+		SET foobar 1
+		KEYS foob*
+		KEYS f?o
+		KEYS [a-f]oo
+		SCAN 0 MATCH foo
+		SCAN x
+		SCAN 0 COUNT 0
+	`},
+}
+
+func TestDiffRedis(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	for _, tc := range diffCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var lines []string
+			for _, l := range strings.Split(tc.script, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					lines = append(lines, l)
+				}
+			}
+			runDiff(t, realAddr, s.Addr(), lines)
+		})
+	}
+}
