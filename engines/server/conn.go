@@ -134,7 +134,12 @@ func (c *client) loop() {
 			c.queueAsync(c.out)
 			c.out = c.out[:0]
 		}
+		aofEnd, aofW := s.p.batchEnd(), s.p.w
 		s.mu.Unlock()
+		// Group commit: no reply leaves before the log holds what it depends on (persist.go).
+		if !s.p.commit(aofW, aofEnd) {
+			return
+		}
 		if len(c.out) > 0 {
 			if !c.writeDirect(c.out) {
 				return
@@ -273,7 +278,11 @@ wait:
 		c.queueAsync(c.out)
 		c.out = c.out[:0]
 	}
+	aofEnd, aofW := s.p.batchEnd(), s.p.w
 	s.mu.Unlock()
+	if !s.p.commit(aofW, aofEnd) {
+		return false
+	}
 	if len(c.out) > 0 {
 		ok := c.writeDirect(c.out)
 		c.out = c.out[:0]
