@@ -2,7 +2,7 @@ package server
 
 import (
 	"bufio"
-	"fmt"
+		"fmt"
 	"net"
 	"os"
 	"os/exec"
