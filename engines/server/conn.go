@@ -113,6 +113,7 @@ func (c *client) loop() {
 			return
 		}
 		s.mu.Lock()
+		aofStart := s.p.batchEnd()
 		var blk *blockSpec
 		for {
 			blk = c.execute(args)
@@ -137,7 +138,7 @@ func (c *client) loop() {
 		aofEnd, aofW := s.p.batchEnd(), s.p.w
 		s.mu.Unlock()
 		// Group commit: no reply leaves before the log holds what it depends on (persist.go).
-		if !s.p.commit(aofW, aofEnd) {
+		if !s.p.commit(aofW, aofEnd, aofEnd > aofStart) {
 			return
 		}
 		if len(c.out) > 0 {
@@ -280,7 +281,7 @@ wait:
 	}
 	aofEnd, aofW := s.p.batchEnd(), s.p.w
 	s.mu.Unlock()
-	if !s.p.commit(aofW, aofEnd) {
+	if !s.p.commit(aofW, aofEnd, true) {
 		return false
 	}
 	if len(c.out) > 0 {

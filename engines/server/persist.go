@@ -337,13 +337,15 @@ func (p *persistence) batchEnd() int64 {
 	return p.w.End()
 }
 
-// commit waits until the log is stored up to end as appendfsync promises. False means it could
-// not be: the replies that depend on it must not be sent.
-func (p *persistence) commit(w *aof.Writer, end int64) bool {
+// commit waits until the log is stored up to end as appendfsync promises, so no reply leaves
+// before what it depends on (its batch's writes, or others' writes it read). False means the
+// batch's own writes (wrote) could not be stored: its replies must not be sent. A batch that
+// wrote nothing still gets its replies (reads and MISCONF errors) when the log is failing.
+func (p *persistence) commit(w *aof.Writer, end int64, wrote bool) bool {
 	if w == nil || end == 0 {
 		return true
 	}
-	return w.Commit(end) == nil
+	return w.Commit(end) == nil || !wrote
 }
 
 // denyWrite is Redis's check before a write command (and PING) while the AOF cannot be
