@@ -61,6 +61,8 @@ type persistence struct {
 	loadTime        time.Duration
 	autoRewritePct  int64
 	autoRewriteMin  int64
+	maxTickGap      time.Duration // longest time between two everysec ticks (scheduler lateness)
+	lastTickAt      time.Time
 
 	bg sync.WaitGroup // BGSAVE and BGREWRITEAOF goroutines
 }
@@ -136,6 +138,7 @@ func (p *persistence) load() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p.lastSave = time.Now()
+	p.lastTickAt = p.lastSave
 	start := time.Now()
 	c := &client{s: s, proto: 2, authed: true}
 	if !s.cfg.AppendOnly {
@@ -542,6 +545,10 @@ func (p *persistence) cron() {
 			}
 			s.mu.Unlock()
 			if w != nil && now.Sub(lastTick) >= p.interval {
+				s.mu.Lock()
+				p.maxTickGap = max(p.maxTickGap, now.Sub(lastTick))
+				p.lastTickAt = now
+				s.mu.Unlock()
 				lastTick = now
 				w.Tick(now)
 			} else if w != nil && w.Err() != nil {
