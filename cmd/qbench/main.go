@@ -39,7 +39,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(runCmd(), validateCmd(), serveCmd(), enginesCmd())
+	root.AddCommand(runCmd(), validateCmd(), serveCmd(), enginesCmd(), aofCmd())
 	err := root.Execute()
 	if err == nil {
 		os.Exit(exitOK)

@@ -93,6 +93,9 @@ func Fix(l *Layout) (*FixReport, error) {
 			continue
 		}
 		fr := &FixReport{File: r.File, Offset: r.ValidEnd, DiscardedBytes: r.Size - r.ValidEnd, DiscardedRecords: r.Recoverable}
+		if r.Damage.Reason != "zero-filled tail" {
+			fr.DiscardedRecords++ // the damaged record itself
+		}
 		bak, err := backup(l, r.File)
 		if err != nil {
 			return nil, err
