@@ -61,7 +61,7 @@ func eq(arg []byte, kw string) bool {
 
 // getList returns the list at key, nil if missing, or WRONGTYPE.
 func (c *client) getList(key []byte) (*store.List, error) {
-	v := c.keyspace().Get(string(key))
+	v := c.keyspace().GetBytes(key)
 	if v == nil {
 		return nil, nil
 	}
@@ -74,7 +74,7 @@ func (c *client) getList(key []byte) (*store.List, error) {
 
 // getStream returns the stream at key, nil if missing, or WRONGTYPE.
 func (c *client) getStream(key []byte) (*store.Stream, error) {
-	v := c.keyspace().Get(string(key))
+	v := c.keyspace().GetBytes(key)
 	if v == nil {
 		return nil, nil
 	}

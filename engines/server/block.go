@@ -84,12 +84,23 @@ func (r *blockRegistry) count() int {
 
 // signalKey notes that key in db was written, if anyone waits on it. Store lock held.
 func (s *Server) signalKey(db int, key string) {
+	if len(s.blocked.byKey) == 0 {
+		return
+	}
 	dk := dbKey{db, key}
 	if _, ok := s.blocked.byKey[dk]; !ok || s.blocked.readySet[dk] {
 		return
 	}
 	s.blocked.readySet[dk] = true
 	s.blocked.ready = append(s.blocked.ready, dk)
+}
+
+// signalKeyBytes is signalKey for a key given as bytes; it allocates only if someone waits.
+func (s *Server) signalKeyBytes(db int, key []byte) {
+	if len(s.blocked.byKey) == 0 {
+		return
+	}
+	s.signalKey(db, string(key))
 }
 
 // handleReady serves clients blocked on keys written by the last command, in the order they

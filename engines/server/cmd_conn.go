@@ -124,7 +124,7 @@ func cmdHello(c *client, args [][]byte) (any, error) {
 		c.setAuthed(true)
 	}
 	if !c.authed {
-		return nil, redisError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return nil, redisError("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 	}
 	if name != nil {
 		c.name = string(name)
@@ -169,6 +169,7 @@ func cmdQuit(c *client, args [][]byte) (any, error) {
 
 func cmdReset(c *client, args [][]byte) (any, error) {
 	c.inMulti, c.multiErr, c.queued = false, false, nil
+	c.unwatchAll()
 	c.s.pubsub.unsubscribeAll(c)
 	c.db = 0
 	c.proto = 2
@@ -192,6 +193,7 @@ func cmdDiscard(c *client, args [][]byte) (any, error) {
 		return nil, errDiscardNoMulti
 	}
 	c.inMulti, c.multiErr, c.queued = false, false, nil
+	c.unwatchAll()
 	return resp.OK, nil
 }
 
@@ -200,10 +202,14 @@ func cmdExec(c *client, args [][]byte) (any, error) {
 	if !c.inMulti {
 		return nil, errExecNoMulti
 	}
-	queued, aborted := c.queued, c.multiErr
+	queued, aborted, dirty := c.queued, c.multiErr, c.dirtyCAS
 	c.inMulti, c.multiErr, c.queued = false, false, nil
+	c.unwatchAll()
 	if aborted {
 		return nil, errExecAbort
+	}
+	if dirty {
+		return resp.NullArray, nil
 	}
 	saved := c.out
 	c.out = resp.AppendArrayLen(nil, len(queued))
@@ -221,15 +227,6 @@ func cmdExec(c *client, args [][]byte) (any, error) {
 	c.out = saved
 	return resp.Raw(body), nil
 }
-
-func cmdWatch(c *client, args [][]byte) (any, error) {
-	if c.inMulti {
-		return nil, errWatchInMulti
-	}
-	return resp.OK, nil
-}
-
-func cmdUnwatch(c *client, args [][]byte) (any, error) { return resp.OK, nil }
 
 func validateClientName(name []byte) error {
 	for _, ch := range name {

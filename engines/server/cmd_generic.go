@@ -35,6 +35,7 @@ func cmdDel(c *client, args [][]byte) (any, error) {
 	n := 0
 	for _, k := range args[1:] {
 		if c.keyspace().Delete(string(k)) {
+			c.touch(k)
 			n++
 		}
 	}
@@ -285,6 +286,7 @@ func cmdExpire(unit time.Duration) handler {
 		case lt && has && at >= cur:
 			return 0, nil
 		}
+		c.touch(args[1])
 		if at <= now {
 			db.Delete(key)
 			return 1, nil
@@ -320,6 +322,7 @@ func cmdPersist(c *client, args [][]byte) (any, error) {
 		return 0, nil
 	}
 	if db.Persist(key) {
+		c.touch(args[1])
 		return 1, nil
 	}
 	return 0, nil
@@ -383,6 +386,7 @@ func cmdSet(c *client, args [][]byte) (any, error) {
 		}
 		return nil, nil
 	}
+	c.touch(args[1])
 	v := &store.String{B: clone(args[2])}
 	if keepTTL {
 		db.Set(key, v)
@@ -438,6 +442,7 @@ func cmdIncrBy(delta int64, fromArg bool) handler {
 			return nil, redisError("ERR increment or decrement would overflow")
 		}
 		cur += delta
+		c.touch(args[1])
 		db.Set(key, &store.String{B: strconv.AppendInt(nil, cur, 10)})
 		return cur, nil
 	}

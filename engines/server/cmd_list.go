@@ -34,7 +34,6 @@ var listCommands = []*command{
 
 func cmdPush(left, onlyExisting bool) handler {
 	return func(c *client, args [][]byte) (any, error) {
-		key := string(args[1])
 		l, err := c.getList(args[1])
 		if err != nil {
 			return nil, err
@@ -44,7 +43,7 @@ func cmdPush(left, onlyExisting bool) handler {
 				return 0, nil
 			}
 			l = &store.List{}
-			c.keyspace().Set(key, l)
+			c.keyspace().Set(string(args[1]), l)
 		}
 		for _, v := range args[2:] {
 			if left {
@@ -53,13 +52,15 @@ func cmdPush(left, onlyExisting bool) handler {
 				l.PushRight(clone(v))
 			}
 		}
-		c.s.signalKey(c.db, key)
+		c.touch(args[1])
+		c.s.signalKeyBytes(c.db, args[1])
 		return l.Len(), nil
 	}
 }
 
 // popped removes key if l is now empty (Redis never keeps empty lists).
 func (c *client) popped(key []byte, l *store.List) {
+	c.touch(key)
 	if l.Len() == 0 {
 		c.keyspace().Delete(string(key))
 	}
@@ -188,6 +189,7 @@ func cmdLset(c *client, args [][]byte) (any, error) {
 		return nil, errIndexOutOfRange
 	}
 	l.SetIndex(i, clone(args[3]))
+	c.touch(args[1])
 	return resp.OK, nil
 }
 
@@ -216,6 +218,7 @@ func cmdLinsert(c *client, args [][]byte) (any, error) {
 			nl = append(nl, clone(args[4]))
 			nl = append(nl, els[at:]...)
 			l.Replace(nl)
+			c.touch(args[1])
 			return l.Len(), nil
 		}
 	}
@@ -413,7 +416,8 @@ func (c *client) move(src, dst []byte, fromLeft, toLeft bool) (any, error) {
 		dl.PushRight(v)
 	}
 	c.popped(src, sl)
-	c.s.signalKey(c.db, string(dst))
+	c.touch(dst)
+	c.s.signalKeyBytes(c.db, dst)
 	return v, nil
 }
 

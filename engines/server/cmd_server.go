@@ -67,8 +67,12 @@ func cmdFlush(all bool) handler {
 			return nil, errSyntax
 		}
 		if all {
+			for i := range c.s.store.DBs {
+				c.s.touchAllInDB(i)
+			}
 			c.s.store.FlushAll()
 		} else {
+			c.s.touchAllInDB(c.db)
 			c.keyspace().Flush()
 		}
 		return resp.OK, nil
@@ -431,7 +435,8 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 	case "memory":
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		used := int64(ms.HeapAlloc)
+		// Stream nodes live outside the Go heap (store's arena); count them too.
+		used := int64(ms.HeapAlloc) + store.ArenaBytes()
 		rss := rssBytes()
 		b.WriteString("# Memory\r\n")
 		kv("used_memory", used)

@@ -129,9 +129,22 @@ func parseIntervalID(b []byte, missingSeq uint64) (id store.ID, exclusive bool, 
 
 func idReply(id store.ID) []byte { return id.Append(nil) }
 
-// entryReply is one [id, [field, value, ...]] element.
-func entryReply(id store.ID, fv [][]byte) resp.Array {
-	return resp.Array{idReply(id), append([][]byte(nil), fv...)}
+// entryReply is one [id, [field, value, ...]] element, encoded at once: the same bytes in
+// RESP2 and RESP3, and a copy, so no reply aliases stream memory (which may live off-heap).
+func entryReply(id store.ID, fv [][]byte) resp.Raw {
+	n := 32
+	for _, v := range fv {
+		n += len(v) + 16
+	}
+	b := make([]byte, 0, n)
+	b = append(b, "*2\r\n"...)
+	var idb [48]byte
+	b = resp.AppendBulk(b, id.Append(idb[:0]))
+	b = resp.AppendArrayLen(b, len(fv))
+	for _, v := range fv {
+		b = resp.AppendBulk(b, v)
+	}
+	return resp.Raw(b)
 }
 
 // parseTrim parses XADD/XTRIM's options from args[2:] (see streamParseAddOrTrimArgsOrReply).
@@ -278,7 +291,8 @@ func cmdXadd(c *client, args [][]byte) (any, error) {
 	if trim.Strategy != store.TrimNone {
 		st.Trim(trim)
 	}
-	c.s.signalKey(c.db, string(args[1]))
+	c.touch(args[1])
+	c.s.signalKeyBytes(c.db, args[1])
 	return idReply(id), nil
 }
 
@@ -378,6 +392,9 @@ func cmdXdel(c *client, args [][]byte) (any, error) {
 			n++
 		}
 	}
+	if n > 0 {
+		c.touch(args[1])
+	}
 	return n, nil
 }
 
@@ -394,7 +411,11 @@ func cmdXtrim(c *client, args [][]byte) (any, error) {
 	if st == nil {
 		return 0, nil
 	}
-	return st.Trim(trim), nil
+	n := st.Trim(trim)
+	if n > 0 {
+		c.touch(args[1])
+	}
+	return n, nil
 }
 
 // xreadArgs is XREAD's and XREADGROUP's parsed arguments.
@@ -651,7 +672,7 @@ func (s *Server) replyFromConsumerPEL(st *store.Stream, cons *store.Consumer, st
 			return false
 		}
 		if fv, ok := st.Get(nk.ID); ok {
-			out = append(out, resp.Array{idReply(nk.ID), fv})
+			out = append(out, entryReply(nk.ID, fv))
 			nk.DeliveryTime = now
 			nk.DeliveryCount++
 		} else {
@@ -867,6 +888,7 @@ func cmdXgroup(c *client, args [][]byte) (any, error) {
 		if st == nil {
 			st = c.s.newStream()
 			c.keyspace().Set(string(args[2]), st)
+			c.touch(args[2])
 		}
 		if _, ok := st.CreateGroup(gname, id, entriesRead); !ok {
 			return nil, errBusyGroup
@@ -1392,6 +1414,7 @@ func cmdXsetid(c *client, args [][]byte) (any, error) {
 			return nil, errSetIDEntriesAdded
 		}
 	}
+	c.touch(args[1])
 	st.LastID = id
 	if entriesAdded != -1 {
 		st.EntriesAdded = uint64(entriesAdded)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"strings"
-	"time"
 
 	"qbench/engines/server/resp"
 	"qbench/engines/server/store"
@@ -84,13 +83,12 @@ func buildTable() map[string]*command {
 // lookup finds the command for args, or the error Redis gives for an unknown command, an
 // unknown subcommand or a wrong number of arguments.
 func lookup(args [][]byte) (*command, error) {
-	name := lowerASCII(args[0])
-	cmd := commandTable[name]
+	cmd := lookupName(commandTable, args[0])
 	if cmd == nil {
 		return nil, errUnknownCommand(args)
 	}
 	if len(args) > 1 && cmd.subIndex != nil {
-		sub := cmd.subIndex[lowerASCII(args[1])]
+		sub := lookupName(cmd.subIndex, args[1])
 		if sub == nil {
 			return nil, errUnknownSubcommand(cmd.name, args[1])
 		}
@@ -100,6 +98,21 @@ func lookup(args [][]byte) (*command, error) {
 		return nil, errArity(cmd.fullname)
 	}
 	return cmd, nil
+}
+
+// lookupName finds name case-insensitively without allocating (command names are short).
+func lookupName(t map[string]*command, name []byte) *command {
+	var buf [32]byte
+	if len(name) > len(buf) {
+		return t[strings.ToLower(string(name))]
+	}
+	for i, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return t[string(buf[:len(name)])]
 }
 
 // lowerASCII lower-cases a command name without allocating for already-lower names.
@@ -117,7 +130,6 @@ func lowerASCII(b []byte) string {
 func (c *client) execute(args [][]byte) *blockSpec {
 	s := c.s
 	s.stats.commandsProcessed++
-	c.lastCmd = time.Now()
 	cmd, err := lookup(args)
 	if err != nil {
 		c.lastCmdName = ""

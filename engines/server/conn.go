@@ -35,6 +35,10 @@ type client struct {
 	queued   [][][]byte
 	inExec   bool
 
+	// WATCH state.
+	watched  []dbKey
+	dirtyCAS bool
+
 	// Pub/sub.
 	channels map[string]struct{}
 	patterns map[string]struct{}
@@ -99,6 +103,7 @@ func (s *Server) serveConn(nc net.Conn) {
 func (s *Server) freeClient(c *client) {
 	delete(s.clients, c.id)
 	s.pubsub.unsubscribeAll(c)
+	c.unwatchAll()
 }
 
 func (c *client) loop() {
@@ -112,6 +117,7 @@ func (c *client) loop() {
 			}
 			return
 		}
+		c.lastCmd = time.Now()
 		s.mu.Lock()
 		aofStart := s.p.batchEnd()
 		var blk *blockSpec

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -811,5 +812,66 @@ func TestDiffRedis(t *testing.T) {
 			}
 			runDiff(t, realAddr, s.Addr(), lines)
 		})
+	}
+}
+
+// TestDiffRedisStreamNodes checks that node boundaries (stream-node-max-entries and
+// stream-node-max-bytes) match Redis's, through XINFO STREAM's radix-tree-keys and through
+// approximate trimming, which removes whole nodes only.
+func TestDiffRedisStreamNodes(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	gen := func(n, valueLen int, trim string, mixed bool) []string {
+		var lines []string
+		v := strings.Repeat("v", valueLen)
+		for i := 1; i <= n; i++ {
+			f := fmt.Sprintf("f1 %s f2 %d f3 x", v, i)
+			if mixed && i%7 == 0 {
+				f = fmt.Sprintf("other %s", v)
+			}
+			lines = append(lines, fmt.Sprintf("XADD s %s %d-%d %s", trim, i, i%3, f))
+		}
+		return append(lines, "XLEN s", "XINFO STREAM s", "XRANGE s - + COUNT 3", "XREVRANGE s + - COUNT 3")
+	}
+	cases := []struct {
+		name  string
+		lines []string
+	}{
+		{"small-values", gen(450, 1, "", false)},
+		{"byte-limit", gen(300, 100, "", false)},
+		{"big-values", gen(40, 5000, "", false)},
+		{"mixed-fields", gen(450, 3, "", true)},
+		{"maxlen-approx", gen(1000, 2, "MAXLEN ~ 150", false)},
+		{"maxlen-approx-bytes", gen(600, 90, "MAXLEN ~ 77", false)},
+		{"maxlen-exact", gen(300, 2, "MAXLEN 120", false)},
+		{"minid-approx", append(gen(500, 2, "", false), "XTRIM s MINID ~ 333", "XLEN s", "XTRIM s MINID 333", "XLEN s", "XINFO STREAM s")},
+		{"limit", append(gen(500, 2, "", false), "XTRIM s MAXLEN ~ 0 LIMIT 150", "XLEN s", "XTRIM s MAXLEN ~ 0 LIMIT 99", "XLEN s", "XTRIM s MAXLEN ~ 0", "XLEN s")},
+		{"xdel-then-append", append(gen(150, 2, "", false), "XDEL s 100-1 101-2", "XTRIM s MAXLEN 50", "XADD s 2000-0 a 1", "XINFO STREAM s", "XTRIM s MAXLEN ~ 10", "XLEN s")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { runDiff(t, realAddr, s.Addr(), tc.lines) })
+	}
+}
+
+func TestDiffRedisWatch(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	cases := []struct{ name, script string }{
+		{"modified", "WATCH k\n@1 SET k v\nMULTI\nGET k\nEXEC\nGET k"},
+		{"untouched", "WATCH k\nMULTI\nSET k 2\nEXEC\nGET k"},
+		{"list-push", "WATCH l\n@1 LPUSH l a\nMULTI\nLLEN l\nEXEC"},
+		{"noop-pop", "WATCH l\n@1 LPOP l\nMULTI\nPING\nEXEC"},
+		{"xadd", "WATCH s\n@1 XADD s 1 a 1\nMULTI\nXLEN s\nEXEC"},
+		{"other-db", "WATCH k\n@1 SELECT 1\n@1 SET k v\nMULTI\nPING\nEXEC"},
+		{"unwatch", "WATCH k\n@1 SET k v\nUNWATCH\nMULTI\nPING\nEXEC"},
+		{"discard-unwatches", "WATCH k\nMULTI\nDISCARD\n@1 SET k v\nMULTI\nPING\nEXEC"},
+		{"flushall", "SET k v\nWATCH k\n@1 FLUSHALL\nMULTI\nPING\nEXEC"},
+		{"flushall-missing-key", "WATCH k\n@1 FLUSHALL\nMULTI\nPING\nEXEC"},
+		{"own-write", "WATCH k\nSET k v\nMULTI\nPING\nEXEC"},
+		{"in-multi", "MULTI\nWATCH k\nEXEC"},
+		{"resp3-null", "HELLO 3\nWATCH k\n@1 SET k v\nMULTI\nPING\nEXEC"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { runDiff(t, realAddr, s.Addr(), strings.Split(tc.script, "\n")) })
 	}
 }

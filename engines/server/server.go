@@ -51,7 +51,9 @@ type Server struct {
 	clients map[int64]*client
 	nextID  atomic.Int64
 	blocked *blockRegistry
-	pubsub  *pubsubRegistry
+	// watchers are the clients WATCHing each key.
+	watchers map[dbKey][]*client
+	pubsub   *pubsubRegistry
 
 	ln      net.Listener
 	addr    string
@@ -93,14 +95,15 @@ func New(cfg Config) *Server {
 	}
 	cfgErr := persistDefaults(&cfg)
 	s := &Server{
-		cfg:     cfg,
-		store:   store.New(),
-		clients: map[int64]*client{},
-		blocked: newBlockRegistry(),
-		pubsub:  newPubsubRegistry(),
-		closing: make(chan struct{}),
-		conns:   map[net.Conn]struct{}{},
-		runID:   randomHex(40),
+		cfg:      cfg,
+		store:    store.New(),
+		clients:  map[int64]*client{},
+		blocked:  newBlockRegistry(),
+		watchers: map[dbKey][]*client{},
+		pubsub:   newPubsubRegistry(),
+		closing:  make(chan struct{}),
+		conns:    map[net.Conn]struct{}{},
+		runID:    randomHex(40),
 	}
 	s.conf = newSettings(s)
 	s.p = newPersistence(s)

@@ -55,6 +55,9 @@ type Reader struct {
 	Unauthenticated bool
 
 	args [][]byte
+	// need is how many unparsed bytes the pending command needs at least (its bulk lengths
+	// are known), so a large argument arriving in pieces is not re-parsed on every read.
+	need int
 }
 
 // NewReader returns a Reader on rd.
@@ -78,6 +81,9 @@ func (r *Reader) Feed(p []byte) {
 // complete command is buffered. Empty commands (blank inline lines, "*0") are skipped.
 func (r *Reader) Next() (args [][]byte, ok bool, err error) {
 	for r.r < r.w {
+		if r.w-r.r < r.need {
+			return nil, false, nil
+		}
 		args, n, err := r.parse(r.buf[r.r:r.w])
 		if err != nil {
 			return nil, false, err
@@ -85,6 +91,7 @@ func (r *Reader) Next() (args [][]byte, ok bool, err error) {
 		if n == 0 {
 			return nil, false, nil
 		}
+		r.need = 0
 		r.raw = r.buf[r.r : r.r+n]
 		r.r += n
 		if len(args) == 0 {
@@ -110,7 +117,7 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 
 // Fill reads once from the connection into the buffer.
 func (r *Reader) Fill() error {
-	r.makeRoom(4096)
+	r.makeRoom(max(4096, r.need-(r.w-r.r)))
 	n, err := r.rd.Read(r.buf[r.w:])
 	r.w += n
 	if n > 0 {
@@ -197,6 +204,7 @@ func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
 		}
 		start := pos + cr + 2
 		if int64(len(b)-start) < l+2 {
+			r.need = start + int(l) + 2
 			return nil, 0, nil
 		}
 		end := start + int(l)

@@ -57,6 +57,21 @@ func (db *DB) Get(key string) any {
 	return v
 }
 
+// GetBytes is Get for a key given as bytes, without allocating a string.
+func (db *DB) GetBytes(key []byte) any {
+	v, ok := db.keys[string(key)]
+	if !ok {
+		return nil
+	}
+	if len(db.expires) > 0 {
+		if at, ok := db.expires[string(key)]; ok && at <= db.store.NowMs() {
+			db.Delete(string(key))
+			return nil
+		}
+	}
+	return v
+}
+
 // Set stores v at key, keeping any expiry.
 func (db *DB) Set(key string, v any) { db.keys[key] = v }
 

@@ -177,8 +177,7 @@ func (s *Stream) Append(id ID, fv [][]byte) {
 			n = nil
 		}
 		if n == nil {
-			last := s.nodes[len(s.nodes)-1]
-			last.data = bytes.Clone(last.data) // drop append slack of a finished node
+			s.nodes[len(s.nodes)-1].seal()
 		}
 	}
 	if n == nil {
@@ -451,12 +450,15 @@ func (s *Stream) Range(start, end ID, count int, rev bool, fn func(id ID, fv [][
 	}
 }
 
-// Get returns the fields of the live entry id, or nil and false.
+// Get returns a copy of the fields and values of the live entry id, or nil and false.
 func (s *Stream) Get(id ID) ([][]byte, bool) {
 	var out [][]byte
 	found := false
 	s.Range(id, id, 1, false, func(_ ID, fv [][]byte) bool {
-		out = append([][]byte(nil), fv...)
+		out = make([][]byte, len(fv))
+		for i, v := range fv {
+			out[i] = bytes.Clone(v)
+		}
 		found = true
 		return false
 	})
@@ -484,7 +486,9 @@ func (s *Stream) Delete(id ID) bool {
 			n.deleted++
 			s.length--
 			if n.live == 0 {
-				s.nodes = append(s.nodes[:ni], s.nodes[ni+1:]...)
+				copy(s.nodes[ni:], s.nodes[ni+1:])
+				s.nodes[len(s.nodes)-1] = nil
+				s.nodes = s.nodes[:len(s.nodes)-1]
 			}
 			if s.MaxDeletedID.Less(id) {
 				s.MaxDeletedID = id
@@ -578,6 +582,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		if removeNode {
 			s.length -= uint64(entries)
 			deleted += entries
+			s.nodes[0] = nil // let the node (and its arena bytes) go now
 			s.nodes = s.nodes[1:]
 			continue
 		}
