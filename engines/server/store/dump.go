@@ -170,6 +170,9 @@ func DecodeDump(b []byte) (any, error) {
 			}
 			n.data = r.bytes()
 			n.live, n.deleted, n.lpBytes = int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
+			if i < nn-1 && !r.bad {
+				n.seal() // finished nodes live off the Go heap, as Append leaves them
+			}
 			s.nodes = append(s.nodes, n)
 		}
 		ng := r.count()
