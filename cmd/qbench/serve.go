@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ func serveCmd() *cobra.Command {
 	var port int
 	var bind, requirePass string
 	var maxClients int
+	var dir, appendonly, appendfsync, save string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the in-repo Redis-protocol server standalone (for redis-cli, redis-benchmark, other clients)",
@@ -28,13 +30,23 @@ func serveCmd() *cobra.Command {
 			if requirePass == "" {
 				requirePass = os.Getenv("QBENCH_REQUIREPASS")
 			}
+			if appendonly != "yes" && appendonly != "no" {
+				return usageError{fmt.Errorf("--appendonly %q: must be yes or no", appendonly)}
+			}
 			s := server.New(server.Config{
 				Addr:        net.JoinHostPort(bind, strconv.Itoa(port)),
 				RequirePass: requirePass,
 				MaxClients:  maxClients,
 				Logf:        func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+				Dir:         dir,
+				AppendOnly:  appendonly == "yes",
+				AppendFsync: appendfsync,
+				Save:        save,
 			})
 			if err := s.Start(); err != nil {
+				if strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "save \"") {
+					return usageError{err}
+				}
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "qbench: serving Redis protocol (%s) on %s\n", server.Version(), s.Addr())
@@ -50,5 +62,9 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&bind, "bind", "127.0.0.1", "address to listen on; anything but loopback needs --requirepass")
 	cmd.Flags().StringVar(&requirePass, "requirepass", "", "password clients must AUTH with (or set QBENCH_REQUIREPASS, which keeps it out of ps)")
 	cmd.Flags().IntVar(&maxClients, "maxclients", 10000, "most clients connected at once")
+	cmd.Flags().StringVar(&dir, "dir", ".", "directory for the append-only files (appendonlydir/) and snapshots (dump.qdb)")
+	cmd.Flags().StringVar(&appendonly, "appendonly", "no", "yes: log every write to the append-only file and replay it at start")
+	cmd.Flags().StringVar(&appendfsync, "appendfsync", "everysec", "always (fsync before replying; group commit), everysec or no")
+	cmd.Flags().StringVar(&save, "save", "", `snapshot rules "<seconds> <changes> ...", e.g. "3600 1 300 100"; "" = none`)
 	return cmd
 }

@@ -16,6 +16,7 @@ type blockSpec struct {
 	// serve retries the command when key is ready. ok is false if it still cannot be served.
 	// Store lock held.
 	serve func(key string) (reply any, ok bool)
+	args  [][]byte // the command, for the AOF when it is served
 
 	c      *client
 	served bool     // guarded by the store lock
@@ -120,6 +121,7 @@ func (s *Server) handleReady() {
 				continue
 			}
 			b.served = true
+			s.p.logServed(b, dk.key)
 			r.remove(b)
 			b.done <- v
 		}

@@ -19,7 +19,7 @@ var serverCommands = []*command{
 	{name: "flushall", arity: -1, flags: flagWrite, group: "server", summary: "Remove all keys from all databases", h: cmdFlush(true)},
 	{name: "flushdb", arity: -1, flags: flagWrite, group: "server", summary: "Remove all keys from the current database", h: cmdFlush(false)},
 	{name: "time", arity: 1, flags: flagLoading | flagStale | flagFast, group: "server", summary: "Return the current server time", h: cmdTime},
-	{name: "lastsave", arity: 1, flags: flagLoading | flagStale | flagFast, group: "server", summary: "Get the UNIX time stamp of the last successful save to disk", h: cmdLastsave},
+	{name: "lastsave", arity: 1, flags: flagLoading | flagStale | flagFast, group: "server", summary: "Get the UNIX time stamp of the last successful save to disk", h: cmdLastsaveP},
 	{name: "wait", arity: 3, flags: flagNoScript, group: "generic", summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection", h: cmdWait},
 	{name: "shutdown", arity: -1, flags: flagAdmin | flagNoScript | flagLoading | flagStale | flagNoMulti, group: "server", summary: "Synchronously save the dataset to disk and then shut down the server", h: cmdShutdown},
 	{name: "config", arity: -2, group: "server", summary: "A container for server configuration commands", subs: []*command{
@@ -83,8 +83,6 @@ func cmdTime(c *client, args [][]byte) (any, error) {
 	now := time.Now()
 	return resp.Array{strconv.FormatInt(now.Unix(), 10), strconv.FormatInt(int64(now.Nanosecond()/1000), 10)}, nil
 }
-
-func cmdLastsave(c *client, args [][]byte) (any, error) { return c.s.started.Unix(), nil }
 
 // cmdWait answers that no replica acknowledged: the server has no replicas.
 func cmdWait(c *client, args [][]byte) (any, error) {
@@ -457,26 +455,7 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		kv("go_num_gc", ms.NumGC)
 	case "persistence":
 		b.WriteString("# Persistence\r\n")
-		kv("loading", 0)
-		kv("async_loading", 0)
-		kv("current_cow_peak", 0)
-		kv("current_cow_size", 0)
-		kv("current_fork_perc", "0.00")
-		kv("current_save_keys_processed", 0)
-		kv("current_save_keys_total", 0)
-		kv("rdb_changes_since_last_save", s.dirty)
-		kv("rdb_bgsave_in_progress", 0)
-		kv("rdb_last_save_time", s.started.Unix())
-		kv("rdb_last_bgsave_status", "ok")
-		kv("rdb_last_bgsave_time_sec", -1)
-		kv("rdb_current_bgsave_time_sec", -1)
-		kv("aof_enabled", 0)
-		kv("aof_rewrite_in_progress", 0)
-		kv("aof_rewrite_scheduled", 0)
-		kv("aof_last_rewrite_time_sec", -1)
-		kv("aof_current_rewrite_time_sec", -1)
-		kv("aof_last_bgrewrite_status", "ok")
-		kv("aof_last_write_status", "ok")
+		s.p.writeInfo(kv)
 	case "stats":
 		b.WriteString("# Stats\r\n")
 		kv("total_connections_received", s.stats.connectionsReceived)
@@ -492,6 +471,7 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		kv("pubsub_channels", len(s.pubsub.channels))
 		kv("pubsub_patterns", len(s.pubsub.patterns))
 		kv("total_error_replies", 0)
+		kv("latest_fork_usec", s.p.pauseUsec)
 	case "replication":
 		b.WriteString("# Replication\r\n")
 		kv("role", "master")

@@ -64,7 +64,7 @@ func init() { commandTable = buildTable() }
 
 func buildTable() map[string]*command {
 	t := map[string]*command{}
-	for _, family := range [][]*command{genericCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands} {
+	for _, family := range [][]*command{genericCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands, persistCommands} {
 		for _, cmd := range family {
 			cmd.fullname = cmd.name
 			if len(cmd.subs) > 0 {
@@ -151,6 +151,13 @@ func (c *client) execute(args [][]byte) *blockSpec {
 		c.reply(errorf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.fullname))
 		return nil
 	}
+	if err := s.p.denyWrite(cmd); err != nil {
+		if c.inMulti {
+			c.multiErr = true
+		}
+		c.reply(err)
+		return nil
+	}
 	if c.inMulti && cmd.flags&flagNoMulti == 0 {
 		q := make([][]byte, len(args))
 		for i, a := range args {
@@ -166,9 +173,16 @@ func (c *client) execute(args [][]byte) *blockSpec {
 // call runs a looked-up command (also used by EXEC). Store lock held.
 func (c *client) call(cmd *command, args [][]byte) *blockSpec {
 	s := c.s
+	s.p.beginCmd()
+	defer s.p.endCmd()
 	v, err := cmd.h(c, args)
 	if cmd.flags&flagWrite != 0 && err == nil {
 		s.dirty++
+		if b, ok := v.(*blockSpec); ok {
+			b.args = copyArgs(args) // logged if a later write serves it
+		} else {
+			s.p.logCommand(c.db, args)
+		}
 	}
 	var blk *blockSpec
 	switch {

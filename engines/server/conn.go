@@ -119,6 +119,7 @@ func (c *client) loop() {
 		}
 		c.lastCmd = time.Now()
 		s.mu.Lock()
+		aofStart := s.p.batchEnd()
 		var blk *blockSpec
 		for {
 			blk = c.execute(args)
@@ -140,7 +141,12 @@ func (c *client) loop() {
 			c.queueAsync(c.out)
 			c.out = c.out[:0]
 		}
+		aofEnd, aofW := s.p.batchEnd(), s.p.w
 		s.mu.Unlock()
+		// Group commit: no reply leaves before the log holds what it depends on (persist.go).
+		if !s.p.commit(aofW, aofEnd, aofEnd > aofStart) {
+			return
+		}
 		if len(c.out) > 0 {
 			if !c.writeDirect(c.out) {
 				return
@@ -279,7 +285,11 @@ wait:
 		c.queueAsync(c.out)
 		c.out = c.out[:0]
 	}
+	aofEnd, aofW := s.p.batchEnd(), s.p.w
 	s.mu.Unlock()
+	if !s.p.commit(aofW, aofEnd, true) {
+		return false
+	}
 	if len(c.out) > 0 {
 		ok := c.writeDirect(c.out)
 		c.out = c.out[:0]

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"qbench/engines/server/fsys"
 	"qbench/engines/server/store"
 )
 
@@ -29,6 +30,13 @@ type Config struct {
 	RequirePass string                           // "" = no password
 	MaxClients  int                              // 0 = 10000
 	Logf        func(format string, args ...any) // nil = silent
+
+	// Persistence (see persist.go and README.md), named as Redis names the settings.
+	Dir         string  // "dir": where dump.qdb and appendonlydir live; "" = "."
+	AppendOnly  bool    // "appendonly"
+	AppendFsync string  // "appendfsync": "always", "everysec" (the default, "") or "no"
+	Save        string  // "save" rules, e.g. "3600 1 300 100"; "" = no automatic snapshots
+	FS          fsys.FS // nil = the real file system; *fsys.Sim to simulate power loss
 }
 
 // Server is one server instance.
@@ -60,6 +68,8 @@ type Server struct {
 	connMu    sync.Mutex // guards conns, which Close uses without the store lock
 	conns     map[net.Conn]struct{}
 	isClosing atomic.Bool
+	p         *persistence
+	cfgErr    error
 }
 
 type stats struct {
@@ -83,6 +93,7 @@ func New(cfg Config) *Server {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	cfgErr := persistDefaults(&cfg)
 	s := &Server{
 		cfg:      cfg,
 		store:    store.New(),
@@ -95,11 +106,19 @@ func New(cfg Config) *Server {
 		runID:    randomHex(40),
 	}
 	s.conf = newSettings(s)
+	s.p = newPersistence(s)
+	s.cfgErr = cfgErr
 	return s
 }
 
 // Start listens and serves in background goroutines.
 func (s *Server) Start() error {
+	if s.cfgErr != nil {
+		return s.cfgErr
+	}
+	if err := s.p.load(); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return err
@@ -112,6 +131,8 @@ func (s *Server) Start() error {
 	go s.acceptLoop()
 	s.wg.Add(1)
 	go s.cronLoop()
+	s.wg.Add(1)
+	go s.p.cron()
 	return nil
 }
 
@@ -133,6 +154,9 @@ func (s *Server) Close() error {
 		}
 		s.connMu.Unlock()
 		s.wg.Wait()
+		if perr := s.p.close(); perr != nil && err == nil {
+			err = perr
+		}
 	})
 	if errors.Is(err, net.ErrClosed) {
 		err = nil

@@ -36,9 +36,6 @@ func newSettings(s *Server) *settings {
 		pubsubSoft:           8 << 20,
 		pubsubSoftSeconds:    60,
 		other: map[string]string{
-			"save":                    "",
-			"appendonly":              "no",
-			"appendfsync":             "everysec",
 			"databases":               "16",
 			"maxmemory":               "0",
 			"maxmemory-policy":        "noeviction",
@@ -56,7 +53,6 @@ func newSettings(s *Server) *settings {
 			"lua-time-limit":          "5000",
 			"io-threads":              "1",
 			"repl-diskless-sync":      "yes",
-			"dir":                     "/tmp",
 			"dbfilename":              "dump.rdb",
 			"appendfilename":          "appendonly.aof",
 			"loglevel":                "notice",
@@ -89,6 +85,8 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 		return "normal 0 0 0 slave 268435456 67108864 60 pubsub " +
 			strconv.FormatInt(st.pubsubHard, 10) + " " + strconv.FormatInt(st.pubsubSoft, 10) + " " +
 			strconv.FormatInt(st.pubsubSoftSeconds, 10), true
+	case "appendonly", "appendfsync", "save", "dir", "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "aof-load-truncated":
+		return s.p.configGet(name)
 	case "port":
 		_, port, _ := strings.Cut(s.addr, ":")
 		if i := strings.LastIndexByte(s.addr, ':'); i >= 0 {
@@ -108,6 +106,7 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 func (st *settings) names() []string {
 	n := []string{"requirepass", "maxclients", "protected-mode", "proto-max-bulk-len", "stream-node-max-entries",
 		"stream-node-max-bytes", "client-output-buffer-limit", "port", "bind"}
+	n = append(n, persistConfigNames...)
 	for k := range st.other {
 		if k != "stream-node-max-entries" {
 			n = append(n, k)
@@ -216,6 +215,9 @@ func (st *settings) set(s *Server, name, val string) error {
 			}
 		}
 	default:
+		if handled, err := s.p.configSet(name, val); handled {
+			return err
+		}
 		if _, ok := st.other[name]; !ok {
 			return errorf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", name)
 		}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// startServe runs `qbench serve --port 0 args...` and returns its address and process.
+func startServe(t *testing.T, args ...string) (string, *exec.Cmd) {
+	t.Helper()
+	cmd := exec.Command(qbenchBin, append([]string{"serve", "--port", "0"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("serve %v: %v", args, err)
+	}
+	return strings.TrimSpace(addr), cmd
+}
+
+// TestAppendOnlyServeKillCheckFix: writes acknowledged under appendfsync always survive SIGKILL
+// of `qbench serve`; `qbench aof check` finds a torn final record, `qbench aof fix` cuts it after
+// a backup, and the server starts on the fixed log.
+func TestAppendOnlyServeKillCheckFix(t *testing.T) {
+	dir := t.TempDir()
+	flags := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
+	addr, cmd := startServe(t, flags...)
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	ctx := context.Background()
+	for i := 0; i < 10; i++ {
+		if err := c.RPush(ctx, "l", i).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Close()
+	cmd.Process.Kill() // SIGKILL
+	cmd.Wait()
+
+	out, _, code := qbench(t, "aof", "check", dir)
+	if code != 0 || !strings.Contains(out, "ok, 10 records") {
+		t.Fatalf("aof check = %d:\n%s", code, out)
+	}
+	incr, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.qaof"))
+	if len(incr) != 1 {
+		t.Fatalf("incremental files: %v", incr)
+	}
+	fi, err := os.Stat(incr[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(incr[0], fi.Size()-3); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = qbench(t, "aof", "check", dir)
+	if code != 1 || !strings.Contains(out, "truncated at byte offset") || !strings.Contains(out, "9 valid records before it") {
+		t.Fatalf("aof check of a torn log = %d:\n%s", code, out)
+	}
+	out, _, code = qbench(t, "aof", "fix", dir)
+	if code != 0 || !strings.Contains(out, "1 records discarded") || !strings.Contains(out, ".bak") {
+		t.Fatalf("aof fix = %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(incr[0] + ".bak"); err != nil {
+		t.Fatalf("no backup: %v", err)
+	}
+	out, _, code = qbench(t, "aof", "check", filepath.Join(dir, "appendonlydir"))
+	if code != 0 || !strings.Contains(out, "ok, 9 records") {
+		t.Fatalf("aof check after fix = %d:\n%s", code, out)
+	}
+
+	addr, cmd = startServe(t, flags...)
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	c = redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	if n, err := c.LLen(ctx, "l").Result(); err != nil || n != 9 {
+		t.Fatalf("LLEN after fix = %d, %v", n, err)
+	}
+
+	if _, _, code := qbench(t, "aof", "check", t.TempDir()); code != 2 {
+		t.Fatalf("aof check of a directory without a log: exit %d, want 2", code)
+	}
+	if _, _, code := qbench(t, "serve", "--appendfsync", "sometimes"); code != 2 {
+		t.Fatalf("serve --appendfsync sometimes: exit %d, want 2", code)
+	}
+}

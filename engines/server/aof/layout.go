@@ -1,0 +1,232 @@
+package aof
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"qbench/engines/server/fsys"
+)
+
+// Layout is Redis 7's multi-part AOF: in DIR/appendonlydir, a manifest naming at most one base
+// file (a snapshot of the keyspace) and the incremental files to replay after it, in order.
+// The manifest is replaced atomically (temp file, fsync, rename, fsync of the directory).
+type Layout struct {
+	FS       fsys.FS
+	Dir      string // the appendonlydir
+	Prefix   string // appendfilename, "appendonly.aof"
+	Base     string // "" = none
+	BaseSeq  int
+	Incrs    []string
+	IncrSeqs []int
+}
+
+// DirName is the directory inside Redis's "dir" that holds the files.
+const DirName = "appendonlydir"
+
+// NewLayout describes the (possibly not yet existing) layout under dir.
+func NewLayout(fs fsys.FS, dir, prefix string) *Layout {
+	if prefix == "" {
+		prefix = "appendonly.aof"
+	}
+	return &Layout{FS: fs, Dir: filepath.Join(dir, DirName), Prefix: prefix}
+}
+
+// ManifestPath is the manifest's path.
+func (l *Layout) ManifestPath() string { return filepath.Join(l.Dir, l.Prefix+".manifest") }
+
+// Path is a file's path in the layout.
+func (l *Layout) Path(name string) string { return filepath.Join(l.Dir, name) }
+
+// BaseName and IncrName name the files of sequence seq.
+func (l *Layout) BaseName(seq int) string { return fmt.Sprintf("%s.%d.base.qaof", l.Prefix, seq) }
+func (l *Layout) IncrName(seq int) string { return fmt.Sprintf("%s.%d.incr.qaof", l.Prefix, seq) }
+
+// Load reads the manifest; it reports false if there is none.
+func (l *Layout) Load() (bool, error) {
+	b, err := l.FS.ReadFile(l.ManifestPath())
+	if fsys.IsNotExist(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	l.Base, l.BaseSeq, l.Incrs, l.IncrSeqs = "", 0, nil, nil
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	line := 0
+	for sc.Scan() {
+		line++
+		f := strings.Fields(sc.Text())
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		kv := map[string]string{}
+		for i := 0; i+1 < len(f); i += 2 {
+			kv[f[i]] = f[i+1]
+		}
+		name, typ := kv["file"], kv["type"]
+		seq, err := strconv.Atoi(kv["seq"])
+		if name == "" || err != nil || strings.ContainsAny(name, "/\\") {
+			return false, fmt.Errorf("%s:%d: invalid manifest line %q", l.ManifestPath(), line, sc.Text())
+		}
+		switch typ {
+		case "b":
+			if l.Base != "" {
+				return false, fmt.Errorf("%s:%d: more than one base file", l.ManifestPath(), line)
+			}
+			l.Base, l.BaseSeq = name, seq
+		case "i":
+			l.Incrs = append(l.Incrs, name)
+			l.IncrSeqs = append(l.IncrSeqs, seq)
+		case "h":
+			// history: left over from a rewrite, not loaded
+		default:
+			return false, fmt.Errorf("%s:%d: unknown file type %q", l.ManifestPath(), line, typ)
+		}
+	}
+	return true, nil
+}
+
+// Manifest renders the manifest's contents.
+func (l *Layout) Manifest() []byte {
+	var b bytes.Buffer
+	if l.Base != "" {
+		fmt.Fprintf(&b, "file %s seq %d type b\n", l.Base, l.BaseSeq)
+	}
+	for i, n := range l.Incrs {
+		fmt.Fprintf(&b, "file %s seq %d type i\n", n, l.IncrSeqs[i])
+	}
+	return b.Bytes()
+}
+
+// Save writes the manifest atomically.
+func (l *Layout) Save() error {
+	if err := l.FS.MkdirAll(l.Dir); err != nil {
+		return err
+	}
+	return fsys.WriteFileAtomic(l.FS, l.ManifestPath(), l.Manifest())
+}
+
+// NextSeq is the sequence number for a new incremental file.
+func (l *Layout) NextSeq() int {
+	n := 0
+	for _, s := range l.IncrSeqs {
+		n = max(n, s)
+	}
+	return n + 1
+}
+
+// Files are the files to load, in order: the base, then the incremental files.
+func (l *Layout) Files() []string {
+	var out []string
+	if l.Base != "" {
+		out = append(out, l.Base)
+	}
+	return append(out, l.Incrs...)
+}
+
+// Warning is something replay tolerated (a truncated final record).
+type Warning struct {
+	File      string
+	Offset    int64 // where the valid data ends
+	Discarded int64 // bytes dropped
+	Reason    string
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("!!! Warning: short read while loading the AOF file %s!!! AOF loaded anyway because aof-load-truncated is enabled; %d bytes at offset %d discarded (%s)", w.File, w.Discarded, w.Offset, w.Reason)
+}
+
+// Replay calls fn with every record of every file in order. A truncated final record of the
+// last file is dropped and reported as a warning (Redis's aof-load-truncated yes), and the file
+// is cut there so new records follow a clean frame; any other damage is an error naming the
+// file and byte offset, and nothing more is loaded. It returns the number of records.
+func (l *Layout) Replay(fn func(r Record) error) (n int64, warns []Warning, err error) {
+	files := l.Files()
+	for i, name := range files {
+		path := l.Path(name)
+		data, err := l.FS.ReadFile(path)
+		if err != nil {
+			if fsys.IsNotExist(err) && i == len(files)-1 && name != l.Base {
+				continue // created by the manifest, lost before it was written: nothing in it
+			}
+			return n, warns, err
+		}
+		if len(data) == 0 && name != l.Base {
+			continue // a new incremental file, header not yet written
+		}
+		end, err := Scan(path, data, func(off int64, r Record) error {
+			n++
+			return fn(r)
+		})
+		if err != nil {
+			fe, ok := err.(*FormatError)
+			if ok && fe.Truncated && i == len(files)-1 {
+				warns = append(warns, Warning{File: path, Offset: end, Discarded: int64(len(data)) - end, Reason: fe.Reason})
+				if err := truncateFile(l.FS, path, end); err != nil {
+					return n, warns, err
+				}
+				continue
+			}
+			return n, warns, err
+		}
+	}
+	return n, warns, nil
+}
+
+// truncateFile cuts name to size and makes that durable.
+func truncateFile(fs fsys.FS, name string, size int64) error {
+	f, err := fs.OpenAppend(name)
+	if err != nil {
+		return err
+	}
+	if size < int64(len(Magic)) {
+		size = 0
+	}
+	if err := f.Truncate(size); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// OpenIncr opens (creating) an incremental file for appending, writing the magic header to a
+// new or empty file and making it durable with its directory entry. It returns the file and
+// its size.
+func (l *Layout) OpenIncr(name string) (fsys.File, int64, error) {
+	if err := l.FS.MkdirAll(l.Dir); err != nil {
+		return nil, 0, err
+	}
+	path := l.Path(name)
+	size, err := l.FS.Size(path)
+	if err != nil && !fsys.IsNotExist(err) {
+		return nil, 0, err
+	}
+	f, err := l.FS.OpenAppend(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if size == 0 {
+		if _, err := f.Write([]byte(Magic)); err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+		size = int64(len(Magic))
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+		if err := l.FS.SyncDir(l.Dir); err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+	}
+	return f, size, nil
+}

@@ -1,0 +1,356 @@
+package aof
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"qbench/engines/server/fsys"
+)
+
+// Policy is appendfsync.
+type Policy int
+
+const (
+	Always   Policy = iota // fsync before any reply that depends on the write
+	EverySec               // write before replying; fsync in the background once a second
+	No                     // write before replying; never fsync (the OS decides)
+)
+
+// ParsePolicy parses Redis's appendfsync values.
+func ParsePolicy(s string) (Policy, bool) {
+	switch s {
+	case "always":
+		return Always, true
+	case "everysec":
+		return EverySec, true
+	case "no":
+		return No, true
+	}
+	return 0, false
+}
+
+func (p Policy) String() string { return [...]string{"always", "everysec", "no"}[p] }
+
+// ErrKilled is returned to writers waiting on a log that a simulated crash killed.
+var ErrKilled = errors.New("aof: log killed (simulated crash)")
+
+// Writer appends records to the current incremental file with group commit: records are
+// appended to a memory buffer under the caller's lock (in execution order); a connection that
+// needs its records on disk calls Commit, and whichever caller finds no write in progress
+// becomes the leader and writes (and under always, fsyncs) everything buffered so far for all
+// waiting connections at once.
+type Writer struct {
+	fs       fsys.FS
+	interval time.Duration // everysec period
+
+	mu       sync.Mutex
+	cond     *sync.Cond
+	policy   Policy
+	f        fsys.File
+	size     int64 // bytes in the current file, written
+	buf      []byte
+	spare    []byte
+	bufRecs  int64
+	appended int64 // logical bytes ever appended (across files)
+	written  int64
+	synced   int64
+	flushing bool
+	bgSync   bool      // a background fsync is running
+	bgStart  time.Time // when it started
+	err      error     // sticky write/fsync error
+	errSync  bool      // the sticky error came from an fsync
+	dead     bool
+
+	st Stats
+}
+
+// Stats are the writer's counters for INFO persistence.
+type Stats struct {
+	Fsyncs         int64 // completed fsyncs of the log
+	SyncedRecords  int64 // records covered by those fsyncs (always) or by background ones
+	WrittenRecords int64
+	Writes         int64 // write calls
+	DelayedFsync   int64 // aof_delayed_fsync
+	LastWriteErr   error
+	PendingBytes   int64 // aof_buffer_length
+	BgSyncRunning  bool
+	CurrentSize    int64
+}
+
+// NewWriter returns a writer appending to f (already positioned at its end, size bytes long).
+// interval is the everysec period; 0 means one second.
+func NewWriter(fs fsys.FS, f fsys.File, size int64, policy Policy, interval time.Duration) *Writer {
+	if interval == 0 {
+		interval = time.Second
+	}
+	w := &Writer{fs: fs, f: f, size: size, policy: policy, interval: interval}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+// Append buffers one record and returns the log position just past it. Call it in execution
+// order (the server calls it under the store lock).
+func (w *Writer) Append(r Record) int64 {
+	w.mu.Lock()
+	n := len(w.buf)
+	w.buf = AppendRecord(w.buf, r)
+	w.appended += int64(len(w.buf) - n)
+	w.bufRecs++
+	end := w.appended
+	w.mu.Unlock()
+	return end
+}
+
+// End is the position just past the last appended record.
+func (w *Writer) End() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.appended
+}
+
+// Err is the sticky write error, or nil.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// SetPolicy changes appendfsync.
+func (w *Writer) SetPolicy(p Policy) {
+	w.mu.Lock()
+	w.policy = p
+	w.mu.Unlock()
+}
+
+// Commit returns once everything up to end is stored as the policy promises: written to the
+// file (everysec, no) or written and fsynced (always). It returns the sticky error instead if
+// the data could not be stored; the caller must then not acknowledge it.
+func (w *Writer) Commit(end int64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		if w.dead {
+			return ErrKilled
+		}
+		if w.err != nil {
+			return w.err
+		}
+		done := w.written >= end
+		if w.policy == Always {
+			done = w.synced >= end
+		}
+		if done {
+			return nil
+		}
+		if !w.flushing {
+			w.flushLocked(w.policy == Always)
+			continue
+		}
+		w.cond.Wait()
+	}
+}
+
+// flushLocked writes the buffer (and fsyncs if sync) with w.mu released during the I/O. On
+// failure the data stays buffered and the error becomes sticky.
+func (w *Writer) flushLocked(sync bool) {
+	w.flushing = true
+	buf, recs, target := w.buf, w.bufRecs, w.appended
+	w.buf, w.spare, w.bufRecs = w.spare[:0], nil, 0
+	f, size := w.f, w.size
+	w.mu.Unlock()
+
+	var err error
+	n := 0
+	if len(buf) > 0 {
+		n, err = f.Write(buf)
+		if err == nil && n < len(buf) {
+			err = errors.New("short write")
+		}
+		if err != nil && n > 0 {
+			// Take the partial record back out, as Redis does, so the file stays clean.
+			if terr := f.Truncate(size); terr == nil {
+				n = 0
+			}
+		}
+	}
+	errSync := false
+	if err == nil && sync {
+		err = f.Sync()
+		errSync = err != nil
+	}
+
+	w.mu.Lock()
+	w.flushing = false
+	w.st.Writes++
+	if err != nil {
+		// Keep what did not reach the file buffered, in front of what came meanwhile: a later
+		// successful write completes a short one, so the file stays a clean sequence of frames.
+		w.size += int64(n)
+		w.buf = append(buf[n:len(buf):len(buf)], w.buf...)
+		w.bufRecs += recs
+		w.err, w.errSync = err, errSync
+		w.st.LastWriteErr = err
+	} else {
+		w.size += int64(len(buf))
+		w.written = target
+		w.st.WrittenRecords += recs
+		if sync {
+			w.synced = target
+			w.st.Fsyncs++
+			w.st.SyncedRecords += recs
+		}
+		w.spare = buf[:0]
+	}
+	w.cond.Broadcast()
+}
+
+// Retry tries to write buffered data that failed before; it clears the sticky error when the
+// write (and the fsync, under always or after an fsync error) succeeds.
+func (w *Writer) Retry() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil || w.dead || w.flushing {
+		return w.err
+	}
+	sync := w.policy == Always || w.errSync
+	w.err, w.errSync = nil, false
+	w.flushLocked(sync)
+	return w.err
+}
+
+// Tick is the everysec timer's work (and the error retry): call it once per interval. It starts
+// a background fsync if data was written since the last one, and counts aof_delayed_fsync when
+// the previous background fsync is still running after two intervals.
+func (w *Writer) Tick(now time.Time) {
+	w.Retry()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.dead || w.err != nil {
+		return
+	}
+	if w.policy == No {
+		// Still write what is buffered (nothing waits on it otherwise).
+		if len(w.buf) > 0 && !w.flushing {
+			w.flushLocked(false)
+		}
+		return
+	}
+	if w.policy != EverySec {
+		return
+	}
+	if w.bgSync {
+		if now.Sub(w.bgStart) >= 2*w.interval {
+			w.st.DelayedFsync++
+		}
+		return
+	}
+	if len(w.buf) > 0 && !w.flushing {
+		w.flushLocked(false)
+	}
+	if w.written <= w.synced {
+		return
+	}
+	w.bgSync, w.bgStart = true, now
+	target, recs, f := w.written, w.st.WrittenRecords, w.f
+	go func() {
+		err := f.Sync()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.bgSync = false
+		if w.dead {
+			w.cond.Broadcast()
+			return
+		}
+		if err != nil {
+			w.err, w.errSync = err, true
+			w.st.LastWriteErr = err
+		} else if target > w.synced {
+			w.st.SyncedRecords = recs // everything written before this fsync began
+			w.synced = target
+			w.st.Fsyncs++
+		}
+		w.cond.Broadcast()
+	}()
+}
+
+// Sync writes and fsyncs everything appended so far, whatever the policy.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		if w.dead {
+			return ErrKilled
+		}
+		if w.err != nil {
+			return w.err
+		}
+		if w.flushing || w.bgSync {
+			w.cond.Wait()
+			continue
+		}
+		if w.synced >= w.appended {
+			return nil
+		}
+		w.flushLocked(true)
+	}
+}
+
+// Rotate makes everything appended so far durable in the current file, then switches to f
+// (size bytes long) for later records. The caller holds the lock that orders Appends, so no
+// record lands between the two files' contents.
+func (w *Writer) Rotate(f fsys.File, size int64) (old fsys.File, err error) {
+	if err := w.Sync(); err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	old = w.f
+	w.f, w.size = f, size
+	return old, nil
+}
+
+// Kill simulates a crash: it waits for I/O in progress (a write or fsync the kernel had begun
+// completes), then drops whatever is still buffered and fails every later call. The file is left
+// as the crash would leave it.
+func (w *Writer) Kill() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.dead = true
+	for w.flushing || w.bgSync {
+		w.cond.Wait()
+	}
+	w.buf = nil
+	w.cond.Broadcast()
+}
+
+// Close writes and fsyncs what is buffered and closes the file.
+func (w *Writer) Close() error {
+	err := w.Sync()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.dead {
+		return nil
+	}
+	w.dead = true
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Stats returns a copy of the counters.
+func (w *Writer) Stats() Stats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := w.st
+	st.PendingBytes = int64(len(w.buf))
+	st.BgSyncRunning = w.bgSync
+	st.CurrentSize = w.size
+	if w.err != nil {
+		st.LastWriteErr = w.err
+	} else {
+		st.LastWriteErr = nil
+	}
+	return st
+}

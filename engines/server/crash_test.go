@@ -1,0 +1,281 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"qbench/engines/server/fsys"
+)
+
+// The crash harness: writers append numbered elements to their own list and record every
+// acknowledgement; the server is crashed at a random moment (a process crash, or a power loss
+// that also drops everything not fsynced, sometimes tearing the last write), restarted on the
+// same files, and the harness counts acknowledged writes that are gone. A recovered list must
+// also be an exact prefix of what was sent: no gaps, no reordering, no invented elements.
+
+const crashWriters = 4
+
+type ack struct {
+	seq int
+	at  time.Time
+}
+
+type trialResult struct {
+	acked    int
+	lost     int
+	tickGap  time.Duration // the longest gap between everysec ticks the server saw
+	maxAge   time.Duration // of a lost write, before the crash
+	wrongErr string
+}
+
+// writeUntilDead runs the writers against addr until their connections die; each pipelines 1 to
+// 4 RPUSHes at a time so batches from several connections share fsyncs.
+func writeUntilDead(addr string, seed uint64) [][]ack {
+	out := make([][]ack, crashWriters)
+	var wg sync.WaitGroup
+	for w := 0; w < crashWriters; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := pdial(addr)
+			if err != nil {
+				return
+			}
+			defer c.nc.Close()
+			rng := rand.New(rand.NewPCG(seed, uint64(w)))
+			key := fmt.Sprintf("k%d", w)
+			for seq := 0; ; {
+				n := 1 + rng.IntN(4)
+				for i := 0; i < n; i++ {
+					c.send("RPUSH", key, strconv.Itoa(seq+i))
+				}
+				if c.bw.Flush() != nil {
+					return
+				}
+				for i := 0; i < n; i++ {
+					v, err := c.read()
+					if err != nil {
+						return
+					}
+					if _, ok := v.(int64); !ok {
+						return
+					}
+					out[w] = append(out[w], ack{seq + i, time.Now()})
+				}
+				seq += n
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// countLost compares what was acknowledged with what the restarted server at addr holds.
+func countLost(addr string, acks [][]ack, crashAt time.Time) trialResult {
+	var r trialResult
+	c, err := pdial(addr)
+	if err != nil {
+		r.wrongErr = err.Error()
+		return r
+	}
+	defer c.nc.Close()
+	for w, as := range acks {
+		r.acked += len(as)
+		v, err := c.do("LRANGE", fmt.Sprintf("k%d", w), "0", "-1")
+		if err != nil {
+			r.wrongErr = err.Error()
+			return r
+		}
+		got, _ := v.([]any)
+		for i, e := range got {
+			if e != strconv.Itoa(i) {
+				r.wrongErr = fmt.Sprintf("k%d[%d] = %v: not a prefix of what was sent", w, i, e)
+				return r
+			}
+		}
+		for _, a := range as {
+			if a.seq >= len(got) {
+				r.lost++
+				r.maxAge = max(r.maxAge, crashAt.Sub(a.at))
+			}
+		}
+	}
+	return r
+}
+
+// inProcessTrial crashes an in-process server on the simulated file system.
+func inProcessTrial(t *testing.T, policy string, power bool, interval time.Duration, rng *rand.Rand, seed uint64) trialResult {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	cfg := Config{AppendOnly: true, AppendFsync: policy, FS: sim, Dir: "/d"}
+	s := New(cfg)
+	s.p.interval = interval
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan [][]ack)
+	go func() { done <- writeUntilDead(s.Addr(), seed) }()
+	time.Sleep(time.Duration(2+rng.IntN(100)) * time.Millisecond) // the random moment of the crash
+	crashAt := time.Now()
+	s.mu.Lock()
+	gap := max(s.p.maxTickGap, time.Since(s.p.lastTickAt))
+	s.mu.Unlock()
+	s.Crash()
+	if power {
+		sim.PowerLoss(rng.IntN(2) == 0, rng)
+	}
+	acks := <-done
+	s2 := New(cfg)
+	if err := s2.Start(); err != nil {
+		return trialResult{wrongErr: "restart: " + err.Error()}
+	}
+	defer s2.Close()
+	r := countLost(s2.Addr(), acks, crashAt)
+	r.tickGap = gap
+	return r
+}
+
+type crashCell struct {
+	policy string
+	crash  string // "process" or "power"
+	child  bool   // a real child process killed with SIGKILL, on real files
+}
+
+// TestCrashLoss runs at least 50 crash trials per cell and asserts the loss bounds of each
+// policy. Run with -v to see the table.
+func TestCrashLoss(t *testing.T) {
+	const interval = 50 * time.Millisecond // everysec's period here; the bound scales with it
+	trials := 50
+	cells := []crashCell{
+		{"always", "process", false}, {"always", "power", false},
+		{"everysec", "process", false}, {"everysec", "power", false},
+		{"no", "process", false}, {"no", "power", false},
+		{"always", "process", true}, {"everysec", "process", true}, {"no", "process", true},
+	}
+	var table []string
+	for ci, cell := range cells {
+		name := cell.policy + "/" + cell.crash
+		if cell.child {
+			name += "/sigkill"
+		}
+		t.Run(name, func(t *testing.T) {
+			n := trials
+			if cell.child && testing.Short() {
+				n = 10
+			}
+			rng := rand.New(rand.NewPCG(uint64(ci), 42))
+			var acked, lost, lossy int
+			var maxAge, maxGap time.Duration
+			for i := 0; i < n; i++ {
+				var r trialResult
+				if cell.child {
+					r = childTrial(t, cell.policy, rng, uint64(i))
+				} else {
+					r = inProcessTrial(t, cell.policy, cell.crash == "power", interval, rng, uint64(i))
+				}
+				if r.wrongErr != "" {
+					t.Fatalf("trial %d: %s", i, r.wrongErr)
+				}
+				acked += r.acked
+				lost += r.lost
+				if r.lost > 0 {
+					lossy++
+				}
+				maxAge = max(maxAge, r.maxAge)
+				if r.lost > 0 && cell.policy == "everysec" && r.maxAge > 2*max(interval, r.tickGap)+10*time.Millisecond {
+					t.Errorf("trial %d lost a write acknowledged %v before the crash; want <= 2 x max(everysec period %v, longest tick gap %v)",
+						i, r.maxAge, interval, r.tickGap)
+				}
+				maxGap = max(maxGap, r.tickGap)
+			}
+			bound := "0 lost"
+			switch {
+			case cell.policy == "always" || cell.crash == "process":
+				if lost != 0 {
+					t.Errorf("%d acknowledged writes lost; want 0", lost)
+				}
+			case cell.policy == "everysec":
+				bound = fmt.Sprintf("age <= 2 x max(%v, tick gap %v)", interval, maxGap.Round(time.Millisecond))
+			default:
+				bound = "none (the OS decides)"
+			}
+			kind := "in-process, simulated FS"
+			if cell.child {
+				kind = "child process, SIGKILL, real files"
+			}
+			table = append(table, fmt.Sprintf("| %-8s | %-7s | %-34s | %6d | %7d | %5d | %4d | %9v | %-20s |",
+				cell.policy, cell.crash, kind, n, acked, lost, lossy, maxAge.Round(time.Millisecond), bound))
+		})
+	}
+	t.Logf("\n| policy   | crash   | how                                | trials |   acked |  lost | lossy trials | max age lost | bound |\n%s", strings.Join(table, "\n"))
+}
+
+// The child-process side: when QBENCH_PERSIST_CHILD is set the test binary is a server
+// ("dir policy"), prints its address and serves until killed.
+func init() {
+	spec := os.Getenv("QBENCH_PERSIST_CHILD")
+	if spec == "" {
+		return
+	}
+	dir, policy, _ := strings.Cut(spec, " ")
+	s := New(Config{AppendOnly: true, AppendFsync: policy, Dir: dir})
+	if err := s.Start(); err != nil {
+		fmt.Println("ERR", err)
+		os.Exit(1)
+	}
+	fmt.Println(s.Addr())
+	select {}
+}
+
+type child struct {
+	cmd  *exec.Cmd
+	addr string
+}
+
+func startChild(t *testing.T, dir, policy string) *child {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "QBENCH_PERSIST_CHILD="+dir+" "+policy)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.HasPrefix(line, "ERR") {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child server: %q %v", line, err)
+	}
+	return &child{cmd: cmd, addr: strings.TrimSpace(line)}
+}
+
+func (c *child) kill() {
+	c.cmd.Process.Kill() // SIGKILL: no warning, no flush
+	c.cmd.Wait()
+}
+
+// childTrial SIGKILLs a real server process at a random moment and restarts it on its files.
+func childTrial(t *testing.T, policy string, rng *rand.Rand, seed uint64) trialResult {
+	dir := t.TempDir()
+	c := startChild(t, dir, policy)
+	done := make(chan [][]ack)
+	go func() { done <- writeUntilDead(c.addr, seed) }()
+	time.Sleep(time.Duration(5+rng.IntN(100)) * time.Millisecond) // the random moment of the crash
+	crashAt := time.Now()
+	c.kill()
+	acks := <-done
+	c2 := startChild(t, dir, policy)
+	defer c2.kill()
+	return countLost(c2.addr, acks, crashAt)
+}

@@ -1,0 +1,112 @@
+// Package fsys is the server's file-system seam. OS is the real thing; Sim is an in-memory file
+// system that tracks, for every file, how many bytes an fsync has made durable and which names a
+// directory fsync has made durable, so a power cut (PowerLoss) is exact and repeatable. Sim also
+// injects write and fsync errors (a full or failing disk).
+package fsys
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// File is an open file the server appends to.
+type File interface {
+	Write(p []byte) (int, error)
+	Sync() error
+	Truncate(size int64) error
+	Close() error
+}
+
+// FS is what the persistence code needs from a file system. Names are slash or OS paths.
+type FS interface {
+	// OpenAppend opens name for appending, creating it if needed; the offset is at the end.
+	OpenAppend(name string) (File, error)
+	// Create creates or truncates name for writing.
+	Create(name string) (File, error)
+	ReadFile(name string) ([]byte, error)
+	WriteFile(name string, b []byte) error // not synced
+	Rename(oldName, newName string) error
+	Remove(name string) error
+	MkdirAll(dir string) error
+	// SyncDir makes the directory's entries (creations, renames, removals) durable.
+	SyncDir(dir string) error
+	// ReadDir lists the names of the files in dir, sorted.
+	ReadDir(dir string) ([]string, error)
+	// Size is the file's length, or an error wrapping fs.ErrNotExist.
+	Size(name string) (int64, error)
+}
+
+// OS is the real file system.
+type OS struct{}
+
+func (OS) OpenAppend(name string) (File, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+}
+func (OS) Create(name string) (File, error)      { return os.Create(name) }
+func (OS) ReadFile(name string) ([]byte, error)  { return os.ReadFile(name) }
+func (OS) WriteFile(name string, b []byte) error { return os.WriteFile(name, b, 0o644) }
+func (OS) Rename(o, n string) error              { return os.Rename(o, n) }
+func (OS) Remove(name string) error              { return os.Remove(name) }
+func (OS) MkdirAll(dir string) error             { return os.MkdirAll(dir, 0o755) }
+func (OS) Size(name string) (int64, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+func (OS) SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func (OS) ReadDir(dir string) ([]string, error) {
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range es {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// WriteFileAtomic writes b to name through a temporary file: write, fsync, rename, fsync the
+// directory. A crash leaves either the old contents or the new, never a mix.
+func WriteFileAtomic(fsys FS, name string, b []byte) error {
+	tmp := name + ".tmp"
+	f, err := fsys.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := fsys.Rename(tmp, name); err != nil {
+		return err
+	}
+	return fsys.SyncDir(filepath.Dir(name))
+}
+
+// IsNotExist reports whether err says a file does not exist.
+func IsNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

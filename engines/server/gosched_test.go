@@ -1,0 +1,5 @@
+package server
+
+import "runtime"
+
+func runtimeGosched() { runtime.Gosched() }
