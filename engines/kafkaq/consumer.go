@@ -66,10 +66,15 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 		r.Close()
 		return nil, err
 	}
-	// The runner opens every consumer before the first producer: when the last one is open,
-	// wait until the group has settled with all of them, so that producing does not start in
-	// the middle of a rebalance (which would redeliver prefetched messages).
-	if id == e.spec.Consumers-1 {
+	// The runner opens every consumer before the first producer: when the last one is first
+	// opened, wait until the group has settled with all of them, so that producing does not
+	// start in the middle of a rebalance (which would redeliver prefetched messages). A consumer
+	// reopened during the run (after a crash fault) does not wait: others may be down for good.
+	e.mu.Lock()
+	wait := id == e.spec.Consumers-1 && !e.settled
+	e.settled = e.settled || wait
+	e.mu.Unlock()
+	if wait {
 		if err := e.waitGroupStable(ctx, e.spec.Consumers); err != nil {
 			return nil, err
 		}

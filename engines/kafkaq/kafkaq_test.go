@@ -469,6 +469,8 @@ func TestOptions(t *testing.T) {
 		{name: "topic configs", p: map[string]string{"flush.messages": "1", "topic.segment.bytes": "1048576"},
 			check: func(o options) bool { return o.topic["flush.messages"] == "1" && o.topic["segment.bytes"] == "1048576" }},
 		{name: "compression", p: map[string]string{"compression": "zstd"}, check: func(o options) bool { return compressionName(o.compression) == "zstd" }},
+		{name: "partitioning", p: map[string]string{"partitioning": "producer"}, check: func(o options) bool { return o.byProducer }},
+		{name: "bad partitioning", p: map[string]string{"partitioning": "hash"}, wantErr: "round-robin or producer"},
 		{name: "unknown key", p: map[string]string{"appendfsync": "always"}, wantErr: `unknown setting "appendfsync"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -609,5 +611,28 @@ func TestTopicName(t *testing.T) {
 	}
 	if topicName("a:b") == topicName("a/b") {
 		t.Error("distinct run IDs map to one topic")
+	}
+}
+
+// With partitioning=producer each producer's messages stay on one partition, so per-producer
+// order holds across the whole topic, as with one Redis stream.
+func TestPartitioningByProducer(t *testing.T) {
+	const producers, n = 2, 500
+	e := newTestEngine(t, engines.Spec{Producers: producers, Consumers: 1,
+		Persistence: map[string]string{"partitions": "2", "partitioning": "producer"}})
+	cs := openConsumers(t, e, 1)
+	defer closeAll(t, cs)
+	produce(t, e, producers, n, 10, 0)
+	recs := consume(t, cs, producers*n, true, 200*time.Millisecond)
+	checkExactlyOnce(t, recs, producers, n, 0)
+	partOf := map[uint32]int{}
+	for _, r := range recs {
+		if p, ok := partOf[r.producer]; ok && p != r.partition {
+			t.Fatalf("producer %d on partitions %d and %d", r.producer, p, r.partition)
+		}
+		partOf[r.producer] = r.partition
+	}
+	if partOf[0] == partOf[1] {
+		t.Errorf("both producers on partition %d", partOf[0])
 	}
 }
