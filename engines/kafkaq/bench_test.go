@@ -14,11 +14,15 @@ import (
 //
 //	go test -run '^$' -bench Send -benchtime 20000x ./engines/kafkaq
 func BenchmarkSend(b *testing.B) {
-	for _, acks := range []string{"none", "leader", "all"} {
+	for _, acks := range []string{"none", "leader", "all", "all+flush"} {
 		for _, batch := range []int{1, 100} {
 			b.Run(fmt.Sprintf("acks=%s/batch=%d", acks, batch), func(b *testing.B) {
-				e := newTestEngine(b, engines.Spec{Producers: 1, Consumers: 1,
-					Persistence: map[string]string{"acks": acks, "partitions": "1"}})
+				settings := map[string]string{"acks": acks, "partitions": "1"}
+				if acks == "all+flush" {
+					// fsync before every produce reply: the topic-level log.flush.interval.messages=1.
+					settings["acks"], settings["flush.messages"] = "all", "1"
+				}
+				e := newTestEngine(b, engines.Spec{Producers: 1, Consumers: 1, Persistence: settings})
 				ctx := context.Background()
 				p, err := e.NewProducer(ctx, 0)
 				if err != nil {
