@@ -43,6 +43,14 @@ func TestMain(m *testing.M) {
 		sharedErr = errors.New("QBENCH_KAFKA_TESTS=skip")
 	}
 	code := m.Run()
+	if shared != nil && code != 0 {
+		// The broker's own account of trouble (fencing, errors) explains most failures.
+		for _, l := range strings.Split(shared.LogTail(1<<22), "\n") {
+			if strings.Contains(l, " WARN ") || strings.Contains(l, " ERROR ") || strings.Contains(l, "Fencing") {
+				fmt.Fprintln(os.Stderr, "broker.log:", l[:min(len(l), 300)])
+			}
+		}
+	}
 	if shared != nil {
 		_ = shared.Stop(10 * time.Second)
 	}

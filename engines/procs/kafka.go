@@ -159,11 +159,12 @@ func (k *Kafka) properties() map[string]string {
 		"auto.create.topics.enable":                        "false",
 		"delete.topic.enable":                              "true",
 		// A broker restarted after SIGKILL cannot register again until the controller expires
-		// the session of its previous incarnation (DUPLICATE_BROKER_REGISTRATION), and retries
-		// every 2 s: with the 9 s default a crash cost ~10 s on top of start-up. One node on
-		// loopback needs no slack.
-		"broker.heartbeat.interval.ms": "250",
-		"broker.session.timeout.ms":    "1000",
+		// the session of its previous incarnation (DUPLICATE_BROKER_REGISTRATION); with the 9 s
+		// default every crash cost ~10 s on top of start-up. 1 s made a restart answer in ~4 s
+		// but got the broker fenced (partitions without a leader) on a loaded 2-core machine, so
+		// 3 s: no heartbeat for 3 s is a broker that is really gone.
+		"broker.heartbeat.interval.ms": "500",
+		"broker.session.timeout.ms":    "3000",
 	}
 	for key, v := range k.cfg.Settings {
 		p[key] = v
