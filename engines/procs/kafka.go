@@ -160,9 +160,9 @@ func (k *Kafka) properties() map[string]string {
 		"delete.topic.enable":                              "true",
 		// A broker restarted after SIGKILL cannot register again until the controller expires
 		// the session of its previous incarnation (DUPLICATE_BROKER_REGISTRATION); with the 9 s
-		// default every crash cost ~10 s on top of start-up. 1 s made a restart answer in ~4 s
-		// but got the broker fenced (partitions without a leader) on a loaded 2-core machine, so
-		// 3 s: no heartbeat for 3 s is a broker that is really gone.
+		// default every crash cost ~10 s on top of start-up. 1 s made a restart answer in ~4 s,
+		// but a loaded 2-core machine then once lost the partition leader mid-run (a late
+		// heartbeat fencing the live broker, most likely), so 3 s.
 		"broker.heartbeat.interval.ms": "500",
 		"broker.session.timeout.ms":    "3000",
 	}
