@@ -51,23 +51,30 @@ func BenchmarkSend(b *testing.B) {
 	}
 }
 
-// BenchmarkEndToEnd produces b.N messages (acks=all, batches of 100) while two consumers in a
-// group receive and commit them; it stops when all are committed.
+// BenchmarkEndToEnd produces b.N messages (acks=all) while two consumers in a group receive
+// and commit them, synchronously in Ack or every 100 ms; it stops when all have arrived.
 //
-//	go test -run '^$' -bench EndToEnd -benchtime 50000x ./engines/kafkaq
+//	go test -run '^$' -bench EndToEnd -benchtime 20000x ./engines/kafkaq
 func BenchmarkEndToEnd(b *testing.B) {
 	const consumers = 2
-	e := newTestEngine(b, engines.Spec{Producers: 1, Consumers: consumers, Persistence: map[string]string{"acks": "all"}})
-	cs := openConsumers(b, e, consumers)
-	defer closeAll(b, cs)
-	b.ResetTimer()
-	began := time.Now()
-	done := make(chan []rec)
-	go func() { done <- consume(b, cs, b.N, true, 0) }()
-	produce(b, e, 1, b.N, 100, 0)
-	recs := <-done
-	took := time.Since(began)
-	b.StopTimer()
-	checkExactlyOnce(b, recs, 1, b.N, 0)
-	b.ReportMetric(float64(b.N)/took.Seconds(), "msg/s")
+	for _, batch := range []int{1, 100} {
+		for _, commit := range []string{"0", "100"} {
+			b.Run(fmt.Sprintf("batch=%d/commit.interval.ms=%s", batch, commit), func(b *testing.B) {
+				e := newTestEngine(b, engines.Spec{Producers: 1, Consumers: consumers,
+					Persistence: map[string]string{"acks": "all", "commit.interval.ms": commit}})
+				cs := openConsumers(b, e, consumers)
+				defer closeAll(b, cs)
+				b.ResetTimer()
+				began := time.Now()
+				done := make(chan []rec)
+				go func() { done <- consume(b, cs, b.N, true, 0) }()
+				produce(b, e, 1, b.N, batch, 0)
+				recs := <-done
+				took := time.Since(began)
+				b.StopTimer()
+				checkExactlyOnce(b, recs, 1, b.N, 0)
+				b.ReportMetric(float64(b.N)/took.Seconds(), "msg/s")
+			})
+		}
+	}
 }

@@ -380,6 +380,7 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 			"replication.factor": strconv.Itoa(e.opts.replicationFactor),
 			"linger":             e.opts.linger.String(),
 			"compression":        compressionName(e.opts.compression),
+			"commit":             commitName(e.opts.commitInterval),
 			"partitioning":       map[bool]string{false: "round-robin", true: "producer"}[e.opts.byProducer],
 		},
 	}
@@ -452,4 +453,11 @@ func compressionName(c kafka.Compression) string {
 		return "none"
 	}
 	return c.String()
+}
+
+func commitName(interval time.Duration) string {
+	if interval == 0 {
+		return "sync"
+	}
+	return "every " + interval.String()
 }

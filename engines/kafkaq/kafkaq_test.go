@@ -502,6 +502,7 @@ func TestOptions(t *testing.T) {
 		{name: "compression", p: map[string]string{"compression": "zstd"}, check: func(o options) bool { return compressionName(o.compression) == "zstd" }},
 		{name: "partitioning", p: map[string]string{"partitioning": "producer"}, check: func(o options) bool { return o.byProducer }},
 		{name: "bad partitioning", p: map[string]string{"partitioning": "hash"}, wantErr: "round-robin or producer"},
+		{name: "commit interval", p: map[string]string{"commit.interval.ms": "100"}, check: func(o options) bool { return o.commitInterval == 100*time.Millisecond }},
 		{name: "unknown key", p: map[string]string{"appendfsync": "always"}, wantErr: `unknown setting "appendfsync"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
