@@ -196,11 +196,7 @@ func writeProperties(path string, p map[string]string) error {
 func (k *Kafka) propertiesPath() string { return filepath.Join(k.cfg.Dir, "server.properties") }
 func (k *Kafka) logPath() string        { return filepath.Join(k.cfg.Dir, "broker.log") }
 
-func (k *Kafka) java(mainClass string, args ...string) Command {
-	jvm := k.cfg.JVMOptions
-	if jvm == nil {
-		jvm = DefaultKafkaJVMOptions
-	}
+func (k *Kafka) java(jvm []string, mainClass string, args ...string) Command {
 	a := append([]string{}, jvm...)
 	// slf4j-simple prints no time by default; broker.log is for diagnosing slow starts.
 	a = append(a, "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS")
@@ -210,8 +206,7 @@ func (k *Kafka) java(mainClass string, args ...string) Command {
 
 // format runs kafka.tools.StorageTool format with a fresh cluster ID.
 func (k *Kafka) format(ctx context.Context) error {
-	c := k.java("kafka.tools.StorageTool", "format", "-t", clusterID(), "-c", k.propertiesPath())
-	c.Args = append([]string{"-Xmx256m"}, c.Args...)
+	c := k.java([]string{"-Xmx256m"}, "kafka.tools.StorageTool", "format", "-t", clusterID(), "-c", k.propertiesPath())
 	p, err := Start(c)
 	if err != nil {
 		return err
@@ -250,7 +245,11 @@ func (k *Kafka) Start(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.StartTimeout)
 	defer cancel()
 	began := time.Now()
-	p, err := Start(k.java("kafka.Kafka", k.propertiesPath()))
+	jvm := k.cfg.JVMOptions
+	if jvm == nil {
+		jvm = DefaultKafkaJVMOptions
+	}
+	p, err := Start(k.java(jvm, "kafka.Kafka", k.propertiesPath()))
 	if err != nil {
 		return err
 	}
