@@ -134,13 +134,17 @@ func (c *consumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 		m, err := c.r.FetchMessage(fctx)
 		cancel()
 		if err != nil {
-			if ctx.Err() != nil {
-				return out, ctx.Err()
-			}
-			if errors.Is(err, context.DeadlineExceeded) {
+			// Never drop what was taken: the reader has moved past it and would not hand it
+			// out again before a rebalance. A lasting error shows on the next call.
+			switch {
+			case len(out) > 0:
 				return out, nil
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case errors.Is(err, context.DeadlineExceeded):
+				return nil, nil
 			}
-			return out, fmt.Errorf("kafka: fetch: %w", err)
+			return nil, fmt.Errorf("kafka: fetch: %w", err)
 		}
 		out = append(out, engines.Delivery{Payload: m.Value, Handle: offset{m.Partition, m.Offset}})
 		wait = drainGap
