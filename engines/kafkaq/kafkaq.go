@@ -2,7 +2,7 @@
 // kafka.Reader in a consumer group (github.com/segmentio/kafka-go).
 //
 // Engine "kafka" starts its own single-node KRaft broker from jars gathered by
-// scripts/kafka-jars.sh (see engines/procs) and can crash and restart it; engine "kafka-url"
+// .ci/kafka-jars.sh (see engines/procs) and can crash and restart it; engine "kafka-url"
 // uses an existing cluster whose bootstrap addresses are in Spec.Address (comma-separated).
 package kafkaq
 
@@ -30,7 +30,7 @@ func init() {
 	engines.Register(engines.Registration{
 		Name:    "kafka",
 		Designs: []string{Design},
-		Summary: "Apache Kafka topic + consumer group (kafka-go) on a broker qbench starts; needs scripts/kafka-jars.sh and java",
+		Summary: "Apache Kafka topic + consumer group (kafka-go) on a broker qbench starts; needs .ci/kafka-jars.sh and java",
 		New:     newManaged,
 	})
 	engines.Register(engines.Registration{

@@ -71,7 +71,7 @@ func needBroker(t testing.TB, err error) {
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("kafka broker unavailable under CI=true: %v", err)
 	}
-	t.Skipf("kafka broker unavailable (run scripts/kafka-jars.sh; needs java): %v", err)
+	t.Skipf("kafka broker unavailable (run .ci/kafka-jars.sh; needs java): %v", err)
 }
 
 var runSeq int

@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// DefaultKafkaVersion is the broker version scripts/kafka-jars.sh fetches by default.
+// DefaultKafkaVersion is the broker version .ci/kafka-jars.sh fetches by default.
 const DefaultKafkaVersion = "4.1.1"
 
 // KafkaHome returns the directory holding the broker's jars (libs/*.jar): $QBENCH_KAFKA_HOME, or
@@ -36,7 +36,7 @@ func KafkaHome() (string, error) {
 		home = filepath.Join(h, ".cache", "qbench", "kafka-"+v)
 	}
 	if _, err := kafkaVersion(home); err != nil {
-		return "", fmt.Errorf("procs: no Kafka broker jars in %s (run scripts/kafka-jars.sh, or set QBENCH_KAFKA_HOME): %w", home, err)
+		return "", fmt.Errorf("procs: no Kafka broker jars in %s (run .ci/kafka-jars.sh, or set QBENCH_KAFKA_HOME): %w", home, err)
 	}
 	if _, err := exec.LookPath("java"); err != nil {
 		return "", fmt.Errorf("procs: the Kafka broker needs java 17 or newer on PATH: %w", err)

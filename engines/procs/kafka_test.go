@@ -11,8 +11,8 @@ import (
 func TestKafkaHomeMissingNamesTheScript(t *testing.T) {
 	t.Setenv("QBENCH_KAFKA_HOME", t.TempDir())
 	_, err := KafkaHome()
-	if err == nil || !strings.Contains(err.Error(), "scripts/kafka-jars.sh") {
-		t.Fatalf("KafkaHome() = %v, want an error naming scripts/kafka-jars.sh", err)
+	if err == nil || !strings.Contains(err.Error(), ".ci/kafka-jars.sh") {
+		t.Fatalf("KafkaHome() = %v, want an error naming .ci/kafka-jars.sh", err)
 	}
 }
 

@@ -3,8 +3,8 @@
 # backend into a cache directory, with Maven. The kafka engine (engines/kafkaq) starts the broker
 # from this directory with plain `java -cp '<dir>/libs/*'`.
 #
-#   scripts/kafka-jars.sh            # version $QBENCH_KAFKA_VERSION or the default below
-#   QBENCH_KAFKA_HOME=/opt/k scripts/kafka-jars.sh
+#   .ci/kafka-jars.sh            # version $QBENCH_KAFKA_VERSION or the default below
+#   QBENCH_KAFKA_HOME=/opt/k .ci/kafka-jars.sh
 #
 # Idempotent: if <dir>/VERSION already names the version, nothing is fetched.
 # Prints the directory on stdout; progress on stderr.
