@@ -3,6 +3,7 @@ package kafkaq
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,5 +77,40 @@ func BenchmarkEndToEnd(b *testing.B) {
 				b.ReportMetric(float64(b.N)/took.Seconds(), "msg/s")
 			})
 		}
+	}
+}
+
+// BenchmarkParallelSend: producers sending one message per Send at once, acks=all, 4 partitions:
+// do they scale, or serialize on a shared connection?
+//
+//	go test -run '^$' -bench ParallelSend -benchtime 4000x ./engines/kafkaq
+func BenchmarkParallelSend(b *testing.B) {
+	for _, producers := range []int{1, 4} {
+		b.Run(fmt.Sprintf("producers=%d", producers), func(b *testing.B) {
+			e := newTestEngine(b, engines.Spec{Producers: producers, Consumers: 4, Persistence: map[string]string{"acks": "all"}})
+			ctx := context.Background()
+			b.ResetTimer()
+			began := time.Now()
+			var wg sync.WaitGroup
+			for id := range producers {
+				p, err := e.NewProducer(ctx, id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				wg.Go(func() {
+					defer p.Close()
+					errs := make([]error, 1)
+					for i := 0; i < b.N/producers; i++ {
+						p.Send(ctx, [][]byte{payload(uint32(id), uint64(i))}, errs)
+						if errs[0] != nil {
+							b.Error(errs[0])
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/time.Since(began).Seconds(), "msg/s")
+		})
 	}
 }
