@@ -53,7 +53,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 		// The broker answers a fetch as soon as MinBytes are there; MaxWait only bounds an idle
 		// fetch, and so how late a reader notices a rebalance.
 		MaxWait:           500 * time.Millisecond,
-		CommitInterval:    0, // synchronous commits in Ack
+		CommitInterval:    e.opts.commitInterval, // 0: synchronous commits in Ack
 		HeartbeatInterval: 500 * time.Millisecond,
 		SessionTimeout:    6 * time.Second, // the broker's group.min.session.timeout.ms
 		RebalanceTimeout:  10 * time.Second,
@@ -66,10 +66,15 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 		r.Close()
 		return nil, err
 	}
-	// The runner opens every consumer before the first producer: when the last one is open,
-	// wait until the group has settled with all of them, so that producing does not start in
-	// the middle of a rebalance (which would redeliver prefetched messages).
-	if id == e.spec.Consumers-1 {
+	// The runner opens every consumer before the first producer: when the last one is first
+	// opened, wait until the group has settled with all of them, so that producing does not
+	// start in the middle of a rebalance (which would redeliver prefetched messages). A consumer
+	// reopened during the run (after a crash fault) does not wait: others may be down for good.
+	e.mu.Lock()
+	wait := id == e.spec.Consumers-1 && !e.settled
+	e.settled = e.settled || wait
+	e.mu.Unlock()
+	if wait {
 		if err := e.waitGroupStable(ctx, e.spec.Consumers); err != nil {
 			return nil, err
 		}
@@ -129,13 +134,17 @@ func (c *consumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 		m, err := c.r.FetchMessage(fctx)
 		cancel()
 		if err != nil {
-			if ctx.Err() != nil {
-				return out, ctx.Err()
-			}
-			if errors.Is(err, context.DeadlineExceeded) {
+			// Never drop what was taken: the reader has moved past it and would not hand it
+			// out again before a rebalance. A lasting error shows on the next call.
+			switch {
+			case len(out) > 0:
 				return out, nil
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case errors.Is(err, context.DeadlineExceeded):
+				return nil, nil
 			}
-			return out, fmt.Errorf("kafka: fetch: %w", err)
+			return nil, fmt.Errorf("kafka: fetch: %w", err)
 		}
 		out = append(out, engines.Delivery{Payload: m.Value, Handle: offset{m.Partition, m.Offset}})
 		wait = drainGap
@@ -143,7 +152,9 @@ func (c *consumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 	return out, nil
 }
 
-// Ack commits, per partition, the offset after the highest delivery acknowledged.
+// Ack commits, per partition, the offset after the highest delivery acknowledged: before it
+// returns by default, or on kafka-go's next commit tick with commit.interval.ms, when a crash
+// loses the commits of the last interval (more redelivery) in exchange for fewer round trips.
 func (c *consumer) Ack(ctx context.Context, ds []engines.Delivery) error {
 	if len(ds) == 0 {
 		return nil

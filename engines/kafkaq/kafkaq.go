@@ -56,9 +56,10 @@ type engine struct {
 	transport *kafka.Transport
 	client    *kafka.Client
 
-	mu     sync.Mutex
-	closed bool
-	opened []interface{ Close() error } // producers and consumers Close still has to close
+	mu      sync.Mutex
+	closed  bool
+	settled bool                         // the group has been seen stable with every consumer once
+	opened  []interface{ Close() error } // producers and consumers Close still has to close
 }
 
 func checkDesign(spec engines.Spec) error {
@@ -379,6 +380,8 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 			"replication.factor": strconv.Itoa(e.opts.replicationFactor),
 			"linger":             e.opts.linger.String(),
 			"compression":        compressionName(e.opts.compression),
+			"commit":             commitName(e.opts.commitInterval),
+			"partitioning":       map[bool]string{false: "round-robin", true: "producer"}[e.opts.byProducer],
 		},
 	}
 	if e.broker != nil {
@@ -450,4 +453,11 @@ func compressionName(c kafka.Compression) string {
 		return "none"
 	}
 	return c.String()
+}
+
+func commitName(interval time.Duration) string {
+	if interval == 0 {
+		return "sync"
+	}
+	return "every " + interval.String()
 }

@@ -13,7 +13,8 @@ import (
 // options are the engine's settings, parsed once from Spec.Persistence. Keys use Kafka's own
 // names; every key is one of three kinds, and an unknown key is an error rather than a no-op:
 //
-//   - client settings: acks, partitions, replication.factor, linger.ms, compression
+//   - client settings: acks, partitions, replication.factor, linger.ms, compression, partitioning,
+//     commit.interval.ms
 //   - broker settings (managed broker only): log.flush.interval.messages, log.flush.interval.ms,
 //     log.flush.scheduler.interval.ms, and any server.properties key prefixed with "broker."
 //   - topic settings (CreateTopics configs): flush.messages, flush.ms, min.insync.replicas, and
@@ -24,8 +25,12 @@ type options struct {
 	replicationFactor int
 	linger            time.Duration
 	compression       kafka.Compression
-	broker            map[string]string
-	topic             map[string]string
+	byProducer        bool // partitioning: producer
+	// commitInterval 0 commits synchronously in Ack; otherwise Ack only records the offsets and
+	// kafka-go commits them every commitInterval (kafka-go's ReaderConfig.CommitInterval).
+	commitInterval time.Duration
+	broker         map[string]string
+	topic          map[string]string
 }
 
 var brokerKeys = map[string]bool{
@@ -78,6 +83,22 @@ func parseOptions(p map[string]string, consumers int, managed bool) (options, er
 			o.linger = max(time.Duration(ms*float64(time.Millisecond)), minLinger)
 		case k == "compression":
 			o.compression, err = parseCompression(v)
+		case k == "commit.interval.ms":
+			var ms int
+			ms, err = strconv.Atoi(v)
+			if err == nil && ms < 0 {
+				err = fmt.Errorf("negative")
+			}
+			o.commitInterval = time.Duration(ms) * time.Millisecond
+		case k == "partitioning":
+			switch v {
+			case "round-robin":
+				o.byProducer = false
+			case "producer":
+				o.byProducer = true
+			default:
+				err = fmt.Errorf("want round-robin or producer")
+			}
 		case brokerKeys[k]:
 			o.broker[k] = v
 		case strings.HasPrefix(k, "broker."):
@@ -87,7 +108,7 @@ func parseOptions(p map[string]string, consumers int, managed bool) (options, er
 		case strings.HasPrefix(k, "topic."):
 			o.topic[strings.TrimPrefix(k, "topic.")] = v
 		default:
-			return o, fmt.Errorf("kafka: unknown setting %q (client: acks, partitions, replication.factor, linger.ms, compression; broker: log.flush.*, broker.<key>; topic: flush.messages, flush.ms, min.insync.replicas, topic.<key>)", k)
+			return o, fmt.Errorf("kafka: unknown setting %q (client: acks, partitions, replication.factor, linger.ms, compression, partitioning, commit.interval.ms; broker: log.flush.*, broker.<key>; topic: flush.messages, flush.ms, min.insync.replicas, topic.<key>)", k)
 		}
 		if err != nil {
 			return o, fmt.Errorf("kafka: setting %s=%q: %v", k, v, err)

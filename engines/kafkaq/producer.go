@@ -25,7 +25,7 @@ func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, err
 		Addr:         kafka.TCP(e.bootstrap...),
 		Topic:        e.topic,
 		Transport:    e.transport,
-		Balancer:     &kafka.RoundRobin{},
+		Balancer:     balancer(e.opts.byProducer, id),
 		RequiredAcks: e.opts.acks,
 		BatchTimeout: e.opts.linger,
 		Compression:  e.opts.compression,
@@ -39,6 +39,18 @@ func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, err
 		return nil, err
 	}
 	return p, nil
+}
+
+// balancer spreads messages over partitions round robin (no key, the default), or puts all of
+// producer id's messages on partition id mod partitions, the effect of keying by producer with
+// fewer collisions than hashing: per-producer order then holds across the topic.
+func balancer(byProducer bool, id int) kafka.Balancer {
+	if !byProducer {
+		return &kafka.RoundRobin{}
+	}
+	return kafka.BalancerFunc(func(_ kafka.Message, partitions ...int) int {
+		return partitions[id%len(partitions)]
+	})
 }
 
 // Send writes the batch with one WriteMessages call. BatchSize is the batch's length, so a

@@ -159,11 +159,12 @@ func (k *Kafka) properties() map[string]string {
 		"auto.create.topics.enable":                        "false",
 		"delete.topic.enable":                              "true",
 		// A broker restarted after SIGKILL cannot register again until the controller expires
-		// the session of its previous incarnation (DUPLICATE_BROKER_REGISTRATION), and retries
-		// every 2 s: with the 9 s default a crash cost ~10 s on top of start-up. One node on
-		// loopback needs no slack.
-		"broker.heartbeat.interval.ms": "250",
-		"broker.session.timeout.ms":    "1000",
+		// the session of its previous incarnation (DUPLICATE_BROKER_REGISTRATION); with the 9 s
+		// default every crash cost ~10 s on top of start-up. 1 s made a restart answer in ~4 s,
+		// but a loaded 2-core machine then once lost the partition leader mid-run (a late
+		// heartbeat fencing the live broker, most likely), so 3 s.
+		"broker.heartbeat.interval.ms": "500",
+		"broker.session.timeout.ms":    "3000",
 	}
 	for key, v := range k.cfg.Settings {
 		p[key] = v
@@ -195,11 +196,7 @@ func writeProperties(path string, p map[string]string) error {
 func (k *Kafka) propertiesPath() string { return filepath.Join(k.cfg.Dir, "server.properties") }
 func (k *Kafka) logPath() string        { return filepath.Join(k.cfg.Dir, "broker.log") }
 
-func (k *Kafka) java(mainClass string, args ...string) Command {
-	jvm := k.cfg.JVMOptions
-	if jvm == nil {
-		jvm = DefaultKafkaJVMOptions
-	}
+func (k *Kafka) java(jvm []string, mainClass string, args ...string) Command {
 	a := append([]string{}, jvm...)
 	// slf4j-simple prints no time by default; broker.log is for diagnosing slow starts.
 	a = append(a, "-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS")
@@ -209,8 +206,7 @@ func (k *Kafka) java(mainClass string, args ...string) Command {
 
 // format runs kafka.tools.StorageTool format with a fresh cluster ID.
 func (k *Kafka) format(ctx context.Context) error {
-	c := k.java("kafka.tools.StorageTool", "format", "-t", clusterID(), "-c", k.propertiesPath())
-	c.Args = append([]string{"-Xmx256m"}, c.Args...)
+	c := k.java([]string{"-Xmx256m"}, "kafka.tools.StorageTool", "format", "-t", clusterID(), "-c", k.propertiesPath())
 	p, err := Start(c)
 	if err != nil {
 		return err
@@ -249,7 +245,11 @@ func (k *Kafka) Start(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.StartTimeout)
 	defer cancel()
 	began := time.Now()
-	p, err := Start(k.java("kafka.Kafka", k.propertiesPath()))
+	jvm := k.cfg.JVMOptions
+	if jvm == nil {
+		jvm = DefaultKafkaJVMOptions
+	}
+	p, err := Start(k.java(jvm, "kafka.Kafka", k.propertiesPath()))
 	if err != nil {
 		return err
 	}
