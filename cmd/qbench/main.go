@@ -42,7 +42,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(withBaseline(runCmd()), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd())
+	root.AddCommand(withBaseline(runCmd()), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), lossyfsCmd())
 	err := root.Execute()
 	if err == nil {
 		os.Exit(exitOK)

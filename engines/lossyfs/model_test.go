@@ -67,12 +67,12 @@ func (m *model) cut() {
 
 // op is one step applied to both the file system under test and the model.
 type op struct {
-	kind   string // create write append truncate fsync fdatasync rename unlink sync cut
-	name   string
-	to     string // rename target
-	off    int64
-	size   int64 // truncate size, or write length
-	seed   uint64
+	kind string // create write append truncate fsync fdatasync rename unlink sync cut
+	name string
+	to   string // rename target
+	off  int64
+	size int64 // truncate size, or write length
+	seed uint64
 }
 
 func (o op) String() string {
