@@ -1,7 +1,6 @@
 package lossyfs
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -270,4 +269,43 @@ func mustWrite(t *testing.T, fd *os.File, s string) {
 	}
 }
 
-var _ = bytes.Equal
+// After a cut, unmounting writes nothing back, and a new mount of the same backing directory shows
+// the durable state: the "reboot" way to recover.
+func TestCutThenRemount(t *testing.T) {
+	requireFUSE(t)
+	backing, mnt := t.TempDir(), t.TempDir()
+	f, err := Mount(backing, mnt, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(mnt, "f")
+	fd, err := os.Create(p)
+	if err != nil {
+		f.Unmount()
+		t.Fatal(err)
+	}
+	mustWrite(t, fd, "kept;")
+	fd.Sync()
+	mustWrite(t, fd, "lost;")
+	fd.Close()
+	f.Cut()
+	if err := f.Unmount(); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Mount(backing, mnt, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := g.Unmount(); err != nil {
+			t.Errorf("unmount: %v", err)
+			exec.Command("fusermount3", "-u", "-z", mnt).Run()
+		}
+	})
+	if got, _ := os.ReadFile(p); string(got) != "kept;" {
+		t.Fatalf("after remount: %q", got)
+	}
+	if err := os.WriteFile(p, []byte("new"), 0o644); err != nil { // the new mount is powered on
+		t.Fatal(err)
+	}
+}
