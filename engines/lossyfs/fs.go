@@ -183,7 +183,14 @@ func (f *FS) Unmount() error {
 		}
 		err = nil
 	}
-	f.server.Wait()
+	served := make(chan struct{})
+	go func() { f.server.Wait(); close(served) }()
+	select {
+	case <-served:
+	case <-time.After(10 * time.Second):
+		// Still in use after a lazy unmount: keep serving its users; their data is not written back.
+		return fmt.Errorf("lossyfs: %s detached but still in use; unsynced data not written back", f.mountpoint)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if !f.cut.Load() {

@@ -1,6 +1,7 @@
 package lossyfs
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -201,6 +202,14 @@ func TestCutWithOpenFile(t *testing.T) {
 	if got, _ := os.ReadFile(p); string(got) != "durable;" {
 		t.Fatalf("after cut: %q", got)
 	}
+	// Through the descriptor opened before the cut too: the kernel's cached pages were invalidated.
+	buf := make([]byte, 64)
+	if n, _ := fd.ReadAt(buf, 0); string(buf[:n]) != "durable;" {
+		t.Fatalf("after cut, through the open file: %q", buf[:n])
+	}
+	if fi, err := fd.Stat(); err != nil || fi.Size() != int64(len("durable;")) {
+		t.Fatalf("after cut, stat: %v, %v", fi.Size(), err)
+	}
 	f.Recover()
 	mustWrite(t, fd, "again;")
 	if got, _ := os.ReadFile(p); string(got) != "durable;again;" {
@@ -307,5 +316,30 @@ func TestCutThenRemount(t *testing.T) {
 	}
 	if err := os.WriteFile(p, []byte("new"), 0o644); err != nil { // the new mount is powered on
 		t.Fatal(err)
+	}
+}
+
+// Whole pages written and read through one descriptor sit in the kernel's page cache; a cut must
+// invalidate them, or the reader would still see unsynced data.
+func TestCutInvalidatesKernelCache(t *testing.T) {
+	f, _, mnt := mountT(t, Options{})
+	fd, err := os.OpenFile(filepath.Join(mnt, "f"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fd.Close()
+	page := bytes.Repeat([]byte("u"), 2*pageSize)
+	if _, err := fd.WriteAt(page, 0); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, len(page))
+	if _, err := fd.ReadAt(buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Cut()
+	n, _ := fd.ReadAt(buf, 0)
+	fi, err := fd.Stat()
+	if n != 0 || err != nil || fi.Size() != 0 {
+		t.Fatalf("after cut: read %d bytes (%q...), size %d, %v", n, buf[:min(n, 8)], fi.Size(), err)
 	}
 }
