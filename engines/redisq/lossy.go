@@ -1,0 +1,82 @@
+package redisq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"qbench/engines"
+	"qbench/engines/lossyfs"
+)
+
+// LossyRedis is a managed redis-server whose --dir is on a lossyfs mount, so a crash can be a
+// power loss: everything Redis wrote but had not fsynced is gone. Needs root, /dev/fuse and
+// fusermount3 (Debian's fuse3).
+type LossyRedis struct {
+	*ManagedRedis
+	FS      *lossyfs.FS
+	baseDir string // holds backing/ and mnt/; removed by Stop
+}
+
+// StartLossyRedis mounts lossyfs over a fresh directory and starts redis-server on the mount with
+// config (Redis setting names and values, as StartRedis takes them).
+func StartLossyRedis(ctx context.Context, config map[string]string) (*LossyRedis, error) {
+	base, err := os.MkdirTemp("", "qbench-lossy-redis-")
+	if err != nil {
+		return nil, err
+	}
+	backing, mnt := filepath.Join(base, "backing"), filepath.Join(base, "mnt")
+	for _, d := range []string{backing, mnt} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			os.RemoveAll(base)
+			return nil, err
+		}
+	}
+	fs, err := lossyfs.Mount(backing, mnt, lossyfs.Options{})
+	if err != nil {
+		os.RemoveAll(base)
+		return nil, err
+	}
+	l := &LossyRedis{FS: fs, baseDir: base}
+	if l.ManagedRedis, err = StartRedis(ctx, mnt, config); err != nil {
+		return nil, errors.Join(err, l.unmount())
+	}
+	return l, nil
+}
+
+// Crash kills redis-server without warning (SIGKILL); for a power loss it then cuts the power on
+// the mount (every unsynced byte is dropped) and turns it back on, ready for Restart.
+func (l *LossyRedis) Crash(_ context.Context, kind engines.CrashKind) error {
+	switch kind {
+	case engines.ProcessCrash, engines.PowerLoss:
+	default:
+		return fmt.Errorf("unknown crash kind %q", kind)
+	}
+	if err := l.Kill(); err != nil {
+		return err
+	}
+	if kind == engines.PowerLoss {
+		l.FS.Cut()
+		l.FS.Recover()
+	}
+	return nil
+}
+
+// DiskFull makes the data directory refuse writes with ENOSPC (on) or accept them again (off).
+func (l *LossyRedis) DiskFull(on bool) { l.FS.FailWrites(on) }
+
+// Stop stops redis-server, unmounts and removes the directories.
+func (l *LossyRedis) Stop() error {
+	var err error
+	if l.ManagedRedis != nil {
+		err = l.ManagedRedis.Stop()
+	}
+	return errors.Join(err, l.unmount())
+}
+
+func (l *LossyRedis) unmount() error {
+	err := l.FS.Unmount()
+	return errors.Join(err, os.RemoveAll(l.baseDir))
+}
