@@ -100,6 +100,7 @@ func NewRunID() string {
 func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
 		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas,
+		LossyFS: sc.NeedsLossyFS(),
 		Address: sc.Address, Persistence: sc.Persistence,
 		Stream: engines.StreamOptions{
 			MaxLen: sc.Stream.MaxLen, ExactTrim: sc.Stream.ExactTrim, Ack: sc.Stream.Ack,
@@ -585,6 +586,16 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		ws := r.activeWindows()
 		ws[len(ws)-1].endNs.Store(r.since()) // the server is back
 		return err
+	case "disk-full":
+		d, ok := r.eng.(engines.DiskFiller)
+		if !ok {
+			return fmt.Errorf("engine %s cannot fill its disk", r.sc.Engine)
+		}
+		if err := d.DiskFull(ctx, true); err != nil {
+			return err
+		}
+		sleepCtx(ctx, f.Duration.D())
+		return d.DiskFull(context.WithoutCancel(ctx), false)
 	case "command":
 		c, ok := r.eng.(engines.Commander)
 		if !ok {

@@ -123,6 +123,12 @@ type Commander interface {
 	Command(ctx context.Context, args ...string) (string, error)
 }
 
+// DiskFiller is implemented by engines whose data directory can be made to refuse writes
+// (ENOSPC), as a full disk would.
+type DiskFiller interface {
+	DiskFull(ctx context.Context, full bool) error
+}
+
 // Grouper is implemented by engines whose consumers form several receiving groups, each owed
 // every message: pub/sub subscribers, several consumer groups on one stream or topic. Without it,
 // all consumers form one group of competing consumers.

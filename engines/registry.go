@@ -17,6 +17,9 @@ type Spec struct {
 	Design    string
 	Producers int
 	Consumers int
+	// LossyFS puts a managed server's data directory on the power-loss file system (lossyfs),
+	// for power-loss and disk-full faults.
+	LossyFS bool
 	// Replicas is the number of asynchronous replicas a managed server gets (for failover).
 	Replicas int
 	// Address of an existing server, for engines that connect to one (redis-url, kafka-url).

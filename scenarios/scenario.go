@@ -120,6 +120,7 @@ type Fault struct {
 	//   stall: the server stops answering for Duration;
 	//   server-crash: the server process is killed without warning and restarted after Duration;
 	//   power-loss: like server-crash, and every byte not yet fsynced is gone;
+	//   disk-full: the server's data directory refuses writes (ENOSPC) for Duration;
 	//   failover: the primary is killed and a replica promoted; clients move to it;
 	//   command: the server is sent Command (BGSAVE, BGREWRITEAOF, CONFIG SET ...);
 	//   consumer-crash: consumer Consumer dies holding a batch, after its work (Point after-work,
@@ -222,4 +223,15 @@ func (r *Rate) UnmarshalText(b []byte) error {
 	}
 	_, err := fmt.Sscan(string(b), &r.PerSecond)
 	return err
+}
+
+// NeedsLossyFS reports whether a fault needs the server's data directory on the power-loss file
+// system (power-loss, disk-full).
+func (s *Scenario) NeedsLossyFS() bool {
+	for _, f := range s.Faults {
+		if f.Kind == "power-loss" || f.Kind == "disk-full" {
+			return true
+		}
+	}
+	return false
 }

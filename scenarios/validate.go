@@ -160,7 +160,7 @@ func (s *Scenario) validate() Errors {
 			if s.Replicas == 0 {
 				bad(field+".kind", "failover needs replicas: 1 or more")
 			}
-		case "stall", "consumer-pause", "subscriber-offline", "server-crash", "power-loss":
+		case "stall", "consumer-pause", "subscriber-offline", "server-crash", "power-loss", "disk-full":
 			if f.Duration <= 0 {
 				bad(field+".duration", "a %s needs a positive duration (got %s)", f.Kind, f.Duration)
 			}
@@ -172,7 +172,7 @@ func (s *Scenario) validate() Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		default:
-			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, failover, command, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, command, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
 		}
 		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)

@@ -61,13 +61,9 @@ func RunChildServerIfAsked() {
 
 // serverConfig maps the scenario's persistence settings (Redis's names) onto the server's.
 func serverConfig(cc childConfig) (server.Config, error) {
-	cfg := server.Config{Addr: cc.Addr, Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
-	for k, v := range cc.Persistence {
-		if !applyPersistence(&cfg, cc.Dir, k, v) {
-			return cfg, fmt.Errorf("persistence setting %q is not supported by the in-repo server", k)
-		}
-	}
-	return cfg, nil
+	cfg, err := serverConfigFor(cc.Addr, cc.Dir, cc.Persistence)
+	cfg.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	return cfg, err
 }
 
 // childServer is the in-repo server running as a child process.
@@ -79,11 +75,16 @@ type childServer struct {
 	done chan struct{}
 	// ownDir is removed on stop.
 	ownDir bool
+	// mount is the power-loss file system under the data directory, when the run needs one.
+	mount *lossyMount
 }
 
-func startChildServer(ctx context.Context, persistence map[string]string) (*childServer, error) {
+func startChildServer(ctx context.Context, persistence map[string]string, lossy bool) (*childServer, error) {
 	exe, err := os.Executable()
 	if err != nil {
+		return nil, err
+	}
+	if _, err := serverConfigFor("", "", persistence); err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "qbench-server-")
@@ -91,8 +92,15 @@ func startChildServer(ctx context.Context, persistence map[string]string) (*chil
 		return nil, err
 	}
 	c := &childServer{exe: exe, cfg: childConfig{Addr: "127.0.0.1:0", Dir: dir, Persistence: persistence}, ownDir: true}
+	if lossy {
+		if c.mount, err = mountLossy(dir); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		c.cfg.Dir = c.mount.dir
+	}
 	if err := c.start(ctx); err != nil {
-		os.RemoveAll(dir)
+		c.stop()
 		return nil, err
 	}
 	// Restarts come back on the same port, so clients reconnect to where they were.
@@ -163,14 +171,19 @@ func (c *childServer) stop() error {
 		}
 		c.cmd = nil
 	}
-	if c.ownDir {
-		return os.RemoveAll(c.cfg.Dir)
+	var err error
+	if c.mount != nil {
+		err = c.mount.unmount()
+		c.cfg.Dir = c.mount.base
 	}
-	return nil
+	if c.ownDir {
+		err = errors.Join(err, os.RemoveAll(c.cfg.Dir))
+	}
+	return err
 }
 
 func newChildEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
-	c, err := startChildServer(ctx, spec.Persistence)
+	c, err := startChildServer(ctx, spec.Persistence, spec.LossyFS)
 	if err != nil {
 		return nil, err
 	}
@@ -182,11 +195,17 @@ func newChildEngine(ctx context.Context, spec engines.Spec) (engines.Engine, err
 	e.closeTarget = c.stop
 	e.version = server.Version()
 	e.crash = func(ctx context.Context, kind engines.CrashKind) error {
-		if kind != engines.ProcessCrash {
-			return fmt.Errorf("%s is not supported on the server target yet", kind)
+		if kind == engines.PowerLoss && c.mount == nil {
+			return errors.New("power-loss needs the data directory on lossyfs (the runner asks for it when a scenario has a power-loss fault)")
 		}
 		c.kill()
+		if kind == engines.PowerLoss {
+			c.mount.powerCut()
+		}
 		return nil
+	}
+	if c.mount != nil {
+		e.diskFull = c.mount.diskFull
 	}
 	e.restart = c.start
 	e.pid = func() string { return strconv.Itoa(c.pid()) }

@@ -32,6 +32,8 @@ type engine struct {
 	crash   func(ctx context.Context, kind engines.CrashKind) error
 	restart func(ctx context.Context) error
 	pid     func() string
+	// diskFull makes the data directory refuse writes, when it is on lossyfs.
+	diskFull func(full bool)
 	// failover kills the primary and promotes a replica, when the target has replicas.
 	failover func(ctx context.Context) error
 	// WAIT / WAITAOF outcomes: batches waited for, those that fell short, errors.
@@ -246,6 +248,15 @@ func (e *engine) Failover(ctx context.Context) error {
 		return fmt.Errorf("engine %s has no replica to fail over to (set replicas: 1)", e.target)
 	}
 	return e.failover(ctx)
+}
+
+// DiskFull makes the server's data directory refuse writes (ENOSPC) or accept them again.
+func (e *engine) DiskFull(_ context.Context, full bool) error {
+	if e.diskFull == nil {
+		return fmt.Errorf("engine %s: disk-full needs the data directory on lossyfs (the runner asks for it when a scenario has a disk-full fault)", e.target)
+	}
+	e.diskFull(full)
+	return nil
 }
 
 // Command sends an administrative command on a connection of its own (engines.Commander).

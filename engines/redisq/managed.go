@@ -171,6 +171,12 @@ func (m *ManagedRedis) Stop() error {
 }
 
 func newManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
+	if spec.LossyFS {
+		if spec.Replicas > 0 {
+			return nil, errors.New("replicas with power-loss or disk-full faults are not supported yet")
+		}
+		return newLossyManagedEngine(ctx, spec)
+	}
 	m, err := StartRedis(ctx, "", spec.Persistence)
 	if err != nil {
 		return nil, err
@@ -210,4 +216,24 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return string(bytes.Join(lines, []byte(" | ")))
+}
+
+// newLossyManagedEngine runs redis-server with its directory on lossyfs, so that a crash can be a
+// power loss and the disk can fill.
+func newLossyManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
+	l, err := StartLossyRedis(ctx, spec.Persistence)
+	if err != nil {
+		return nil, err
+	}
+	e, err := newEngine(ctx, spec, "redis", l.Addr(), "")
+	if err != nil {
+		l.Stop()
+		return nil, err
+	}
+	e.closeTarget = l.Stop
+	e.crash = l.Crash
+	e.restart = l.Restart
+	e.diskFull = l.DiskFull
+	e.pid = func() string { return strconv.Itoa(l.PID()) }
+	return e, nil
 }

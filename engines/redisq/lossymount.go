@@ -1,0 +1,40 @@
+package redisq
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"qbench/engines/lossyfs"
+)
+
+// lossyMount is the power-loss file system mounted over a backing directory under base.
+type lossyMount struct {
+	base string // holds backing/ and mnt/
+	dir  string // the mount point: the server's data directory
+	fs   *lossyfs.FS
+}
+
+func mountLossy(base string) (*lossyMount, error) {
+	backing, mnt := filepath.Join(base, "backing"), filepath.Join(base, "mnt")
+	for _, d := range []string{backing, mnt} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	fs, err := lossyfs.Mount(backing, mnt, lossyfs.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &lossyMount{base: base, dir: mnt, fs: fs}, nil
+}
+
+// powerCut drops every unsynced byte and turns the power back on, ready for a restart.
+func (m *lossyMount) powerCut() {
+	m.fs.Cut()
+	m.fs.Recover()
+}
+
+func (m *lossyMount) diskFull(full bool) { m.fs.FailWrites(full) }
+
+func (m *lossyMount) unmount() error { return errors.Join(m.fs.Unmount()) }
