@@ -60,6 +60,12 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		f := faultOf(t, r, "command")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0, "BGSAVE accepted, nothing lost")
 	},
+	"redis-power-loss-everysec":  powerLossEverysec,
+	"server-power-loss-everysec": powerLossEverysec,
+	"redis-power-loss-always":    powerLossAlways,
+	"server-power-loss-always":   powerLossAlways,
+	"redis-disk-full":            diskFull,
+	"server-disk-full":           diskFull,
 	"redis-crash-everysec": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 4000, "a process crash loses nothing under everysec")
 	},
@@ -117,4 +123,23 @@ func faultOf(t *testing.T, r *results.Result, kind string) results.FaultWindow {
 	}
 	t.Fatalf("no %s fault window in %+v", kind, r.Faults)
 	return results.FaultWindow{}
+}
+
+// everysec under power loss loses acknowledged writes, but no more than about the last 2 s.
+func powerLossEverysec(t *testing.T, r *results.Result) {
+	f := faultOf(t, r, "power-loss")
+	rate := r.Summary.OfferedRate
+	expect(t, r, f.Error == "" && r.Summary.Ledger.Lost > 0 && float64(r.Summary.Ledger.Lost) <= 2.5*rate,
+		"power loss under everysec loses some acknowledged writes, at most ~2 s of them")
+}
+
+func powerLossAlways(t *testing.T, r *results.Result) {
+	f := faultOf(t, r, "power-loss")
+	expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "power loss under always loses nothing acknowledged")
+}
+
+func diskFull(t *testing.T, r *results.Result) {
+	f := faultOf(t, r, "disk-full")
+	expect(t, r, f.Error == "" && r.Summary.Ledger.Failed > 0 && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0,
+		"writers get errors while the disk is full, nothing acknowledged is lost, writes resume")
 }

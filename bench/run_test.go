@@ -22,6 +22,10 @@ import (
 var targets = []string{"embedded", "server", "redis"}
 
 func needTarget(t *testing.T, engine string) {
+	needTargetOnly(t, engine)
+}
+
+func needTargetOnly(t *testing.T, engine string) {
 	if engine == "kafka" {
 		needKafka(t)
 		return

@@ -101,7 +101,7 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
 		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas,
 		LossyFS: sc.NeedsLossyFS(),
-		Address: sc.Address, Persistence: sc.Persistence,
+		Address: sc.Address, Persistence: sc.EffectivePersistence(),
 		Stream: engines.StreamOptions{
 			MaxLen: sc.Stream.MaxLen, ExactTrim: sc.Stream.ExactTrim, Ack: sc.Stream.Ack,
 			Count: sc.Stream.Count, Block: sc.Stream.Block.D(), GroupStart: sc.Stream.GroupStart,

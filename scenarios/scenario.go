@@ -44,6 +44,9 @@ type Scenario struct {
 	// dead-lettering show. 0 means none.
 	PoisonEvery int `yaml:"poison_every,omitempty" json:"poison_every,omitempty"`
 
+	// Policy names a Redis durability policy in one word, so that a matrix can sweep it:
+	// none, snapshot, aof-no, aof-everysec, aof-always. Persistence settings override it.
+	Policy      string            `yaml:"policy,omitempty" json:"policy,omitempty"`
 	Persistence map[string]string `yaml:"persistence,omitempty" json:"persistence,omitempty"`
 	Stream      StreamOptions     `yaml:"stream,omitempty" json:"stream,omitempty"`
 	List        ListOptions       `yaml:"list,omitempty" json:"list,omitempty"`
@@ -234,4 +237,28 @@ func (s *Scenario) NeedsLossyFS() bool {
 		}
 	}
 	return false
+}
+
+// Policies are the one-word durability policies and the Redis settings each stands for.
+var Policies = map[string]map[string]string{
+	"none":         {"appendonly": "no", "save": ""},
+	"snapshot":     {"appendonly": "no", "save": "1 1"},
+	"aof-no":       {"appendonly": "yes", "appendfsync": "no", "save": ""},
+	"aof-everysec": {"appendonly": "yes", "appendfsync": "everysec", "save": ""},
+	"aof-always":   {"appendonly": "yes", "appendfsync": "always", "save": ""},
+}
+
+// EffectivePersistence is the policy's settings overlaid with the explicit persistence settings.
+func (s *Scenario) EffectivePersistence() map[string]string {
+	if s.Policy == "" {
+		return s.Persistence
+	}
+	out := map[string]string{}
+	for k, v := range Policies[s.Policy] {
+		out[k] = v
+	}
+	for k, v := range s.Persistence {
+		out[k] = v
+	}
+	return out
 }

@@ -190,6 +190,12 @@ func (s *Scenario) validate() Errors {
 	if s.Stream.MaxDeliveries < 0 {
 		bad("stream.max_deliveries", "must not be negative (got %d)", s.Stream.MaxDeliveries)
 	}
+	if _, ok := Policies[s.Policy]; s.Policy != "" && !ok {
+		bad("policy", "must be none, snapshot, aof-no, aof-everysec or aof-always (got %q)", s.Policy)
+	}
+	if s.Policy != "" && (s.Engine == "kafka" || s.Engine == "kafka-url") {
+		bad("policy", "is a Redis policy; set Kafka's flush settings under persistence")
+	}
 	if s.Replicas < 0 || s.Replicas > 4 {
 		bad("replicas", "must be 0 to 4 (got %d)", s.Replicas)
 	}

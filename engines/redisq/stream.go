@@ -133,6 +133,11 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 		_ = c.s.setup(ctx)
 	}
 	if err != nil {
+		// A reply lost with the connection may have delivered entries to this consumer that it
+		// never saw: they sit in its pending list. Read that first when the server answers again.
+		c.replaying = true
+	}
+	if err != nil {
 		return nil, err
 	}
 	var ds []engines.Delivery
