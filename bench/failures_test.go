@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,6 +67,18 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 	"server-power-loss-always":   powerLossAlways,
 	"redis-disk-full":            diskFull,
 	"server-disk-full":           diskFull,
+	"kafka-crash-page-cache": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "server-crash")
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "a broker process crash loses nothing acknowledged")
+	},
+	"kafka-power-loss-page-cache": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "power-loss")
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost > 0, "power loss with the page-cache default loses acknowledged messages")
+	},
+	"kafka-power-loss-flush-every-message": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "power-loss")
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0, "power loss with a flush per message loses nothing acknowledged")
+	},
 	"redis-crash-everysec": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 4000, "a process crash loses nothing under everysec")
 	},
@@ -82,13 +95,17 @@ func TestFailureScenarios(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			outcome, ok := failureOutcomes[name]
-			if !ok {
-				t.Fatalf("%s has no expected outcome in failureOutcomes", f)
-			}
 			sc, err := scenarios.Load(f)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if len(sc.Matrix.Axes) > 0 {
+				runMatrix(t, name, sc)
+				return
+			}
+			outcome, ok := failureOutcomes[name]
+			if !ok {
+				t.Fatalf("%s has no expected outcome in failureOutcomes", f)
 			}
 			needTarget(t, sc.Engine)
 			outcome(t, run(t, sc))
@@ -142,4 +159,49 @@ func diskFull(t *testing.T, r *results.Result) {
 	f := faultOf(t, r, "disk-full")
 	expect(t, r, f.Error == "" && r.Summary.Ledger.Failed > 0 && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0,
 		"writers get errors while the disk is full, nothing acknowledged is lost, writes resume")
+}
+
+// The persistence explorer: acknowledged writes lost per policy, for each crash kind, on real
+// Redis and on the in-repo server. Rows are asserted where the policy promises something.
+var explorerPromises = map[string]map[string]func(lost, offered int64) bool{
+	"persistence-explorer-process-crash": {
+		"none":         func(lost, _ int64) bool { return lost > 0 },
+		"snapshot":     func(lost, _ int64) bool { return lost > 0 },
+		"aof-no":       func(lost, _ int64) bool { return lost == 0 },
+		"aof-everysec": func(lost, _ int64) bool { return lost == 0 },
+		"aof-always":   func(lost, _ int64) bool { return lost == 0 },
+	},
+	"persistence-explorer-power-loss": {
+		"none":         func(lost, _ int64) bool { return lost > 0 },
+		"snapshot":     func(lost, _ int64) bool { return lost > 0 },
+		"aof-no":       func(lost, _ int64) bool { return lost > 0 },
+		"aof-everysec": func(lost, rate int64) bool { return lost > 0 && lost <= 5*rate/2 },
+		"aof-always":   func(lost, _ int64) bool { return lost == 0 },
+	},
+}
+
+func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
+	promises, ok := explorerPromises[name]
+	if !ok {
+		t.Fatalf("%s has no expected outcome in explorerPromises", name)
+	}
+	cells, err := sc.Cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table strings.Builder
+	table.WriteString("engine  policy        acked  lost\n")
+	for _, c := range cells {
+		cell := c.Scenario
+		t.Run(c.Name, func(t *testing.T) {
+			needTarget(t, cell.Engine)
+			r := run(t, cell)
+			l := r.Summary.Ledger
+			fmt.Fprintf(&table, "%-7s %-13s %5d  %4d\n", cell.Engine, cell.Policy, l.Acked, l.Lost)
+			if !promises[cell.Policy](l.Lost, int64(r.Summary.OfferedRate)) {
+				t.Errorf("%s under %s lost %d of %d acknowledged writes", cell.Engine, cell.Policy, l.Lost, l.Acked)
+			}
+		})
+	}
+	t.Logf("acknowledged writes lost, %s:\n%s", name, table.String())
 }

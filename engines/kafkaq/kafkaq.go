@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"qbench/engines"
+	"qbench/engines/lossyfs"
 	"qbench/engines/procs"
 )
 
@@ -86,25 +88,65 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 	if err != nil {
 		return nil, err
 	}
-	b, err := procs.StartKafka(ctx, procs.KafkaConfig{Home: home, Dir: dir, Settings: opts.broker, Probe: Probe})
+	// For power-loss faults the broker's data lives on lossyfs, which forgets unsynced writes.
+	var fs *lossyfs.FS
+	brokerDir := dir
+	if spec.LossyFS {
+		backing, mnt := filepath.Join(dir, "backing"), filepath.Join(dir, "mnt")
+		if err := errors.Join(os.Mkdir(backing, 0o755), os.Mkdir(mnt, 0o755)); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		if fs, err = lossyfs.Mount(backing, mnt, lossyfs.Options{}); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		brokerDir = mnt
+	}
+	b, err := procs.StartKafka(ctx, procs.KafkaConfig{Home: home, Dir: brokerDir, Settings: opts.broker, Probe: Probe})
 	if err != nil {
+		if fs != nil {
+			fs.Unmount()
+		}
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	return &managed{newEngine("kafka", spec, opts, []string{b.Addr()}, b, dir)}, nil
+	e := newEngine("kafka", spec, opts, []string{b.Addr()}, b, "")
+	return &managed{engine: e, fs: fs, dir: dir}, nil
 }
 
 // managed is the engine on a broker it started itself; only it can crash the broker.
-type managed struct{ *engine }
+type managed struct {
+	*engine
+	fs  *lossyfs.FS // the broker's data file system, for power loss; nil otherwise
+	dir string
+}
 
 // Crash kills the broker process group with SIGKILL. The page cache survives, so what the
-// broker had written (not necessarily fsynced) is still there on Restart. Power loss needs a
-// file system that forgets unsynced writes, which this engine does not have.
+// broker had written (not necessarily fsynced) is still there on Restart; a power loss also drops
+// every unsynced byte, which needs the data on lossyfs (the runner asks for it when a scenario
+// has a power-loss fault).
 func (m *managed) Crash(ctx context.Context, kind engines.CrashKind) error {
-	if kind != engines.ProcessCrash {
-		return fmt.Errorf("kafka: crash kind %q not supported (only %q)", kind, engines.ProcessCrash)
+	if kind != engines.ProcessCrash && (kind != engines.PowerLoss || m.fs == nil) {
+		return fmt.Errorf("kafka: crash kind %q not supported here (only %q, and %q with the data on lossyfs)", kind, engines.ProcessCrash, engines.PowerLoss)
 	}
-	return m.broker.Kill()
+	if err := m.broker.Kill(); err != nil {
+		return err
+	}
+	if kind == engines.PowerLoss {
+		m.fs.Cut()
+		m.fs.Recover()
+	}
+	return nil
+}
+
+// Close stops the broker, then unmounts its file system and removes its directory.
+func (m *managed) Close() error {
+	err := m.engine.Close()
+	if m.fs != nil {
+		err = errors.Join(err, m.fs.Unmount())
+	}
+	return errors.Join(err, os.RemoveAll(m.dir))
 }
 
 // Restart starts the broker again on the same directory and ports, which runs Kafka's log
