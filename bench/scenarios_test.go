@@ -28,19 +28,28 @@ func TestShippedScenariosRun(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(strings.TrimPrefix(f, "../scenarios/"), func(t *testing.T) {
-			sc, err := scenarios.Load(f)
+			base, err := scenarios.Load(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			needTarget(t, sc.Engine)
-			shorten(sc, 2*time.Second)
-			res := run(t, sc)
-			l := res.Summary.Ledger
-			if l.Acked == 0 || l.Delivered == 0 {
-				t.Fatalf("nothing went through: %+v", l)
+			cells, err := base.Cells()
+			if err != nil {
+				t.Fatal(err)
 			}
-			if len(sc.Faults) == 0 && sc.Stream.MaxLen == 0 && (l.Lost != 0 || l.Duplicates != 0) {
-				t.Fatalf("a run without faults lost or duplicated messages: %+v", l)
+			for _, c := range cells {
+				sc := c.Scenario
+				t.Run(c.Name, func(t *testing.T) {
+					needTarget(t, sc.Engine)
+					shorten(sc, 2*time.Second)
+					res := run(t, sc)
+					l := res.Summary.Ledger
+					if l.Acked == 0 || l.Delivered == 0 {
+						t.Fatalf("nothing went through: %+v", l)
+					}
+					if len(sc.Faults) == 0 && sc.Stream.MaxLen == 0 && (l.Lost != 0 || l.Duplicates != 0) {
+						t.Fatalf("a run without faults lost or duplicated messages: %+v", l)
+					}
+				})
 			}
 		})
 	}
