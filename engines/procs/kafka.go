@@ -190,7 +190,7 @@ func writeProperties(path string, p map[string]string) error {
 	for _, key := range keys {
 		fmt.Fprintf(&b, "%s=%s\n", key, p[key])
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return writeDurably(path, []byte(b.String()))
 }
 
 func (k *Kafka) propertiesPath() string { return filepath.Join(k.cfg.Dir, "server.properties") }
@@ -323,3 +323,30 @@ func (k *Kafka) Stop(grace time.Duration) error {
 
 // LogTail returns the end of broker.log.
 func (k *Kafka) LogTail(n int) string { return tail(k.logPath(), n) }
+
+// writeDurably writes a file and fsyncs it and its directory: the broker's configuration must
+// survive a simulated power loss like any configuration on a real disk.
+func writeDurably(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	_ = d.Sync() // some file systems refuse a directory fsync; the file itself is synced
+	return nil
+}
