@@ -18,8 +18,8 @@ func fuzzClient(t testing.TB) (*Server, *client) {
 	s := New(Config{})
 	a, b := net.Pipe()
 	go io.Copy(io.Discard, b) // pub/sub writers write to the connection
-	t.Cleanup(func() { a.Close(); b.Close(); s.Close() })
 	c := &client{s: s, id: 1, conn: a, rd: resp.NewReader(a), proto: 2, authed: true}
+	t.Cleanup(func() { c.stopAsync(); a.Close(); b.Close(); s.Close() })
 	s.clients[c.id] = c
 	return s, c
 }
