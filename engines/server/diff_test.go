@@ -670,10 +670,16 @@ var diffCases = []struct {
 		XINFO STREAM s
 		XINFO STREAM s FOO
 		XINFO STREAM s FULL COUNT x
+		XINFO STREAM s FULL
+		XINFO STREAM s FULL COUNT 1
 		XINFO STREAM nokey
 		XGROUP CREATE s g 0
 		XREADGROUP GROUP g c COUNT 1 STREAMS s >
 		XINFO STREAM s
+		XINFO STREAM s FULL
+		XINFO STREAM s FULL COUNT 0
+		HELLO 3
+		XINFO STREAM s FULL
 	`},
 	{"hello-resp3", `
 		HELLO 3
@@ -874,4 +880,41 @@ func TestDiffRedisWatch(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { runDiff(t, realAddr, s.Addr(), strings.Split(tc.script, "\n")) })
 	}
+}
+
+// TestDiffRedisArity sends every command in the table, and every subcommand, with no
+// arguments and with one argument too many for fixed-arity commands, and compares errors.
+func TestDiffRedisArity(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	// Commands whose successful reply legitimately differs (server facts, times, ids) or
+	// that end the connection or server.
+	skip := map[string]bool{"shutdown": true, "quit": true, "info": true, "command": true, "time": true,
+		"lastsave": true, "hello": true, "client|list": true, "client|info": true, "client|id": true,
+		"memory|stats": true, "command|count": true, "command|list": true, "command|docs": true,
+		"command|info": true, "command|help": true, "config|help": true, "client|help": true,
+		"memory|help": true, "pubsub|help": true, "config|rewrite": true, "config|resetstat": true,
+		"multi": true, "waitaof": true, "subscribe": true, "psubscribe": true, "unsubscribe": true, "punsubscribe": true}
+	var lines []string
+	add := func(cmd *command, words []string) {
+		if skip[cmd.fullname] {
+			return
+		}
+		lines = append(lines, strings.Join(words, " "))
+		if cmd.arity > 0 {
+			extra := append(append([]string{}, words...), make([]string, cmd.arity-len(words)+1)...)
+			for i := len(words); i < len(extra); i++ {
+				extra[i] = "x"
+			}
+			lines = append(lines, strings.Join(extra, " "))
+		}
+	}
+	for _, name := range sortedCommandNames() {
+		cmd := commandTable[name]
+		add(cmd, []string{name})
+		for _, sub := range cmd.subs {
+			add(sub, []string{name, sub.name})
+		}
+	}
+	runDiff(t, realAddr, s.Addr(), lines)
 }
