@@ -785,6 +785,89 @@ var diffCases = []struct {
 	{"proto-pipelined-before-error", `
 		RAW "*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n*a\r\n"
 	`},
+	{"blocking-blmpop-wake", `
+		@1& BLMPOP 0 2 a b LEFT COUNT 2
+		@2& BRPOPLPUSH a dst 0
+		RPUSH b x y z
+		@1<
+		RPUSH a q
+		@2<
+		LRANGE dst 0 -1
+		LRANGE b 0 -1
+	`},
+	{"xread-block-multikey", `
+		XADD s1 1 a 1
+		@1& XREAD BLOCK 0 STREAMS s1 s2 $ $
+		XADD s2 5 b 2
+		@1<
+		@1& XREAD COUNT 1 BLOCK 0 STREAMS s1 1-0
+		XADD s1 2 c 3
+		@1<
+	`},
+	{"xreadgroup-noack", `
+		XGROUP CREATE s g $ MKSTREAM
+		XADD s 1 a 1
+		XREADGROUP GROUP g c NOACK STREAMS s >
+		XPENDING s g
+		@1& XREADGROUP GROUP g c NOACK BLOCK 0 STREAMS s >
+		XADD s 2 a 1
+		@1<
+		XPENDING s g
+		~XINFO CONSUMERS s g
+	`},
+	{"xreadgroup-setid-redeliver", `
+		XGROUP CREATE s g $ MKSTREAM
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XREADGROUP GROUP g c1 STREAMS s >
+		XGROUP SETID s g 0
+		XREADGROUP GROUP g c2 COUNT 1 STREAMS s >
+		~XPENDING s g - + 10
+		XREADGROUP GROUP g c1 STREAMS s 0
+		XGROUP DELCONSUMER s g c2
+		XPENDING s g
+	`},
+	{"xadd-nomkstream-trim", `
+		XADD s NOMKSTREAM MAXLEN 1 * a 1
+		EXISTS s
+		XADD s 1 a 1
+		XADD s NOMKSTREAM MAXLEN 1 2 a 1
+		XADD s NOMKSTREAM MINID = 3 3 a 1
+		XRANGE s - +
+	`},
+	{"pubsub-pattern-and-channel", `
+		@1 SUBSCRIBE news
+		@1 PSUBSCRIBE n*
+		PUBLISH news hi
+		@1<
+		@1<
+		@1 PUNSUBSCRIBE n* x*
+		@1 RESET
+		@1 GET k
+		PUBLISH news again
+	`},
+	{"hello-setname", `
+		HELLO 2 SETNAME app
+		CLIENT GETNAME
+		HELLO 3 SETNAME "bad name"
+		CLIENT GETNAME
+	`},
+	{"quit", `
+		PING
+		QUIT
+	`},
+	{"type-after-ops", `
+		XADD s 1 a 1
+		TYPE s
+		RPUSH l a
+		TYPE l
+		SET k v
+		TYPE k
+		XDEL s 1
+		TYPE s
+		LPOP l
+		TYPE l
+	`},
 	{"misc", `
 		TIME x
 		DEBUG FOO
