@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -222,5 +223,48 @@ func TestCloseWithClients(t *testing.T) {
 	}
 	if err := <-blocked; err == nil {
 		t.Fatal("blocked BLPOP returned no error after Close")
+	}
+}
+
+// TestActiveExpiry: keys with a TTL that nobody reads are removed by the server's cron.
+func TestActiveExpiry(t *testing.T) {
+	s := startServer(t, Config{})
+	rdb := newClient(t, s, 2)
+	ctx := context.Background()
+	for i := 0; i < 500; i++ {
+		rdb.Set(ctx, "dedupe:"+strconv.Itoa(i), "1", 20*time.Millisecond)
+	}
+	rdb.Set(ctx, "keep", "1", 0)
+	waitFor(t, func() bool { n, _ := rdb.DBSize(ctx).Result(); return n == 1 })
+	info, _ := rdb.Info(ctx, "stats").Result()
+	if !strings.Contains(info, "expired_keys:500\r\n") {
+		t.Fatalf("INFO stats: %s", info)
+	}
+}
+
+// TestCloseDuringStall: Close returns promptly even while the server is stalled.
+func TestCloseDuringStall(t *testing.T) {
+	s := New(Config{})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1})
+	defer rdb.Close()
+	ctx := context.Background()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Stall(time.Hour)
+	pinged := make(chan error, 1)
+	go func() { pinged <- rdb.Ping(ctx).Err() }()
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close hung during a stall")
+	}
+	if err := <-pinged; err == nil {
+		t.Fatal("PING during a stall ended by Close succeeded")
 	}
 }
