@@ -14,15 +14,17 @@ start_q() { # mode
   local dir=$WORK/q-$1; rm -rf "$dir"; mkdir -p "$dir"
   if [ "$1" = none ]; then "$QBENCH" serve --port $PORT_Q --dir "$dir" >/dev/null 2>&1 &
   else "$QBENCH" serve --port $PORT_Q --dir "$dir" --appendonly yes --appendfsync "$1" >/dev/null 2>&1 & fi
+  PID=$!
   until redis-cli -p $PORT_Q ping >/dev/null 2>&1; do sleep 0.05; done
 }
 start_r() {
   local dir=$WORK/r-$1; rm -rf "$dir"; mkdir -p "$dir"
   if [ "$1" = none ]; then redis-server --port $PORT_R --dir "$dir" --save "" --appendonly no >/dev/null 2>&1 &
   else redis-server --port $PORT_R --dir "$dir" --save "" --appendonly yes --appendfsync "$1" >/dev/null 2>&1 & fi
+  PID=$!
   until redis-cli -p $PORT_R ping >/dev/null 2>&1; do sleep 0.05; done
 }
-stop() { redis-cli -p "$1" shutdown nosave >/dev/null 2>&1 || true; wait 2>/dev/null || true; }
+stop() { kill -TERM "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }
 bench() { # port clients requests -> "rps p50 p99"
   redis-benchmark -p "$1" -t "$TEST" -c "$2" -n "$3" --csv 2>/dev/null | tail -1 | tr -d '"' |
     awk -F, '{printf "%d %.3f %.3f", $2, $5, $7}'
@@ -46,11 +48,13 @@ done
 N=${REPLAY_N:-1000000}
 dir=$WORK/replay; mkdir -p "$dir"
 "$QBENCH" serve --port $PORT_Q --dir "$dir" --appendonly yes --appendfsync no >/dev/null 2>&1 &
+PID=$!
 until redis-cli -p $PORT_Q ping >/dev/null 2>&1; do sleep 0.05; done
 redis-benchmark -p $PORT_Q -n "$N" -P 64 -c 4 XADD s '*' field value-with-some-bytes >/dev/null 2>&1
 redis-cli -p $PORT_Q set sentinel 1 >/dev/null
 stop $PORT_Q
 "$QBENCH" serve --port $PORT_Q --dir "$dir" --appendonly yes --appendfsync no >/dev/null 2>&1 &
+PID=$!
 until redis-cli -p $PORT_Q ping >/dev/null 2>&1; do sleep 0.05; done
 recs=$(info $PORT_Q loaded_records); ms=$(info $PORT_Q load_time_ms); size=$(du -b "$dir"/appendonlydir/*.incr.qaof | awk '{print $1}')
 echo
@@ -59,6 +63,7 @@ redis-cli -p $PORT_Q bgrewriteaof >/dev/null
 while [ "$(info $PORT_Q aof_rewrite_in_progress)" = 1 ]; do sleep 0.1; done
 stop $PORT_Q
 "$QBENCH" serve --port $PORT_Q --dir "$dir" --appendonly yes --appendfsync no >/dev/null 2>&1 &
+PID=$!
 until redis-cli -p $PORT_Q ping >/dev/null 2>&1; do sleep 0.05; done
 ms=$(info $PORT_Q load_time_ms); len=$(redis-cli -p $PORT_Q xlen s)
 echo "load of the rewritten base: $len stream entries in $ms ms = $(( len * 1000 / (ms > 0 ? ms : 1) )) entries/s"
