@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -807,4 +808,31 @@ func copyArgs(args [][]byte) [][]byte {
 		out[i] = append([]byte(nil), a...)
 	}
 	return out
+}
+
+// Restart starts a new server with s's configuration on s's address, Dir and FS: after Crash
+// (and a simulated power loss) it is the recovery. s must be closed or crashed.
+func (s *Server) Restart() (*Server, error) {
+	cfg := s.cfg
+	if s.addr != "" {
+		cfg.Addr = s.addr
+	}
+	n := New(cfg)
+	if err := n.Start(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// PowerLoss simulates a power cut of a server running on a simulated file system: Crash, then
+// every file keeps only what was fsynced (torn: plus a random part of its unsynced tail), then
+// Restart on the same address. It fails if the server's FS is not an *fsys.Sim.
+func (s *Server) PowerLoss(torn bool, rng *rand.Rand) (*Server, error) {
+	sim, ok := s.cfg.FS.(*fsys.Sim)
+	if !ok {
+		return nil, errors.New("power loss needs the simulated file system (Config.FS = fsys.NewSim())")
+	}
+	s.Crash()
+	sim.PowerLoss(torn, rng)
+	return s.Restart()
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -395,3 +396,26 @@ func TestConfigAndInfo(t *testing.T) {
 }
 
 var _ = errors.New
+
+// TestPowerLossHook: the fault hook the engines use, on the same address.
+func TestPowerLossHook(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	s := startServer(t, Config{FS: sim, Dir: "/d", AppendOnly: true, AppendFsync: "always"})
+	addr := s.Addr()
+	mustPDial(t, addr).mustDo(t, "SET", "k", "v")
+	s2, err := s.PowerLoss(true, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if s2.Addr() != addr {
+		t.Fatalf("restarted on %s, want %s", s2.Addr(), addr)
+	}
+	if v := mustPDial(t, addr).mustDo(t, "GET", "k"); v != "v" {
+		t.Fatalf("GET k after power loss = %v", v)
+	}
+	if _, err := New(Config{}).PowerLoss(false, nil); err == nil {
+		t.Fatal("power loss on real files did not fail")
+	}
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side persistence benchmark: redis-benchmark against the in-repo server (qbench serve)
 # and redis-server 7.0 with the same appendfsync, for 1, 10 and 50 clients, then replay speed.
-# Usage: engines/server/bench/persist.sh [qbench-binary]   (prints a Markdown table on stdout)
+# Usage: [ROUNDS=3] [REPLAY_N=1000000] engines/server/bench/persist.sh [qbench-binary]
+# Prints a Markdown table on stdout: the median of ROUNDS runs per cell, servers alternating.
 set -euo pipefail
 QBENCH=${1:-$(mktemp -d)/qbench}
 if [ ! -x "$QBENCH" ]; then go build -o "$QBENCH" ./cmd/qbench; fi
@@ -31,15 +32,22 @@ bench() { # port clients requests -> "rps p50 p99"
 }
 info() { redis-cli -p "$1" info persistence | tr -d '\r' | awk -F: -v k="$2" '$1==k{print $2}'; }
 
+ROUNDS=${ROUNDS:-3}
+median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 echo "| appendfsync | clients | qbench ops/s | qbench p50 ms | qbench p99 ms | writes/fsync | redis ops/s | redis p50 ms | redis p99 ms |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for mode in none no everysec always; do
   for c in 1 10 50; do
     n=50000; [ "$c" = 1 ] && n=10000; [ "$mode" = always ] && [ "$c" = 1 ] && n=5000
-    start_q $mode; read -r qr q50 q99 <<<"$(bench $PORT_Q $c $n)"
-    wpf=$(info $PORT_Q aof_writes_per_fsync); stop $PORT_Q
-    start_r $mode; read -r rr r50 r99 <<<"$(bench $PORT_R $c $n)"; stop $PORT_R
-    echo "| $mode | $c | $qr | $q50 | $q99 | ${wpf:--} | $rr | $r50 | $r99 |"
+    : >"$WORK/q" ; : >"$WORK/r"; : >"$WORK/w"
+    for round in $(seq "$ROUNDS"); do # alternate the servers so drift hits both alike
+      start_q $mode; bench $PORT_Q $c $n >>"$WORK/q"; echo >>"$WORK/q"
+      [ "$mode" = always ] && info $PORT_Q aof_writes_per_fsync >>"$WORK/w"; stop $PORT_Q
+      start_r $mode; bench $PORT_R $c $n >>"$WORK/r"; echo >>"$WORK/r"; stop $PORT_R
+    done
+    col() { awk -v i="$2" '{print $i}' "$1" | median; }
+    wpf=-; [ -s "$WORK/w" ] && wpf=$(median <"$WORK/w")
+    echo "| $mode | $c | $(col $WORK/q 1) | $(col $WORK/q 2) | $(col $WORK/q 3) | $wpf | $(col $WORK/r 1) | $(col $WORK/r 2) | $(col $WORK/r 3) |"
   done
 done
 
