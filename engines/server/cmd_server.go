@@ -21,6 +21,8 @@ var serverCommands = []*command{
 	{name: "time", arity: 1, flags: flagLoading | flagStale | flagFast, group: "server", summary: "Return the current server time", h: cmdTime},
 	{name: "lastsave", arity: 1, flags: flagLoading | flagStale | flagFast, group: "server", summary: "Get the UNIX time stamp of the last successful save to disk", h: cmdLastsaveP},
 	{name: "wait", arity: 3, flags: flagNoScript, group: "generic", summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection", h: cmdWait},
+	// WAITAOF is Redis 7.2's; it is here because clients of the future AOF will call it.
+	{name: "waitaof", arity: 4, flags: flagNoScript, group: "generic", summary: "Wait for all write commands sent in the context of the current connection to be synced to AOF of local host and/or replicas", h: cmdWaitaof},
 	{name: "shutdown", arity: -1, flags: flagAdmin | flagNoScript | flagLoading | flagStale | flagNoMulti, group: "server", summary: "Synchronously save the dataset to disk and then shut down the server", h: cmdShutdown},
 	{name: "config", arity: -2, group: "server", summary: "A container for server configuration commands", subs: []*command{
 		{name: "get", arity: -3, flags: flagAdmin | flagNoScript | flagLoading | flagStale, group: "server", summary: "Get the values of configuration parameters", h: cmdConfigGet},
@@ -93,6 +95,24 @@ func cmdWait(c *client, args [][]byte) (any, error) {
 		return nil, err
 	}
 	return 0, nil
+}
+
+// cmdWaitaof answers as Redis 7.2 does without an AOF and without replicas.
+func cmdWaitaof(c *client, args [][]byte) (any, error) {
+	local, ok := parseInt(args[1])
+	if !ok || local < 0 {
+		return nil, errNotInteger
+	}
+	if _, ok := parseInt(args[2]); !ok {
+		return nil, errNotInteger
+	}
+	if _, err := parseTimeoutMs(args[3]); err != nil {
+		return nil, err
+	}
+	if local > 0 && c.s.conf.other["appendonly"] != "yes" {
+		return nil, redisError("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
+	}
+	return resp.Array{0, 0}, nil
 }
 
 func cmdShutdown(c *client, args [][]byte) (any, error) {

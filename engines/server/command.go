@@ -133,18 +133,12 @@ func (c *client) execute(args [][]byte) *blockSpec {
 	cmd, err := lookup(args)
 	if err != nil {
 		c.lastCmdName = ""
-		if c.inMulti {
-			c.multiErr = true
-		}
-		c.reply(err)
+		c.reject(args, err, false)
 		return nil
 	}
 	c.lastCmdName = cmd.fullname
 	if !c.authed && cmd.flags&flagNoAuth == 0 {
-		if c.inMulti {
-			c.multiErr = true
-		}
-		c.reply(errNoAuth)
+		c.reject(args, errNoAuth, true)
 		return nil
 	}
 	if c.proto == 2 && c.subscriptions() > 0 && cmd.flags&flagSubscribeOK == 0 {
@@ -168,6 +162,25 @@ func (c *client) execute(args [][]byte) *blockSpec {
 		return nil
 	}
 	return c.call(cmd, args)
+}
+
+// reject replies to a command refused before running (Redis's rejectCommand): it flags an open
+// transaction, and a refused EXEC aborts the transaction with EXECABORT.
+func (c *client) reject(args [][]byte, err error, withCode bool) {
+	if c.inMulti {
+		c.multiErr = true
+	}
+	if lowerASCII(args[0]) == "exec" {
+		c.inMulti, c.multiErr, c.queued = false, false, nil
+		c.unwatchAll()
+		msg := err.Error()
+		if !withCode {
+			msg = strings.TrimPrefix(msg, "ERR ")
+		}
+		c.reply(redisError("EXECABORT Transaction discarded because of: " + msg))
+		return
+	}
+	c.reply(err)
 }
 
 // call runs a looked-up command (also used by EXEC). Store lock held.

@@ -143,6 +143,9 @@ func launchRedis(path, dir string, extra ...string) (*redisServer, error) {
 
 // TestMain kills the shared redis-server after the tests.
 func TestMain(m *testing.M) {
+	if os.Getenv(childServerEnv) != "" {
+		runChildServer()
+	}
 	code := m.Run()
 	if realRedis != nil {
 		realRedis.cmd.Process.Kill()

@@ -670,10 +670,16 @@ var diffCases = []struct {
 		XINFO STREAM s
 		XINFO STREAM s FOO
 		XINFO STREAM s FULL COUNT x
+		XINFO STREAM s FULL
+		XINFO STREAM s FULL COUNT 1
 		XINFO STREAM nokey
 		XGROUP CREATE s g 0
 		XREADGROUP GROUP g c COUNT 1 STREAMS s >
 		XINFO STREAM s
+		XINFO STREAM s FULL
+		XINFO STREAM s FULL COUNT 0
+		HELLO 3
+		XINFO STREAM s FULL
 	`},
 	{"hello-resp3", `
 		HELLO 3
@@ -779,6 +785,89 @@ var diffCases = []struct {
 	{"proto-pipelined-before-error", `
 		RAW "*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPING\r\n*a\r\n"
 	`},
+	{"blocking-blmpop-wake", `
+		@1& BLMPOP 0 2 a b LEFT COUNT 2
+		@2& BRPOPLPUSH a dst 0
+		RPUSH b x y z
+		@1<
+		RPUSH a q
+		@2<
+		LRANGE dst 0 -1
+		LRANGE b 0 -1
+	`},
+	{"xread-block-multikey", `
+		XADD s1 1 a 1
+		@1& XREAD BLOCK 0 STREAMS s1 s2 $ $
+		XADD s2 5 b 2
+		@1<
+		@1& XREAD COUNT 1 BLOCK 0 STREAMS s1 1-0
+		XADD s1 2 c 3
+		@1<
+	`},
+	{"xreadgroup-noack", `
+		XGROUP CREATE s g $ MKSTREAM
+		XADD s 1 a 1
+		XREADGROUP GROUP g c NOACK STREAMS s >
+		XPENDING s g
+		@1& XREADGROUP GROUP g c NOACK BLOCK 0 STREAMS s >
+		XADD s 2 a 1
+		@1<
+		XPENDING s g
+		~XINFO CONSUMERS s g
+	`},
+	{"xreadgroup-setid-redeliver", `
+		XGROUP CREATE s g $ MKSTREAM
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XREADGROUP GROUP g c1 STREAMS s >
+		XGROUP SETID s g 0
+		XREADGROUP GROUP g c2 COUNT 1 STREAMS s >
+		~XPENDING s g - + 10
+		XREADGROUP GROUP g c1 STREAMS s 0
+		XGROUP DELCONSUMER s g c2
+		XPENDING s g
+	`},
+	{"xadd-nomkstream-trim", `
+		XADD s NOMKSTREAM MAXLEN 1 * a 1
+		EXISTS s
+		XADD s 1 a 1
+		XADD s NOMKSTREAM MAXLEN 1 2 a 1
+		XADD s NOMKSTREAM MINID = 3 3 a 1
+		XRANGE s - +
+	`},
+	{"pubsub-pattern-and-channel", `
+		@1 SUBSCRIBE news
+		@1 PSUBSCRIBE n*
+		PUBLISH news hi
+		@1<
+		@1<
+		@1 PUNSUBSCRIBE n* x*
+		@1 RESET
+		@1 GET k
+		PUBLISH news again
+	`},
+	{"hello-setname", `
+		HELLO 2 SETNAME app
+		CLIENT GETNAME
+		HELLO 3 SETNAME "bad name"
+		CLIENT GETNAME
+	`},
+	{"quit", `
+		PING
+		QUIT
+	`},
+	{"type-after-ops", `
+		XADD s 1 a 1
+		TYPE s
+		RPUSH l a
+		TYPE l
+		SET k v
+		TYPE k
+		XDEL s 1
+		TYPE s
+		LPOP l
+		TYPE l
+	`},
 	{"misc", `
 		TIME x
 		DEBUG FOO
@@ -874,4 +963,41 @@ func TestDiffRedisWatch(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { runDiff(t, realAddr, s.Addr(), strings.Split(tc.script, "\n")) })
 	}
+}
+
+// TestDiffRedisArity sends every command in the table, and every subcommand, with no
+// arguments and with one argument too many for fixed-arity commands, and compares errors.
+func TestDiffRedisArity(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	// Commands whose successful reply legitimately differs (server facts, times, ids) or
+	// that end the connection or server.
+	skip := map[string]bool{"shutdown": true, "quit": true, "info": true, "command": true, "time": true,
+		"lastsave": true, "hello": true, "client|list": true, "client|info": true, "client|id": true,
+		"memory|stats": true, "command|count": true, "command|list": true, "command|docs": true,
+		"command|info": true, "command|help": true, "config|help": true, "client|help": true,
+		"memory|help": true, "pubsub|help": true, "config|rewrite": true, "config|resetstat": true,
+		"multi": true, "waitaof": true, "subscribe": true, "psubscribe": true, "unsubscribe": true, "punsubscribe": true}
+	var lines []string
+	add := func(cmd *command, words []string) {
+		if skip[cmd.fullname] {
+			return
+		}
+		lines = append(lines, strings.Join(words, " "))
+		if cmd.arity > 0 {
+			extra := append(append([]string{}, words...), make([]string, cmd.arity-len(words)+1)...)
+			for i := len(words); i < len(extra); i++ {
+				extra[i] = "x"
+			}
+			lines = append(lines, strings.Join(extra, " "))
+		}
+	}
+	for _, name := range sortedCommandNames() {
+		cmd := commandTable[name]
+		add(cmd, []string{name})
+		for _, sub := range cmd.subs {
+			add(sub, []string{name, sub.name})
+		}
+	}
+	runDiff(t, realAddr, s.Addr(), lines)
 }

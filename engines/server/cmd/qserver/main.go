@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"qbench/engines/server"
@@ -16,7 +17,17 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	pass := flag.String("requirepass", "", "password (empty: none)")
 	verbose := flag.Bool("v", false, "log to stderr")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile to this file until stopped")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "qserver:", err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	cfg := server.Config{Addr: *addr, RequirePass: *pass}
 	if *verbose {
 		cfg.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
