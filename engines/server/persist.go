@@ -41,6 +41,8 @@ type persistence struct {
 	clock    func() time.Time
 	cmdTime  time.Time
 	depth    int // nesting of running commands (EXEC runs commands inside a command)
+	inExec   bool
+	multi    [][]byte // payloads of the records of the running EXEC
 	killed   bool
 
 	lastSave        time.Time
@@ -285,6 +287,17 @@ func (p *persistence) apply(c *client, r aof.Record) error {
 			db.Expire(string(r.Args[0]), at)
 		}
 		return nil
+	case aof.KindMulti:
+		for _, payload := range r.Args {
+			sub, err := aof.DecodePayload(payload)
+			if err != nil || sub.Kind == aof.KindMulti {
+				return fmt.Errorf("transaction record: %v", err)
+			}
+			if err := p.apply(c, sub); err != nil {
+				return err
+			}
+		}
+		return nil
 	case aof.KindCommand, aof.KindServed:
 		args := r.Args
 		if r.Kind == aof.KindServed {
@@ -304,22 +317,47 @@ func (p *persistence) apply(c *client, r aof.Record) error {
 	return fmt.Errorf("unknown record kind %q", r.Kind)
 }
 
-// beginCmd freezes the clock for a command; endCmd releases it. Store lock held.
-func (p *persistence) beginCmd() {
+// beginCmd freezes the clock for a command; endCmd releases it. The records an EXEC produces
+// are collected and logged as one. Store lock held.
+func (p *persistence) beginCmd(cmd *command) {
 	if p.depth == 0 {
 		p.cmdTime = p.clock()
+		p.inExec = cmd.name == "exec"
 	}
 	p.depth++
 }
 
-func (p *persistence) endCmd() { p.depth-- }
+func (p *persistence) endCmd() {
+	p.depth--
+	if p.depth > 0 || !p.inExec {
+		return
+	}
+	p.inExec = false
+	switch {
+	case len(p.multi) == 1:
+		r, _ := aof.DecodePayload(p.multi[0])
+		p.append(r)
+	case len(p.multi) > 1:
+		p.append(aof.Record{Kind: aof.KindMulti, TimeMs: p.cmdTime.UnixMilli(), Args: p.multi})
+	}
+	p.multi = nil
+}
 
-// logCommand appends a write command that succeeded to the log. Store lock held.
-func (p *persistence) logCommand(db int, args [][]byte) {
+// append logs r, or keeps it for the EXEC that is running. Store lock held.
+func (p *persistence) append(r aof.Record) {
 	if p.w == nil {
 		return
 	}
-	p.w.Append(aof.Record{Kind: aof.KindCommand, DB: db, TimeMs: p.cmdTime.UnixMilli(), Args: args})
+	if p.inExec && p.depth > 0 {
+		p.multi = append(p.multi, aof.AppendPayload(nil, r))
+		return
+	}
+	p.w.Append(r)
+}
+
+// logCommand appends a write command that succeeded to the log. Store lock held.
+func (p *persistence) logCommand(db int, args [][]byte) {
+	p.append(aof.Record{Kind: aof.KindCommand, DB: db, TimeMs: p.cmdTime.UnixMilli(), Args: args})
 }
 
 // logServed appends a blocked command that a write just served. Store lock held.
@@ -329,7 +367,7 @@ func (p *persistence) logServed(b *blockSpec, key string) {
 	}
 	args := make([][]byte, 0, len(b.args)+1)
 	args = append(append(args, []byte(key)), b.args...)
-	p.w.Append(aof.Record{Kind: aof.KindServed, DB: b.db, TimeMs: p.s.store.NowMs(), Args: args})
+	p.append(aof.Record{Kind: aof.KindServed, DB: b.db, TimeMs: p.s.store.NowMs(), Args: args})
 }
 
 // batchEnd is the log position a reply computed now depends on (0 = nothing to wait for).
@@ -835,4 +873,17 @@ func (s *Server) PowerLoss(torn bool, rng *rand.Rand) (*Server, error) {
 	s.Crash()
 	sim.PowerLoss(torn, rng)
 	return s.Restart()
+}
+
+// waitAOF is WAITAOF's local part: with the AOF on, everything logged so far is fsynced before
+// the reply (under everysec and no too), so the answer is one local fsync and no replicas.
+// Store lock held; the fsync does not need it.
+func (p *persistence) waitAOF() (any, error) {
+	if p.w == nil {
+		return resp.Array{0, 0}, nil
+	}
+	if err := p.w.Sync(); err != nil {
+		return nil, redisError("MISCONF Errors writing to the AOF file: " + strerror(err))
+	}
+	return resp.Array{1, 0}, nil
 }
