@@ -169,7 +169,7 @@ func TestRecoveryExact(t *testing.T) {
 			c := mustPDial(t, s.Addr())
 			c.mustDo(t, "BGREWRITEAOF")
 			c.mustDo(t, "XADD", "s", "*", "during", "rewrite")
-			s.p.bg.Wait()
+			s.p.waitBackground()
 		}},
 		{"snapshot", Config{}, nil},
 	}

@@ -53,7 +53,7 @@ func TestBgsaveDoesNotStopTheServer(t *testing.T) {
 		t.Fatalf("second BGSAVE = %v", v)
 	}
 	close(release)
-	s.p.bg.Wait()
+	s.p.waitBackground()
 	if after := c.mustDo(t, "LASTSAVE").(int64); after < before {
 		t.Fatalf("LASTSAVE went from %d to %d", before, after)
 	}
@@ -90,7 +90,7 @@ func TestSaveRules(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	s.p.bg.Wait()
+	s.p.waitBackground()
 	s2 := restart(t, s)
 	if v := mustPDial(t, s2.Addr()).mustDo(t, "GET", "b"); v != "2" {
 		t.Fatalf("GET b from the snapshot = %v", v)
@@ -129,7 +129,7 @@ func TestRewriteSurvivesPowerLoss(t *testing.T) {
 				go func() { s.Crash() }()
 				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
 				close(release)
-				s.p.bg.Wait()
+				s.p.waitBackground()
 			}
 			s.Close()
 			sim.PowerLoss(rng.IntN(2) == 0, rng)
@@ -150,9 +150,9 @@ func TestRewriteSurvivesPowerLoss(t *testing.T) {
 	c := mustPDial(t, s.Addr())
 	c.mustDo(t, "RPUSH", "l", "a")
 	c.mustDo(t, "BGREWRITEAOF")
-	s.p.bg.Wait()
+	s.p.waitBackground()
 	c.mustDo(t, "BGREWRITEAOF")
-	s.p.bg.Wait()
+	s.p.waitBackground()
 	names, _ := sim.ReadDir("/d/appendonlydir")
 	if fmt.Sprint(names) != "[appendonly.aof.3.base.qaof appendonly.aof.3.incr.qaof appendonly.aof.manifest]" {
 		t.Fatalf("files after two rewrites: %v", names)
