@@ -162,3 +162,39 @@ func TestRewriteSurvivesPowerLoss(t *testing.T) {
 		t.Fatalf("INFO after rewrites:\n%s", info)
 	}
 }
+
+// TestBackgroundJobsQueue: one background job at a time, with Redis's replies; a scheduled job
+// starts when the running one completes.
+func TestBackgroundJobsQueue(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	s := startServer(t, Config{FS: sim, Dir: "/d", AppendOnly: true})
+	c := mustPDial(t, s.Addr())
+	c.mustDo(t, "SET", "k", "v")
+	reached, release := holdSyncs(sim, "base")
+	if v := c.mustDo(t, "BGREWRITEAOF"); v != "Background append only file rewriting started" {
+		t.Fatalf("BGREWRITEAOF = %v", v)
+	}
+	<-reached
+	steps := []struct {
+		cmd  []string
+		want any
+	}{
+		{[]string{"BGREWRITEAOF"}, replyErr("ERR Background append only file rewriting already in progress")},
+		{[]string{"BGSAVE"}, replyErr("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")},
+		{[]string{"BGSAVE", "SCHEDULE"}, "Background saving scheduled"},
+	}
+	for _, st := range steps {
+		if v, err := c.do(st.cmd...); err != nil || v != st.want {
+			t.Fatalf("%v = %v, %v; want %q", st.cmd, v, err, st.want)
+		}
+	}
+	close(release)
+	s.p.waitBackground()
+	info := c.mustDo(t, "INFO", "persistence").(string)
+	for _, want := range []string{"aof_rewrites:1", "rdb_saves:1", "rdb_bgsave_in_progress:0", "aof_rewrite_in_progress:0"} {
+		if !strings.Contains(info, want+"\r\n") {
+			t.Errorf("INFO lacks %s:\n%s", want, info)
+		}
+	}
+}
