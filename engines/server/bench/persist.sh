@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side persistence benchmark: redis-benchmark against the in-repo server (qbench serve)
 # and redis-server 7.0 with the same appendfsync, for 1, 10 and 50 clients, then replay speed.
-# Usage: [ROUNDS=3] [REPLAY_N=1000000] engines/server/bench/persist.sh [qbench-binary]
+# Usage: [ROUNDS=3] [REPLAY_N=1000000] [SKIP_TABLE=1] engines/server/bench/persist.sh [qbench-binary]
 # Prints a Markdown table on stdout: the median of ROUNDS runs per cell, servers alternating.
 set -euo pipefail
 QBENCH=${1:-$(mktemp -d)/qbench}
@@ -33,6 +33,7 @@ bench() { # port clients requests -> "rps p50 p99"
 info() { redis-cli -p "$1" info persistence | tr -d '\r' | awk -F: -v k="$2" '$1==k{print $2}'; }
 
 ROUNDS=${ROUNDS:-3}
+if [ -z "${SKIP_TABLE:-}" ]; then
 median() { sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 echo "| appendfsync | clients | qbench ops/s | qbench p50 ms | qbench p99 ms | writes/fsync | redis ops/s | redis p50 ms | redis p99 ms |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -50,6 +51,8 @@ for mode in none no everysec always; do
     echo "| $mode | $c | $(col $WORK/q 1) | $(col $WORK/q 2) | $(col $WORK/q 3) | $wpf | $(col $WORK/r 1) | $(col $WORK/r 2) | $(col $WORK/r 3) |"
   done
 done
+
+fi
 
 # Replay speed: a log of N XADDs (appendfsync no, pipelined), loaded at restart; then the same
 # data as a base file after BGREWRITEAOF.
@@ -69,6 +72,7 @@ echo
 echo "replay of the log: $recs records ($size bytes) in $ms ms = $(( recs * 1000 / (ms > 0 ? ms : 1) )) records/s"
 redis-cli -p $PORT_Q bgrewriteaof >/dev/null
 while [ "$(info $PORT_Q aof_rewrite_in_progress)" = 1 ]; do sleep 0.1; done
+echo "BGREWRITEAOF of $N entries paused the server for $(info $PORT_Q latest_snapshot_pause_usec) us (serialisation under the store lock)"
 stop $PORT_Q
 "$QBENCH" serve --port $PORT_Q --dir "$dir" --appendonly yes --appendfsync no >/dev/null 2>&1 &
 PID=$!
