@@ -646,8 +646,10 @@ func (p *persistence) cron() {
 				}
 			}
 			if w != nil && !p.rewrite && p.autoRewritePct > 0 {
-				size := w.Stats().CurrentSize
-				if size >= p.autoRewriteMin && size*100 >= p.baseSize*(100+p.autoRewritePct) {
+				// Redis's rule: the whole log (base + incremental) has grown by the percentage
+				// over the base of the last rewrite, and is at least the minimum size.
+				size := p.baseSize + w.Stats().CurrentSize
+				if size >= p.autoRewriteMin && (size-p.baseSize)*100 >= max(p.baseSize, 1)*p.autoRewritePct {
 					s.logf("Starting automatic rewriting of AOF on %d%% growth", p.autoRewritePct)
 					if err := p.startRewrite(); err != nil {
 						s.logf("automatic AOF rewrite: %v", err)
@@ -887,7 +889,7 @@ func (p *persistence) writeInfo(kv func(string, any)) {
 	kv("module_fork_in_progress", 0)
 	kv("module_fork_last_cow_size", 0)
 	if p.w != nil {
-		kv("aof_current_size", st.CurrentSize)
+		kv("aof_current_size", p.baseSize+st.CurrentSize)
 		kv("aof_base_size", p.baseSize)
 		kv("aof_pending_rewrite", 0)
 		kv("aof_buffer_length", st.PendingBytes)

@@ -198,3 +198,32 @@ func TestBackgroundJobsQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoRewrite: once the log has grown by auto-aof-rewrite-percentage over its base (and is at
+// least auto-aof-rewrite-min-size), the cron rewrites it.
+func TestAutoRewrite(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	s := startServer(t, Config{FS: sim, Dir: "/d", AppendOnly: true})
+	c := mustPDial(t, s.Addr())
+	c.mustDo(t, "CONFIG", "SET", "auto-aof-rewrite-min-size", "4kb")
+	for i := 0; i < 200; i++ {
+		c.mustDo(t, "SET", "k", strings.Repeat("x", 50)) // one key, a growing log
+	}
+	// The cron looks every 100 ms.
+	for i := 0; !strings.Contains(c.mustDo(t, "INFO", "persistence").(string), "aof_rewrites:1\r\n"); i++ {
+		if i == 500 {
+			t.Fatal("no automatic rewrite")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.p.waitBackground()
+	info := c.mustDo(t, "INFO", "persistence").(string)
+	if !strings.Contains(info, "aof_base_size:") || strings.Contains(info, "aof_base_size:0\r\n") {
+		t.Fatalf("no base after the rewrite:\n%s", info)
+	}
+	s2 := restart(t, s)
+	if v := mustPDial(t, s2.Addr()).mustDo(t, "GET", "k"); v != strings.Repeat("x", 50) {
+		t.Fatalf("GET k = %v", v)
+	}
+}
