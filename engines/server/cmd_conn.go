@@ -348,7 +348,7 @@ func cmdClientKill(c *client, args [][]byte) (any, error) {
 		return nil, redisError("ERR No such client")
 	}
 	var id int64
-	addr, laddr := "", ""
+	addr, laddr, typ, user := "", "", "", ""
 	skipMe := true
 	if (len(args)-2)%2 != 0 {
 		return nil, errSyntax
@@ -375,7 +375,16 @@ func cmdClientKill(c *client, args [][]byte) (any, error) {
 			default:
 				return nil, errSyntax
 			}
-		case eq(args[i], "type"), eq(args[i], "user"), eq(args[i], "maxage"):
+		case eq(args[i], "type"):
+			typ = lowerASCII(v)
+			if typ != "normal" && typ != "pubsub" && typ != "master" && typ != "replica" && typ != "slave" {
+				return nil, errorf("ERR Unknown client type '%s'", v)
+			}
+		case eq(args[i], "user"):
+			user = string(v)
+			if user != "default" {
+				return nil, errorf("ERR No such user '%s'", v)
+			}
 		default:
 			return nil, errSyntax
 		}
@@ -395,6 +404,13 @@ func cmdClientKill(c *client, args [][]byte) (any, error) {
 		if o == c && skipMe {
 			continue
 		}
+		if typ != "" {
+			isPubSub := o.subscriptions() > 0
+			if (typ == "pubsub") != isPubSub || typ == "master" || typ == "replica" || typ == "slave" {
+				continue
+			}
+		}
+
 		c.s.killClient(c, o)
 		killed++
 	}

@@ -484,7 +484,7 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		kv("total_net_input_bytes", s.stats.netInput.Load())
 		kv("total_net_output_bytes", s.stats.netOutput.Load())
 		kv("rejected_connections", s.stats.rejectedConns)
-		kv("expired_keys", s.stats.expiredKeys)
+		kv("expired_keys", s.store.ExpiredKeys)
 		kv("evicted_keys", 0)
 		kv("keyspace_hits", s.stats.keyspaceHits)
 		kv("keyspace_misses", s.stats.keyspaceMisses)

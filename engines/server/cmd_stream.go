@@ -129,6 +129,14 @@ func parseIntervalID(b []byte, missingSeq uint64) (id store.ID, exclusive bool, 
 
 func idReply(id store.ID) []byte { return id.Append(nil) }
 
+// idValue is a stream ID reply that encodes itself as a bulk string without a temporary slice.
+type idValue store.ID
+
+func (v idValue) AppendRESP(b []byte, proto int) []byte {
+	var tmp [48]byte
+	return resp.AppendBulk(b, store.ID(v).Append(tmp[:0]))
+}
+
 // entryReply is one [id, [field, value, ...]] element, encoded at once: the same bytes in
 // RESP2 and RESP3, and a copy, so no reply aliases stream memory (which may live off-heap).
 func entryReply(id store.ID, fv [][]byte) resp.Raw {
@@ -293,7 +301,7 @@ func cmdXadd(c *client, args [][]byte) (any, error) {
 	}
 	c.touch(args[1])
 	c.s.signalKeyBytes(c.db, args[1])
-	return idReply(id), nil
+	return idValue(id), nil
 }
 
 // newStream returns an empty stream with the configured node limits.

@@ -714,6 +714,14 @@ var diffCases = []struct {
 		CLIENT KILL ID x
 		CLIENT NO-EVICT on
 		CLIENT NO-EVICT maybe
+		CLIENT KILL TYPE pubsub
+		CLIENT KILL TYPE master
+		CLIENT KILL TYPE foo
+		CLIENT KILL USER nobody
+		CLIENT KILL USER default SKIPME yes
+		CLIENT KILL MAXAGE 1000
+		CLIENT KILL SKIPME maybe
+		CLIENT KILL ID
 	`},
 	{"auth-without-password", `
 		AUTH foo

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +226,21 @@ func TestCloseWithClients(t *testing.T) {
 	}
 	if err := <-blocked; err == nil {
 		t.Fatal("blocked BLPOP returned no error after Close")
+	}
+}
+
+// TestActiveExpiry: keys with a TTL that nobody reads are removed by the server's cron.
+func TestActiveExpiry(t *testing.T) {
+	s := startServer(t, Config{})
+	rdb := newClient(t, s, 2)
+	ctx := context.Background()
+	for i := 0; i < 500; i++ {
+		rdb.Set(ctx, "dedupe:"+strconv.Itoa(i), "1", 20*time.Millisecond)
+	}
+	rdb.Set(ctx, "keep", "1", 0)
+	waitFor(t, func() bool { n, _ := rdb.DBSize(ctx).Result(); return n == 1 })
+	info, _ := rdb.Info(ctx, "stats").Result()
+	if !strings.Contains(info, "expired_keys:500\r\n") {
+		t.Fatalf("INFO stats: %s", info)
 	}
 }

@@ -77,7 +77,6 @@ type stats struct {
 	commandsProcessed   int64
 	rejectedConns       int64
 	netInput, netOutput atomic.Int64
-	expiredKeys         int64
 	keyspaceHits        int64
 	keyspaceMisses      int64
 }
@@ -241,6 +240,23 @@ func (s *Server) cronLoop() {
 			return
 		case <-t.C:
 			s.checkOutputLimits()
+			s.activeExpire()
+		}
+	}
+}
+
+// activeExpire removes expired keys nobody reads, as Redis's expire cycle does: sample 20 keys
+// with a TTL per database and repeat while more than a quarter were expired, within 1ms.
+func (s *Server) activeExpire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := time.Now()
+	for _, db := range s.store.DBs {
+		for db.ExpiresLen() > 0 && time.Since(start) < time.Millisecond {
+			checked, deleted := db.ExpireSome(20)
+			if deleted*4 <= checked {
+				break
+			}
 		}
 	}
 }

@@ -31,6 +31,11 @@ type (
 	Raw []byte
 )
 
+// Appender is a reply that encodes itself (for values that would otherwise need converting).
+type Appender interface {
+	AppendRESP(b []byte, proto int) []byte
+}
+
 type nullArray struct{}
 type null struct{}
 
@@ -149,6 +154,8 @@ func AppendValue(b []byte, v any, proto int) []byte {
 		return AppendBulkString(b, string(v))
 	case Raw:
 		return append(b, v...)
+	case Appender:
+		return v.AppendRESP(b, proto)
 	default:
 		return AppendError(b, "ERR internal: unknown reply type")
 	}

@@ -2,63 +2,72 @@ package store
 
 import (
 	"runtime"
-	"sync"
+	"sync/atomic"
 )
 
-// Finished stream nodes keep their bytes off the Go heap, in chunks from the OS carved by a bump
-// allocator (as fastcache does). The garbage collector neither scans nor counts them, so the
-// process does not carry GOGC's headroom (up to another copy of the live heap) for stream data,
-// and RSS stays close to the data's size. Streams are queues: nodes are appended at the tail
-// and trimmed at the head, so a chunk's nodes die at about the same time and the chunk is
-// returned to the OS when its last node is collected (a runtime cleanup on the node).
+// Stream node bytes live off the Go heap, in chunks from the OS that each stream carves with
+// its own bump allocator (as fastcache does). The garbage collector neither scans nor counts
+// them, so the process does not carry GOGC's headroom (up to another copy of the live heap)
+// for stream data, and RSS stays close to the data's size.
 //
-// Nothing may keep a slice of a node's bytes beyond the node's lifetime: readers copy
-// (replies are encoded while the store lock is held).
+// The tail node writes straight into a block reserved at the end of the stream's current
+// chunk; sealing it hands the unused rest of the block back, so appending costs no copy and
+// makes no garbage. Streams are queues, appended at the tail and trimmed at the head, so a
+// chunk's nodes die together: a chunk is unmapped when its last node is trimmed or deleted,
+// and all of a stream's chunks when the stream itself is collected (one runtime cleanup per
+// stream).
+//
+// Nothing may keep a slice of a node's bytes beyond the node's life: readers copy (replies
+// are encoded while the store lock is held).
 
 const (
-	chunkSize   = 1 << 20
-	maxArenaObj = chunkSize / 8 // larger node data stays on the Go heap
+	minChunk    = 16 << 10
+	maxChunk    = 1 << 20
+	maxArenaObj = maxChunk / 8 // larger node data stays on the Go heap
 )
+
+var arenaMapped atomic.Int64
+
+// ArenaBytes is the memory currently mapped for stream nodes outside the Go heap.
+func ArenaBytes() int64 { return arenaMapped.Load() }
 
 type chunk struct {
 	mem  []byte
 	off  int
-	live int // allocations not yet released; guarded by arena.mu
+	live int // blocks not yet released
 }
 
-type arena struct {
-	mu  sync.Mutex
-	cur *chunk
-	// mapped is the bytes currently held from the OS, for tests and INFO.
-	mapped int64
+// streamArena allocates one stream's node bytes. Used under the store lock, except freeAll,
+// which runs only once the stream is unreachable.
+type streamArena struct {
+	cur    *chunk
+	chunks []*chunk
+	next   int // size of the next chunk
 }
 
-var nodeArena = &arena{}
+func newStreamArena() *streamArena { return &streamArena{next: minChunk} }
 
-// ArenaBytes is the memory currently mapped for stream nodes outside the Go heap.
-func ArenaBytes() int64 {
-	nodeArena.mu.Lock()
-	defer nodeArena.mu.Unlock()
-	return nodeArena.mapped
-}
-
-// alloc returns n bytes and the chunk holding them, or a heap slice and nil.
-func (a *arena) alloc(n int) ([]byte, *chunk) {
+// alloc returns a block of n bytes and its chunk, or a heap slice and nil.
+func (a *streamArena) alloc(n int) ([]byte, *chunk) {
 	if n == 0 || n > maxArenaObj {
 		return make([]byte, n), nil
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if a.cur == nil || a.cur.off+n > len(a.cur.mem) {
-		mem, err := mapChunk(chunkSize)
+		size := a.next
+		for size < n {
+			size *= 2
+		}
+		a.next = min(2*size, maxChunk)
+		mem, err := mapChunk(size)
 		if err != nil {
 			return make([]byte, n), nil
 		}
+		arenaMapped.Add(int64(size))
 		old := a.cur
 		a.cur = &chunk{mem: mem}
-		a.mapped += chunkSize
+		a.chunks = append(a.chunks, a.cur)
 		if old != nil && old.live == 0 {
-			a.unmapLocked(old)
+			a.unmap(old)
 		}
 	}
 	c := a.cur
@@ -68,30 +77,99 @@ func (a *arena) alloc(n int) ([]byte, *chunk) {
 	return b, c
 }
 
-func (a *arena) release(c *chunk) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// shrink gives back the end of block b (the chunk's last allocation) beyond used bytes.
+func (a *streamArena) shrink(c *chunk, b []byte, used int) []byte {
+	if c == a.cur && len(b) > 0 && &c.mem[c.off-cap(b)] == &b[:1][0] {
+		c.off -= cap(b) - used
+	}
+	return b[:used:used]
+}
+
+// release frees one block of c.
+func (a *streamArena) release(c *chunk) {
 	c.live--
 	if c.live == 0 && c != a.cur {
-		a.unmapLocked(c)
+		a.unmap(c)
 	}
 }
 
-func (a *arena) unmapLocked(c *chunk) {
+func (a *streamArena) unmap(c *chunk) {
 	if c.mem == nil {
 		return
 	}
+	arenaMapped.Add(-int64(len(c.mem)))
 	unmapChunk(c.mem)
 	c.mem = nil
-	a.mapped -= chunkSize
+	for i, x := range a.chunks {
+		if x == c {
+			a.chunks = append(a.chunks[:i], a.chunks[i+1:]...)
+			break
+		}
+	}
 }
 
-// seal moves a finished node's bytes into the arena.
-func (n *node) seal() {
-	b, c := nodeArena.alloc(len(n.data))
-	copy(b, n.data)
-	n.data = b
-	if c != nil {
-		runtime.AddCleanup(n, func(c *chunk) { nodeArena.release(c) }, c)
+func (a *streamArena) freeAll() {
+	for _, c := range a.chunks {
+		if c.mem != nil {
+			arenaMapped.Add(-int64(len(c.mem)))
+			unmapChunk(c.mem)
+			c.mem = nil
+		}
 	}
+	a.chunks, a.cur = nil, nil
+}
+
+// tailBlock is the block reserved for a stream's tail node.
+func (s *Stream) tailBlock() int {
+	if s.NodeMaxBytes > 0 && s.NodeMaxBytes <= 8<<10 {
+		return 2 * s.NodeMaxBytes
+	}
+	return 16 << 10
+}
+
+// newNodeData reserves the tail node's bytes.
+func (s *Stream) newNodeData(n *node) {
+	b, c := s.arena.alloc(s.tailBlock())
+	n.data, n.chunk = b[:0], c
+}
+
+// grow makes room for need more bytes in n.data; a node that outgrows its arena block moves
+// to the Go heap (the block is released).
+func (s *Stream) grow(n *node, need int) {
+	if len(n.data)+need <= cap(n.data) {
+		return
+	}
+	nd := make([]byte, len(n.data), 2*(len(n.data)+need))
+	copy(nd, n.data)
+	if n.chunk != nil {
+		s.arena.release(n.chunk)
+		n.chunk = nil
+	}
+	n.data = nd
+}
+
+// seal finishes a node that is no longer the tail: its unused reserve goes back, and heap
+// bytes move into the arena.
+func (s *Stream) seal(n *node) {
+	if n.chunk != nil {
+		n.data = s.arena.shrink(n.chunk, n.data[:cap(n.data)], len(n.data))
+		return
+	}
+	b, c := s.arena.alloc(len(n.data))
+	copy(b, n.data)
+	n.data, n.chunk = b, c
+}
+
+// dropNode releases a node removed from the stream.
+func (s *Stream) dropNode(n *node) {
+	if n.chunk != nil {
+		s.arena.release(n.chunk)
+		n.chunk = nil
+	}
+}
+
+// attachArena gives a new stream its arena, freed when the stream is collected.
+func (s *Stream) attachArena() {
+	s.arena = newStreamArena()
+	runtime.AddCleanup(s, func(a *streamArena) { a.freeAll() }, s.arena)
 }

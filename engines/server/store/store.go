@@ -13,6 +13,8 @@ type Store struct {
 	DBs [NumDBs]*DB
 	// Now is the clock for expiry and stream IDs; tests replace it.
 	Now func() time.Time
+	// ExpiredKeys counts keys removed because their time to live passed.
+	ExpiredKeys int64
 }
 
 // New returns an empty store using the wall clock.
@@ -52,6 +54,7 @@ func (db *DB) Get(key string) any {
 	}
 	if at, ok := db.expires[key]; ok && at <= db.store.NowMs() {
 		db.Delete(key)
+		db.store.ExpiredKeys++
 		return nil
 	}
 	return v
@@ -66,6 +69,7 @@ func (db *DB) GetBytes(key []byte) any {
 	if len(db.expires) > 0 {
 		if at, ok := db.expires[string(key)]; ok && at <= db.store.NowMs() {
 			db.Delete(string(key))
+			db.store.ExpiredKeys++
 			return nil
 		}
 	}
@@ -129,6 +133,26 @@ func (db *DB) Keys(fn func(key string, v any) bool) {
 			return
 		}
 	}
+}
+
+// ExpireSome is one round of Redis's active expiry: it checks up to sample keys with a time to
+// live and deletes the expired ones, returning how many it checked and deleted. Map iteration
+// order is random, which gives the sampling.
+func (db *DB) ExpireSome(sample int) (checked, deleted int) {
+	now := db.store.NowMs()
+	for k, at := range db.expires {
+		if checked >= sample {
+			break
+		}
+		checked++
+		if at <= now {
+			delete(db.keys, k)
+			delete(db.expires, k)
+			deleted++
+		}
+	}
+	db.store.ExpiredKeys += int64(deleted)
+	return checked, deleted
 }
 
 // Flush removes every key.

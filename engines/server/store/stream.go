@@ -117,6 +117,7 @@ type node struct {
 	last    ID
 	fields  [][]byte
 	data    []byte
+	chunk   *chunk // arena chunk holding data, nil when data is on the Go heap
 	live    int
 	deleted int
 	lpBytes int // size of the equivalent Redis listpack
@@ -135,11 +136,15 @@ type Stream struct {
 	// NodeMaxEntries and NodeMaxBytes are stream-node-max-entries and stream-node-max-bytes.
 	NodeMaxEntries int
 	NodeMaxBytes   int
+
+	arena *streamArena
 }
 
 // NewStream returns an empty stream with Redis's default node limits.
 func NewStream() *Stream {
-	return &Stream{NodeMaxEntries: 100, NodeMaxBytes: 4096}
+	s := &Stream{NodeMaxEntries: 100, NodeMaxBytes: 4096}
+	s.attachArena()
+	return s
 }
 
 // Len is the number of entries.
@@ -177,7 +182,7 @@ func (s *Stream) Append(id ID, fv [][]byte) {
 			n = nil
 		}
 		if n == nil {
-			s.nodes[len(s.nodes)-1].seal()
+			s.seal(s.nodes[len(s.nodes)-1])
 		}
 	}
 	if n == nil {
@@ -187,6 +192,7 @@ func (s *Stream) Append(id ID, fv [][]byte) {
 			n.fields[i] = bytes.Clone(fv[2*i])
 			n.lpBytes += lpStrSize(fv[2*i])
 		}
+		s.newNodeData(n)
 		s.nodes = append(s.nodes, n)
 	}
 	same := len(n.fields) == nfields
@@ -204,6 +210,19 @@ func (s *Stream) Append(id ID, fv [][]byte) {
 	}
 	msd := id.Ms - n.master.Ms
 	seqd := int64(id.Seq - n.master.Seq)
+	// Room for the encoded entry first, so append never reallocates arena memory behind
+	// our back (binary.MaxVarintLen64 bounds each varint).
+	need := 1 + 2*binary.MaxVarintLen64
+	if !same {
+		need += binary.MaxVarintLen64
+	}
+	for i, e := range fv {
+		if same && i%2 == 0 {
+			continue
+		}
+		need += binary.MaxVarintLen64 + len(e)
+	}
+	s.grow(n, need)
 	n.data = append(n.data, flags)
 	n.data = binary.AppendUvarint(n.data, msd)
 	n.data = binary.AppendVarint(n.data, seqd)
@@ -486,6 +505,7 @@ func (s *Stream) Delete(id ID) bool {
 			n.deleted++
 			s.length--
 			if n.live == 0 {
+				s.dropNode(n)
 				copy(s.nodes[ni:], s.nodes[ni+1:])
 				s.nodes[len(s.nodes)-1] = nil
 				s.nodes = s.nodes[:len(s.nodes)-1]
@@ -582,7 +602,8 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		if removeNode {
 			s.length -= uint64(entries)
 			deleted += entries
-			s.nodes[0] = nil // let the node (and its arena bytes) go now
+			s.dropNode(n)
+			s.nodes[0] = nil
 			s.nodes = s.nodes[1:]
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 )
 
 func fv(kv ...string) [][]byte {
@@ -110,7 +111,8 @@ func TestPEL(t *testing.T) {
 	}
 }
 
-// TestArenaReleased checks that trimmed nodes give their off-heap chunks back.
+// TestArenaReleased checks that trimmed nodes give their chunks back, and that a dropped
+// stream's chunks are unmapped once it is collected.
 func TestArenaReleased(t *testing.T) {
 	before := ArenaBytes()
 	s := NewStream()
@@ -118,16 +120,26 @@ func TestArenaReleased(t *testing.T) {
 	for i := 1; i <= 50000; i++ {
 		s.Append(ID{uint64(i), 0}, [][]byte{[]byte("p"), payload})
 	}
-	if ArenaBytes() <= before {
-		t.Fatal("no arena memory in use after 50000 entries")
+	if ArenaBytes() < before+5<<20 {
+		t.Fatalf("arena holds %d bytes after 50000 entries of 200 bytes", ArenaBytes()-before)
 	}
-	s.Trim(TrimArgs{Strategy: TrimMaxLen, MaxLen: 0})
+	s.Trim(TrimArgs{Strategy: TrimMaxLen, MaxLen: 10})
+	if got := ArenaBytes() - before; got > 2*maxChunk {
+		t.Fatalf("arena holds %d bytes after trimming to 10 entries", got)
+	}
+	for i := 50001; i <= 60000; i++ {
+		s.Append(ID{uint64(i), 0}, [][]byte{[]byte("p"), payload})
+	}
+	if got := collect(s, ID{}, MaxID, 1, false); len(got) != 1 || got[0][:8] != "49991-0 " {
+		t.Fatalf("first entry after trim and append: %q", got)
+	}
 	s = nil
-	for i := 0; i < 20 && ArenaBytes() > before+chunkSize; i++ {
+	deadline := time.Now().Add(5 * time.Second)
+	for ArenaBytes() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("arena holds %d bytes after the stream was dropped", ArenaBytes()-before)
+		}
 		runtime.GC()
-		runtime.Gosched()
-	}
-	if got := ArenaBytes(); got > before+chunkSize {
-		t.Fatalf("arena holds %d bytes after trimming everything (was %d)", got, before)
+		time.Sleep(time.Millisecond) // cleanups run on their own goroutine after a GC
 	}
 }
