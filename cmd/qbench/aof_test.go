@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -94,5 +95,52 @@ func TestAppendOnlyServeKillCheckFix(t *testing.T) {
 	}
 	if _, _, code := qbench(t, "serve", "--appendfsync", "sometimes"); code != 2 {
 		t.Fatalf("serve --appendfsync sometimes: exit %d, want 2", code)
+	}
+}
+
+// TestServeSimulatedCrashes: with --simulated-fs, SIGUSR1 is a power loss and SIGUSR2 a process
+// crash, each followed by recovery on the same port; under always nothing acknowledged is lost.
+func TestServeSimulatedCrashes(t *testing.T) {
+	cmd := exec.Command(qbenchBin, "serve", "--port", "0", "--dir", "/sim", "--simulated-fs", "--appendonly", "yes", "--appendfsync", "always")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := bufio.NewScanner(stderr)
+	waitFor := func(s string) {
+		t.Helper()
+		for logs.Scan() {
+			if strings.Contains(logs.Text(), s) {
+				return
+			}
+		}
+		t.Fatalf("qbench serve never logged %q", s)
+	}
+	c := redis.NewClient(&redis.Options{Addr: strings.TrimSpace(addr)})
+	defer c.Close()
+	ctx := context.Background()
+	for i, sig := range []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2} {
+		for j := 0; j < 20; j++ {
+			if err := c.RPush(ctx, "l", j).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd.Process.Signal(sig)
+		waitFor("recovered and serving")
+		if n, err := c.LLen(ctx, "l").Result(); err != nil || n != int64(20*(i+1)) {
+			t.Fatalf("after signal %v: LLEN = %d, %v", sig, n, err)
+		}
 	}
 }

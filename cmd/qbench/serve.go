@@ -2,16 +2,19 @@ package main
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"qbench/engines/server"
+	"qbench/engines/server/fsys"
 )
 
 func serveCmd() *cobra.Command {
@@ -19,6 +22,7 @@ func serveCmd() *cobra.Command {
 	var bind, requirePass string
 	var maxClients int
 	var dir, appendonly, appendfsync, save string
+	var simFS bool
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the in-repo Redis-protocol server standalone (for redis-cli, redis-benchmark, other clients)",
@@ -33,7 +37,14 @@ func serveCmd() *cobra.Command {
 			if appendonly != "yes" && appendonly != "no" {
 				return usageError{fmt.Errorf("--appendonly %q: must be yes or no", appendonly)}
 			}
+			var fs fsys.FS
+			if simFS {
+				sim := fsys.NewSim()
+				sim.MkdirAll(dir)
+				fs = sim
+			}
 			s := server.New(server.Config{
+				FS:          fs,
 				Addr:        net.JoinHostPort(bind, strconv.Itoa(port)),
 				RequirePass: requirePass,
 				MaxClients:  maxClients,
@@ -53,9 +64,33 @@ func serveCmd() *cobra.Command {
 			// The address on stdout, alone, so a script can read it (useful with --port 0).
 			fmt.Fprintln(cmd.OutOrStdout(), s.Addr())
 			sigs := make(chan os.Signal, 1)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-			<-sigs
-			return s.Close()
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
+			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+			for sig := range sigs {
+				if sig != syscall.SIGUSR1 && sig != syscall.SIGUSR2 {
+					return s.Close()
+				}
+				// Fault hooks (engines/server/README.md): SIGUSR1 = power loss, SIGUSR2 = process
+				// crash, both with a restart on the same port.
+				if !simFS {
+					fmt.Fprintln(os.Stderr, "qbench: SIGUSR1/SIGUSR2 simulate crashes only with --simulated-fs; kill -9 crashes the process")
+					continue
+				}
+				var err error
+				what := "power loss"
+				if sig == syscall.SIGUSR1 {
+					s, err = s.PowerLoss(true, rng)
+				} else {
+					what = "process crash"
+					s.Crash()
+					s, err = s.Restart()
+				}
+				if err != nil {
+					return fmt.Errorf("restart after a simulated %s: %w", what, err)
+				}
+				fmt.Fprintf(os.Stderr, "qbench: simulated %s; recovered and serving on %s\n", what, s.Addr())
+			}
+			return nil
 		},
 	}
 	cmd.Flags().IntVar(&port, "port", 6379, "TCP port (0 picks a free one)")
@@ -65,6 +100,7 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&dir, "dir", ".", "directory for the append-only files (appendonlydir/) and snapshots (dump.qdb)")
 	cmd.Flags().StringVar(&appendonly, "appendonly", "no", "yes: log every write to the append-only file and replay it at start")
 	cmd.Flags().StringVar(&appendfsync, "appendfsync", "everysec", "always (fsync before replying; group commit), everysec or no")
+	cmd.Flags().BoolVar(&simFS, "simulated-fs", false, "keep --dir in memory on a file system that tracks fsyncs: SIGUSR1 then simulates a power loss, SIGUSR2 a process crash (each followed by recovery)")
 	cmd.Flags().StringVar(&save, "save", "", `snapshot rules "<seconds> <changes> ...", e.g. "3600 1 300 100"; "" = none`)
 	return cmd
 }

@@ -109,10 +109,10 @@ func cmdWaitaof(c *client, args [][]byte) (any, error) {
 	if _, err := parseTimeoutMs(args[3]); err != nil {
 		return nil, err
 	}
-	if local > 0 && c.s.conf.other["appendonly"] != "yes" {
+	if local > 0 && c.s.p.w == nil {
 		return nil, redisError("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
 	}
-	return resp.Array{0, 0}, nil
+	return c.s.p.waitAOF()
 }
 
 func cmdShutdown(c *client, args [][]byte) (any, error) {

@@ -186,7 +186,7 @@ func (c *client) reject(args [][]byte, err error, withCode bool) {
 // call runs a looked-up command (also used by EXEC). Store lock held.
 func (c *client) call(cmd *command, args [][]byte) *blockSpec {
 	s := c.s
-	s.p.beginCmd()
+	s.p.beginCmd(cmd)
 	defer s.p.endCmd()
 	v, err := cmd.h(c, args)
 	if cmd.flags&flagWrite != 0 && err == nil {

@@ -137,13 +137,22 @@ func (c *client) loop() {
 				break
 			}
 		}
+		// Group commit: no reply leaves before the log holds what it depends on (persist.go).
+		aofEnd, aofW := s.p.batchEnd(), s.p.w
+		if c.async && aofEnd > aofStart {
+			s.mu.Unlock() // an asynchronous client's replies are queued under the lock: commit first
+			ok := s.p.commit(aofW, aofEnd, true)
+			s.mu.Lock()
+			if !ok {
+				s.mu.Unlock()
+				return
+			}
+		}
 		if c.async {
 			c.queueAsync(c.out)
 			c.out = c.out[:0]
 		}
-		aofEnd, aofW := s.p.batchEnd(), s.p.w
 		s.mu.Unlock()
-		// Group commit: no reply leaves before the log holds what it depends on (persist.go).
 		if !s.p.commit(aofW, aofEnd, aofEnd > aofStart) {
 			return
 		}

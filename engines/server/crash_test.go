@@ -26,6 +26,7 @@ const crashWriters = 4
 type ack struct {
 	seq int
 	at  time.Time
+	id  string // the entry ID XADD returned
 }
 
 type trialResult struct {
@@ -37,8 +38,8 @@ type trialResult struct {
 }
 
 // writeUntilDead runs the writers against addr until their connections die; each pipelines 1 to
-// 4 RPUSHes at a time so batches from several connections share fsyncs.
-func writeUntilDead(addr string, seed uint64) [][]ack {
+// 4 RPUSHes (or XADD *s, with xadd) at a time so batches from several connections share fsyncs.
+func writeUntilDead(addr string, seed uint64, xadd bool) [][]ack {
 	out := make([][]ack, crashWriters)
 	var wg sync.WaitGroup
 	for w := 0; w < crashWriters; w++ {
@@ -55,7 +56,11 @@ func writeUntilDead(addr string, seed uint64) [][]ack {
 			for seq := 0; ; {
 				n := 1 + rng.IntN(4)
 				for i := 0; i < n; i++ {
-					c.send("RPUSH", key, strconv.Itoa(seq+i))
+					if xadd {
+						c.send("XADD", key, "*", "seq", strconv.Itoa(seq+i))
+					} else {
+						c.send("RPUSH", key, strconv.Itoa(seq+i))
+					}
 				}
 				if c.bw.Flush() != nil {
 					return
@@ -65,10 +70,11 @@ func writeUntilDead(addr string, seed uint64) [][]ack {
 					if err != nil {
 						return
 					}
-					if _, ok := v.(int64); !ok {
+					id, isID := v.(string)
+					if _, ok := v.(int64); !ok && !isID {
 						return
 					}
-					out[w] = append(out[w], ack{seq + i, time.Now()})
+					out[w] = append(out[w], ack{seq + i, time.Now(), id})
 				}
 				seq += n
 			}
@@ -79,7 +85,7 @@ func writeUntilDead(addr string, seed uint64) [][]ack {
 }
 
 // countLost compares what was acknowledged with what the restarted server at addr holds.
-func countLost(addr string, acks [][]ack, crashAt time.Time) trialResult {
+func countLost(addr string, acks [][]ack, crashAt time.Time, xadd bool) trialResult {
 	var r trialResult
 	c, err := pdial(addr)
 	if err != nil {
@@ -89,13 +95,31 @@ func countLost(addr string, acks [][]ack, crashAt time.Time) trialResult {
 	defer c.nc.Close()
 	for w, as := range acks {
 		r.acked += len(as)
-		v, err := c.do("LRANGE", fmt.Sprintf("k%d", w), "0", "-1")
+		var v any
+		if xadd {
+			v, err = c.do("XRANGE", fmt.Sprintf("k%d", w), "-", "+")
+		} else {
+			v, err = c.do("LRANGE", fmt.Sprintf("k%d", w), "0", "-1")
+		}
 		if err != nil {
 			r.wrongErr = err.Error()
 			return r
 		}
 		got, _ := v.([]any)
 		for i, e := range got {
+			if xadd {
+				// An entry: [id, [seq, n]]; its ID must be the one XADD acknowledged.
+				ent, _ := e.([]any)
+				if len(ent) != 2 || fmt.Sprint(ent[1]) != fmt.Sprintf("[seq %d]", i) {
+					r.wrongErr = fmt.Sprintf("k%d entry %d = %v: not a prefix of what was sent", w, i, e)
+					return r
+				}
+				if i < len(as) && ent[0] != as[i].id {
+					r.wrongErr = fmt.Sprintf("k%d entry %d has ID %v after recovery, %v when acknowledged", w, i, ent[0], as[i].id)
+					return r
+				}
+				continue
+			}
 			if e != strconv.Itoa(i) {
 				r.wrongErr = fmt.Sprintf("k%d[%d] = %v: not a prefix of what was sent", w, i, e)
 				return r
@@ -112,7 +136,7 @@ func countLost(addr string, acks [][]ack, crashAt time.Time) trialResult {
 }
 
 // inProcessTrial crashes an in-process server on the simulated file system.
-func inProcessTrial(t *testing.T, policy string, power bool, interval time.Duration, rng *rand.Rand, seed uint64) trialResult {
+func inProcessTrial(t *testing.T, policy string, power bool, interval time.Duration, rng *rand.Rand, seed uint64, xadd bool) trialResult {
 	sim := fsys.NewSim()
 	sim.MkdirAll("/d")
 	cfg := Config{AppendOnly: true, AppendFsync: policy, FS: sim, Dir: "/d"}
@@ -122,8 +146,8 @@ func inProcessTrial(t *testing.T, policy string, power bool, interval time.Durat
 		t.Fatal(err)
 	}
 	done := make(chan [][]ack)
-	go func() { done <- writeUntilDead(s.Addr(), seed) }()
-	time.Sleep(time.Duration(2+rng.IntN(100)) * time.Millisecond) // the random moment of the crash
+	go func() { done <- writeUntilDead(s.Addr(), seed, xadd) }()
+	time.Sleep(time.Duration(2+rng.IntN(70)) * time.Millisecond) // the random moment of the crash
 	crashAt := time.Now()
 	s.mu.Lock()
 	gap := max(s.p.maxTickGap, time.Since(s.p.lastTickAt))
@@ -138,7 +162,7 @@ func inProcessTrial(t *testing.T, policy string, power bool, interval time.Durat
 		return trialResult{wrongErr: "restart: " + err.Error()}
 	}
 	defer s2.Close()
-	r := countLost(s2.Addr(), acks, crashAt)
+	r := countLost(s2.Addr(), acks, crashAt, xadd)
 	r.tickGap = gap
 	return r
 }
@@ -147,6 +171,7 @@ type crashCell struct {
 	policy string
 	crash  string // "process" or "power"
 	child  bool   // a real child process killed with SIGKILL, on real files
+	xadd   bool   // writers XADD * to streams (recovered IDs must equal the acknowledged ones)
 }
 
 // TestCrashLoss runs at least 50 crash trials per cell and asserts the loss bounds of each
@@ -155,16 +180,20 @@ func TestCrashLoss(t *testing.T) {
 	const interval = 50 * time.Millisecond // everysec's period here; the bound scales with it
 	trials := 50
 	cells := []crashCell{
-		{"always", "process", false}, {"always", "power", false},
-		{"everysec", "process", false}, {"everysec", "power", false},
-		{"no", "process", false}, {"no", "power", false},
-		{"always", "process", true}, {"everysec", "process", true}, {"no", "process", true},
+		{"always", "process", false, false}, {"always", "power", false, false},
+		{"everysec", "process", false, false}, {"everysec", "power", false, false},
+		{"no", "process", false, false}, {"no", "power", false, false},
+		{"always", "process", true, false}, {"everysec", "process", true, false}, {"no", "process", true, false},
+		{"always", "power", false, true}, {"everysec", "power", false, true},
 	}
 	var table []string
 	for ci, cell := range cells {
 		name := cell.policy + "/" + cell.crash
 		if cell.child {
 			name += "/sigkill"
+		}
+		if cell.xadd {
+			name += "/xadd"
 		}
 		t.Run(name, func(t *testing.T) {
 			n := trials
@@ -179,7 +208,7 @@ func TestCrashLoss(t *testing.T) {
 				if cell.child {
 					r = childTrial(t, cell.policy, rng, uint64(i))
 				} else {
-					r = inProcessTrial(t, cell.policy, cell.crash == "power", interval, rng, uint64(i))
+					r = inProcessTrial(t, cell.policy, cell.crash == "power", interval, rng, uint64(i), cell.xadd)
 				}
 				if r.wrongErr != "" {
 					t.Fatalf("trial %d: %s", i, r.wrongErr)
@@ -210,6 +239,9 @@ func TestCrashLoss(t *testing.T) {
 			kind := "in-process, simulated FS"
 			if cell.child {
 				kind = "child process, SIGKILL, real files"
+			}
+			if cell.xadd {
+				kind += ", XADD"
 			}
 			table = append(table, fmt.Sprintf("| %-8s | %-7s | %-34s | %6d | %7d | %5d | %4d | %9v | %-20s |",
 				cell.policy, cell.crash, kind, n, acked, lost, lossy, maxAge.Round(time.Millisecond), bound))
@@ -270,12 +302,12 @@ func childTrial(t *testing.T, policy string, rng *rand.Rand, seed uint64) trialR
 	dir := t.TempDir()
 	c := startChild(t, dir, policy)
 	done := make(chan [][]ack)
-	go func() { done <- writeUntilDead(c.addr, seed) }()
-	time.Sleep(time.Duration(5+rng.IntN(100)) * time.Millisecond) // the random moment of the crash
+	go func() { done <- writeUntilDead(c.addr, seed, false) }()
+	time.Sleep(time.Duration(5+rng.IntN(70)) * time.Millisecond) // the random moment of the crash
 	crashAt := time.Now()
 	c.kill()
 	acks := <-done
 	c2 := startChild(t, dir, policy)
 	defer c2.kill()
-	return countLost(c2.addr, acks, crashAt)
+	return countLost(c2.addr, acks, crashAt, false)
 }

@@ -13,6 +13,9 @@ import (
 // startServer starts a server on a free loopback port, closed when the test ends.
 func startServer(t testing.TB, cfg Config) *Server {
 	t.Helper()
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir() // SAVE, BGSAVE and BGREWRITEAOF write there
+	}
 	s := New(cfg)
 	if err := s.Start(); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -40,6 +41,8 @@ type persistence struct {
 	clock    func() time.Time
 	cmdTime  time.Time
 	depth    int // nesting of running commands (EXEC runs commands inside a command)
+	inExec   bool
+	multi    [][]byte // payloads of the records of the running EXEC
 	killed   bool
 
 	lastSave        time.Time
@@ -65,6 +68,11 @@ type persistence struct {
 	lastTickAt      time.Time
 
 	bg sync.WaitGroup // BGSAVE and BGREWRITEAOF goroutines
+	// done receives a background job's completion, which the cron runs under the store lock (as
+	// Redis handles a finished child in serverCron): until then the job counts as in progress.
+	done             chan func()
+	bgsaveScheduled  bool
+	rewriteScheduled bool
 }
 
 type saveRule struct {
@@ -77,7 +85,7 @@ func newPersistence(s *Server) *persistence {
 	p := &persistence{
 		s: s, fs: cfg.FS, dir: cfg.Dir, prefix: "appendonly.aof", interval: time.Second,
 		clock: s.store.Now, lastBgsaveOK: true, lastRewriteOK: true, lastBgsaveSec: -1, lastRewriteSec: -1,
-		autoRewritePct: 100, autoRewriteMin: 64 << 20,
+		autoRewritePct: 100, autoRewriteMin: 64 << 20, done: make(chan func(), 4),
 	}
 	p.policy, _ = aof.ParsePolicy(cfg.AppendFsync)
 	p.rules, _ = parseSaveRules(cfg.Save)
@@ -284,6 +292,17 @@ func (p *persistence) apply(c *client, r aof.Record) error {
 			db.Expire(string(r.Args[0]), at)
 		}
 		return nil
+	case aof.KindMulti:
+		for _, payload := range r.Args {
+			sub, err := aof.DecodePayload(payload)
+			if err != nil || sub.Kind == aof.KindMulti {
+				return fmt.Errorf("transaction record: %v", err)
+			}
+			if err := p.apply(c, sub); err != nil {
+				return err
+			}
+		}
+		return nil
 	case aof.KindCommand, aof.KindServed:
 		args := r.Args
 		if r.Kind == aof.KindServed {
@@ -303,22 +322,47 @@ func (p *persistence) apply(c *client, r aof.Record) error {
 	return fmt.Errorf("unknown record kind %q", r.Kind)
 }
 
-// beginCmd freezes the clock for a command; endCmd releases it. Store lock held.
-func (p *persistence) beginCmd() {
+// beginCmd freezes the clock for a command; endCmd releases it. The records an EXEC produces
+// are collected and logged as one. Store lock held.
+func (p *persistence) beginCmd(cmd *command) {
 	if p.depth == 0 {
 		p.cmdTime = p.clock()
+		p.inExec = cmd.name == "exec"
 	}
 	p.depth++
 }
 
-func (p *persistence) endCmd() { p.depth-- }
+func (p *persistence) endCmd() {
+	p.depth--
+	if p.depth > 0 || !p.inExec {
+		return
+	}
+	p.inExec = false
+	switch {
+	case len(p.multi) == 1:
+		r, _ := aof.DecodePayload(p.multi[0])
+		p.append(r)
+	case len(p.multi) > 1:
+		p.append(aof.Record{Kind: aof.KindMulti, TimeMs: p.cmdTime.UnixMilli(), Args: p.multi})
+	}
+	p.multi = nil
+}
 
-// logCommand appends a write command that succeeded to the log. Store lock held.
-func (p *persistence) logCommand(db int, args [][]byte) {
+// append logs r, or keeps it for the EXEC that is running. Store lock held.
+func (p *persistence) append(r aof.Record) {
 	if p.w == nil {
 		return
 	}
-	p.w.Append(aof.Record{Kind: aof.KindCommand, DB: db, TimeMs: p.cmdTime.UnixMilli(), Args: args})
+	if p.inExec && p.depth > 0 {
+		p.multi = append(p.multi, aof.AppendPayload(nil, r))
+		return
+	}
+	p.w.Append(r)
+}
+
+// logCommand appends a write command that succeeded to the log. Store lock held.
+func (p *persistence) logCommand(db int, args [][]byte) {
+	p.append(aof.Record{Kind: aof.KindCommand, DB: db, TimeMs: p.cmdTime.UnixMilli(), Args: args})
 }
 
 // logServed appends a blocked command that a write just served. Store lock held.
@@ -328,7 +372,7 @@ func (p *persistence) logServed(b *blockSpec, key string) {
 	}
 	args := make([][]byte, 0, len(b.args)+1)
 	args = append(append(args, []byte(key)), b.args...)
-	p.w.Append(aof.Record{Kind: aof.KindServed, DB: b.db, TimeMs: p.s.store.NowMs(), Args: args})
+	p.append(aof.Record{Kind: aof.KindServed, DB: b.db, TimeMs: p.s.store.NowMs(), Args: args})
 }
 
 // batchEnd is the log position a reply computed now depends on (0 = nothing to wait for).
@@ -424,42 +468,60 @@ func (p *persistence) save(background bool) error {
 	go func() {
 		defer p.bg.Done()
 		err := fsys.WriteFileAtomic(p.fs, path, data)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		p.bgsave = false
-		p.lastBgsaveSec = int64(time.Since(p.bgsaveStart).Seconds())
-		if err != nil {
-			s.logf("Background saving error: %v", err)
-		}
-		finish(err)
+		p.done <- func() { p.bgsaveDone(err, finish) }
 	}()
 	return nil
 }
 
+// bgsaveDone completes a BGSAVE. Store lock held.
+func (p *persistence) bgsaveDone(err error, finish func(error)) {
+	p.bgsave = false
+	p.lastBgsaveSec = int64(time.Since(p.bgsaveStart).Seconds())
+	if err != nil {
+		p.s.logf("Background saving error: %v", err)
+	} else {
+		p.s.logf("Background saving terminated with success")
+	}
+	finish(err)
+}
+
 // startRewrite is BGREWRITEAOF: under the store lock it serialises the dataset, opens a new
 // incremental file for later writes and records it in the manifest; a goroutine writes the
-// base, then a manifest naming only the new base and the new incremental file, then removes
-// the old files. A crash at any point leaves a manifest that loads every acknowledged write.
-// Store lock held.
+// base; then the cron switches the manifest to the new base and the new incremental file and
+// removes the old files. A crash at any point leaves a manifest that loads every acknowledged
+// write. With appendonly no it writes a base alone, as Redis does. Store lock held.
 func (p *persistence) startRewrite() error {
-	s := p.s
 	t0 := time.Now()
 	data := p.snapshotLocked()
+	if p.layout == nil || p.w == nil {
+		p.layout = aof.NewLayout(p.fs, p.dir, p.prefix)
+		if _, err := p.layout.Load(); err != nil {
+			return err
+		}
+	}
 	seq := p.layout.NextSeq()
-	incr := p.layout.IncrName(seq)
-	f, size, err := p.layout.OpenIncr(incr)
-	if err != nil {
-		return err
+	if p.layout.BaseSeq >= seq {
+		seq = p.layout.BaseSeq + 1
 	}
-	old, err := p.w.Rotate(f, size)
-	if err != nil {
-		f.Close()
-		return err
-	}
-	old.Close()
-	p.layout.Incrs = append(p.layout.Incrs, incr)
-	p.layout.IncrSeqs = append(p.layout.IncrSeqs, seq)
-	if err := p.layout.Save(); err != nil {
+	incr := ""
+	if p.w != nil {
+		incr = p.layout.IncrName(seq)
+		f, size, err := p.layout.OpenIncr(incr)
+		if err != nil {
+			return err
+		}
+		old, err := p.w.Rotate(f, size)
+		if err != nil {
+			f.Close()
+			return err
+		}
+		old.Close()
+		p.layout.Incrs = append(p.layout.Incrs, incr)
+		p.layout.IncrSeqs = append(p.layout.IncrSeqs, seq)
+		if err := p.layout.Save(); err != nil {
+			return err
+		}
+	} else if err := p.fs.MkdirAll(p.layout.Dir); err != nil {
 		return err
 	}
 	p.pauseUsec = time.Since(t0).Microseconds()
@@ -469,32 +531,80 @@ func (p *persistence) startRewrite() error {
 	go func() {
 		defer p.bg.Done()
 		err := fsys.WriteFileAtomic(p.fs, p.layout.Path(base), data)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		p.rewrite = false
-		p.lastRewriteSec = int64(time.Since(p.rewriteStart).Seconds())
-		if err == nil && !p.killed {
-			old := p.layout.Files()
-			// Incremental files opened since this rewrite began stay.
-			i := indexOf(p.layout.Incrs, incr)
-			p.layout.Base, p.layout.BaseSeq = base, seq
-			p.layout.Incrs, p.layout.IncrSeqs = p.layout.Incrs[i:], p.layout.IncrSeqs[i:]
-			if err = p.layout.Save(); err == nil {
-				p.removeFiles(old)
-				p.baseSize = int64(len(data))
-			}
-		}
-		p.lastRewriteOK = err == nil
-		if err != nil {
-			p.rewriteFailures++
-			s.logf("Background AOF rewrite failed: %v", err)
-		} else {
-			p.rewrites++
-			p.rewriteFailures = 0
-			s.logf("Background AOF rewrite finished successfully")
-		}
+		p.done <- func() { p.rewriteDone(err, base, seq, incr, int64(len(data))) }
 	}()
 	return nil
+}
+
+// rewriteDone completes a BGREWRITEAOF. Store lock held.
+func (p *persistence) rewriteDone(err error, base string, seq int, incr string, size int64) {
+	s := p.s
+	p.rewrite = false
+	p.lastRewriteSec = int64(time.Since(p.rewriteStart).Seconds())
+	if err == nil && !p.killed {
+		old := p.layout.Files()
+		p.layout.Base, p.layout.BaseSeq = base, seq
+		if incr != "" {
+			// Incremental files opened since this rewrite began stay.
+			i := indexOf(p.layout.Incrs, incr)
+			p.layout.Incrs, p.layout.IncrSeqs = p.layout.Incrs[i:], p.layout.IncrSeqs[i:]
+		} else {
+			p.layout.Incrs, p.layout.IncrSeqs = nil, nil
+		}
+		if err = p.layout.Save(); err == nil {
+			p.removeFiles(old)
+			p.baseSize = size
+		}
+	}
+	p.lastRewriteOK = err == nil
+	if err != nil {
+		p.rewriteFailures++
+		s.logf("Background AOF rewrite failed: %v", err)
+	} else {
+		p.rewrites++
+		p.rewriteFailures = 0
+		s.logf("Background AOF rewrite finished successfully")
+	}
+}
+
+// finishBackground runs the completions of finished background jobs, then any job that was
+// scheduled behind them. Store lock held.
+func (p *persistence) finishBackground() {
+	for {
+		select {
+		case fn := <-p.done:
+			fn()
+			continue
+		default:
+		}
+		break
+	}
+	if p.killed || p.bgsave || p.rewrite {
+		return
+	}
+	if p.rewriteScheduled {
+		p.rewriteScheduled = false
+		if err := p.startRewrite(); err != nil {
+			p.s.logf("scheduled AOF rewrite: %v", err)
+		}
+	} else if p.bgsaveScheduled {
+		p.bgsaveScheduled = false
+		p.save(true)
+	}
+}
+
+// waitBackground waits for running background jobs and completes them (tests, Close).
+func (p *persistence) waitBackground() {
+	for {
+		p.bg.Wait()
+		p.s.mu.Lock()
+		p.finishBackground()
+		busy := p.bgsave || p.rewrite
+		p.s.mu.Unlock()
+		if !busy {
+			return
+		}
+	}
 }
 
 func indexOf(list []string, s string) int {
@@ -524,6 +634,7 @@ func (p *persistence) cron() {
 				s.mu.Unlock()
 				return
 			}
+			p.finishBackground()
 			w := p.w
 			if !p.bgsave && !p.rewrite {
 				for _, r := range p.rules {
@@ -535,8 +646,10 @@ func (p *persistence) cron() {
 				}
 			}
 			if w != nil && !p.rewrite && p.autoRewritePct > 0 {
-				size := w.Stats().CurrentSize
-				if size >= p.autoRewriteMin && size*100 >= p.baseSize*(100+p.autoRewritePct) {
+				// Redis's rule: the whole log (base + incremental) has grown by the percentage
+				// over the base of the last rewrite, and is at least the minimum size.
+				size := p.baseSize + w.Stats().CurrentSize
+				if size >= p.autoRewriteMin && (size-p.baseSize)*100 >= max(p.baseSize, 1)*p.autoRewritePct {
 					s.logf("Starting automatic rewriting of AOF on %d%% growth", p.autoRewritePct)
 					if err := p.startRewrite(); err != nil {
 						s.logf("automatic AOF rewrite: %v", err)
@@ -560,6 +673,9 @@ func (p *persistence) cron() {
 
 // close makes the log durable and waits for background saves (at Close).
 func (p *persistence) close() error {
+	if !p.killed {
+		p.waitBackground()
+	}
 	p.bg.Wait()
 	p.s.mu.Lock()
 	w := p.w
@@ -699,8 +815,15 @@ func cmdBgsave(c *client, args [][]byte) (any, error) {
 	if len(args) > 2 || (len(args) == 2 && !eq(args[1], "schedule")) {
 		return nil, errSyntax
 	}
-	if p.bgsave {
+	switch {
+	case p.bgsave:
 		return nil, redisError("ERR Background save already in progress")
+	case p.rewrite || c.inExec:
+		if len(args) == 2 || c.inExec {
+			p.bgsaveScheduled = true
+			return resp.Simple("Background saving scheduled"), nil
+		}
+		return nil, redisError("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 	}
 	p.save(true)
 	return resp.Simple("Background saving started"), nil
@@ -708,11 +831,13 @@ func cmdBgsave(c *client, args [][]byte) (any, error) {
 
 func cmdBgrewriteaof(c *client, args [][]byte) (any, error) {
 	p := c.s.p
-	if p.rewrite {
+	switch {
+	case p.rewrite:
 		return nil, redisError("ERR Background append only file rewriting already in progress")
-	}
-	if p.w == nil {
-		return nil, redisError("ERR Background append only file rewriting is only possible with appendonly yes")
+	case p.bgsave || c.inExec:
+		p.rewriteScheduled = true
+		p.rewriteFailures = 0
+		return resp.Simple("Background append only file rewriting scheduled"), nil
 	}
 	if err := p.startRewrite(); err != nil {
 		return nil, redisError("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
@@ -745,7 +870,7 @@ func (p *persistence) writeInfo(kv func(string, any)) {
 	kv("rdb_saves", p.saves)
 	kv("aof_enabled", boolInt(p.w != nil))
 	kv("aof_rewrite_in_progress", boolInt(p.rewrite))
-	kv("aof_rewrite_scheduled", 0)
+	kv("aof_rewrite_scheduled", boolInt(p.rewriteScheduled))
 	kv("aof_last_rewrite_time_sec", p.lastRewriteSec)
 	cur = -1
 	if p.rewrite {
@@ -764,7 +889,7 @@ func (p *persistence) writeInfo(kv func(string, any)) {
 	kv("module_fork_in_progress", 0)
 	kv("module_fork_last_cow_size", 0)
 	if p.w != nil {
-		kv("aof_current_size", st.CurrentSize)
+		kv("aof_current_size", p.baseSize+st.CurrentSize)
 		kv("aof_base_size", p.baseSize)
 		kv("aof_pending_rewrite", 0)
 		kv("aof_buffer_length", st.PendingBytes)
@@ -807,4 +932,44 @@ func copyArgs(args [][]byte) [][]byte {
 		out[i] = append([]byte(nil), a...)
 	}
 	return out
+}
+
+// Restart starts a new server with s's configuration on s's address, Dir and FS: after Crash
+// (and a simulated power loss) it is the recovery. s must be closed or crashed.
+func (s *Server) Restart() (*Server, error) {
+	cfg := s.cfg
+	if s.addr != "" {
+		cfg.Addr = s.addr
+	}
+	n := New(cfg)
+	if err := n.Start(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// PowerLoss simulates a power cut of a server running on a simulated file system: Crash, then
+// every file keeps only what was fsynced (torn: plus a random part of its unsynced tail), then
+// Restart on the same address. It fails if the server's FS is not an *fsys.Sim.
+func (s *Server) PowerLoss(torn bool, rng *rand.Rand) (*Server, error) {
+	sim, ok := s.cfg.FS.(*fsys.Sim)
+	if !ok {
+		return nil, errors.New("power loss needs the simulated file system (Config.FS = fsys.NewSim())")
+	}
+	s.Crash()
+	sim.PowerLoss(torn, rng)
+	return s.Restart()
+}
+
+// waitAOF is WAITAOF's local part: with the AOF on, everything logged so far is fsynced before
+// the reply (under everysec and no too), so the answer is one local fsync and no replicas.
+// Store lock held; the fsync does not need it.
+func (p *persistence) waitAOF() (any, error) {
+	if p.w == nil {
+		return resp.Array{0, 0}, nil
+	}
+	if err := p.w.Sync(); err != nil {
+		return nil, redisError("MISCONF Errors writing to the AOF file: " + strerror(err))
+	}
+	return resp.Array{1, 0}, nil
 }

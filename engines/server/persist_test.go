@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -127,6 +128,11 @@ func streamWorkload(t *testing.T, s *Server) {
 	a.mustDo(t, "PEXPIRE", "k", "1000000")
 	a.mustDo(t, "SET", "n", "1")
 	a.mustDo(t, "INCR", "n")
+	a.mustDo(t, "MULTI")
+	a.mustDo(t, "XADD", "s", "*", "in", "tx")
+	a.mustDo(t, "XREADGROUP", "GROUP", "g", "c5", "COUNT", "1", "STREAMS", "s", ">")
+	a.mustDo(t, "RPUSH", "q", "tx")
+	a.mustDo(t, "EXEC")
 	a.mustDo(t, "SELECT", "3")
 	a.mustDo(t, "SET", "in3", "x")
 }
@@ -163,7 +169,7 @@ func TestRecoveryExact(t *testing.T) {
 			c := mustPDial(t, s.Addr())
 			c.mustDo(t, "BGREWRITEAOF")
 			c.mustDo(t, "XADD", "s", "*", "during", "rewrite")
-			s.p.bg.Wait()
+			s.p.waitBackground()
 		}},
 		{"snapshot", Config{}, nil},
 	}
@@ -395,3 +401,60 @@ func TestConfigAndInfo(t *testing.T) {
 }
 
 var _ = errors.New
+
+// TestPowerLossHook: the fault hook the engines use, on the same address.
+func TestPowerLossHook(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	s := startServer(t, Config{FS: sim, Dir: "/d", AppendOnly: true, AppendFsync: "always"})
+	addr := s.Addr()
+	mustPDial(t, addr).mustDo(t, "SET", "k", "v")
+	s2, err := s.PowerLoss(true, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if s2.Addr() != addr {
+		t.Fatalf("restarted on %s, want %s", s2.Addr(), addr)
+	}
+	if v := mustPDial(t, addr).mustDo(t, "GET", "k"); v != "v" {
+		t.Fatalf("GET k after power loss = %v", v)
+	}
+	if _, err := New(Config{}).PowerLoss(false, nil); err == nil {
+		t.Fatal("power loss on real files did not fail")
+	}
+}
+
+// TestTransactionIsOneRecord: a torn write never keeps part of a MULTI/EXEC.
+func TestTransactionIsOneRecord(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	cfg := Config{AppendOnly: true, AppendFsync: "always", FS: sim, Dir: "/d"}
+	s := startServer(t, cfg)
+	c := mustPDial(t, s.Addr())
+	c.mustDo(t, "RPUSH", "l", "before")
+	c.mustDo(t, "MULTI")
+	for i := 0; i < 3; i++ {
+		c.mustDo(t, "RPUSH", "l", fmt.Sprint(i))
+	}
+	c.mustDo(t, "EXEC")
+	s.Close()
+	path := filepath.Join("/d", aof.DirName, "appendonly.aof.1.incr.qaof")
+	data, _ := sim.ReadFile(path)
+	var kinds []byte
+	aof.Scan(path, data, func(_ int64, r aof.Record) error { kinds = append(kinds, r.Kind); return nil })
+	if string(kinds) != "CM" {
+		t.Fatalf("record kinds %q, want CM", kinds)
+	}
+	if err := truncateSim(sim, path, int64(len(data))-3); err != nil {
+		t.Fatal(err)
+	}
+	s2 := New(cfg)
+	if err := s2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if got := mustPDial(t, s2.Addr()).mustDo(t, "LRANGE", "l", "0", "-1"); fmt.Sprint(got) != "[before]" {
+		t.Fatalf("after tearing the transaction: %v", got)
+	}
+}

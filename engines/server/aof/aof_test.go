@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"qbench/engines/server/fsys"
 )
@@ -193,5 +194,43 @@ func TestGroupCommit(t *testing.T) {
 	t.Logf("%d records, %d fsyncs: %.1f writes per fsync", st.SyncedRecords, st.Fsyncs, float64(st.SyncedRecords)/float64(st.Fsyncs))
 	if st.Fsyncs >= st.SyncedRecords {
 		t.Errorf("no group commit: %d fsyncs for %d records", st.Fsyncs, st.SyncedRecords)
+	}
+}
+
+// TestEverysec: writes are acknowledged after write(2) only; the tick fsyncs in the background
+// and counts aof_delayed_fsync when that fsync is still running two periods later. The clock is
+// injected through Tick's argument; the fsync is held with the simulated FS's hook.
+func TestEverysec(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	f, _ := sim.OpenAppend("/d/log")
+	w := NewWriter(sim, f, 0, EverySec, time.Second)
+	hold, release := make(chan struct{}), make(chan struct{})
+	sim.SyncHook = func(string) { close(hold); <-release }
+	if err := w.Commit(w.Append(testRecords(1)[0])); err != nil {
+		t.Fatal(err)
+	}
+	if sim.Unsynced("/d/log") == 0 {
+		t.Fatal("everysec fsynced before acknowledging")
+	}
+	t0 := time.Unix(1000, 0)
+	w.Tick(t0) // starts the background fsync, which blocks in the hook
+	<-hold
+	w.Tick(t0.Add(time.Second))
+	if d := w.Stats().DelayedFsync; d != 0 {
+		t.Fatalf("delayed after 1 s: %d", d)
+	}
+	w.Commit(w.Append(testRecords(1)[0])) // writes go on while the fsync runs
+	w.Tick(t0.Add(2 * time.Second))
+	if st := w.Stats(); st.DelayedFsync != 1 || !st.BgSyncRunning {
+		t.Fatalf("after 2 s of one fsync: %+v", st)
+	}
+	close(release)
+	sim.SyncHook = nil
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if sim.Unsynced("/d/log") != 0 {
+		t.Fatal("data unsynced after Sync")
 	}
 }

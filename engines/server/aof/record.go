@@ -15,7 +15,8 @@
 // XADD * generated and delivery times come out the same); 'B' is a blocked command that was
 // served (args[0] is the key it was served from, the rest the command); 'K' is one key's whole
 // value in the store's dump encoding (args: key, expiry ms or empty, value), used by base files
-// and snapshots.
+// and snapshots. 'M' is a MULTI/EXEC: its records in one frame, so a torn write never keeps half
+// a transaction.
 package aof
 
 import (
@@ -39,6 +40,7 @@ const (
 	KindCommand = 'C'
 	KindServed  = 'B'
 	KindKey     = 'K'
+	KindMulti   = 'M' // a transaction: each arg is the payload of one of its records
 )
 
 // Record is one logged operation.
@@ -55,6 +57,17 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 func AppendRecord(b []byte, r Record) []byte {
 	start := len(b)
 	b = append(b, make([]byte, HeaderLen)...)
+	b = AppendPayload(b, r)
+	payload := b[start+HeaderLen:]
+	h := b[start : start+HeaderLen]
+	binary.LittleEndian.PutUint32(h[0:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(h[4:], crc32.Checksum(payload, castagnoli))
+	binary.LittleEndian.PutUint32(h[8:], crc32.Checksum(h[:8], castagnoli))
+	return b
+}
+
+// AppendPayload appends r's payload (no frame): the pieces of a KindMulti record.
+func AppendPayload(b []byte, r Record) []byte {
 	b = append(b, r.Kind)
 	b = binary.AppendUvarint(b, uint64(r.DB))
 	b = binary.AppendUvarint(b, uint64(r.TimeMs))
@@ -63,12 +76,16 @@ func AppendRecord(b []byte, r Record) []byte {
 		b = binary.AppendUvarint(b, uint64(len(a)))
 		b = append(b, a...)
 	}
-	payload := b[start+HeaderLen:]
-	h := b[start : start+HeaderLen]
-	binary.LittleEndian.PutUint32(h[0:], uint32(len(payload)))
-	binary.LittleEndian.PutUint32(h[4:], crc32.Checksum(payload, castagnoli))
-	binary.LittleEndian.PutUint32(h[8:], crc32.Checksum(h[:8], castagnoli))
 	return b
+}
+
+// DecodePayload decodes one payload of a KindMulti record; Args alias p.
+func DecodePayload(p []byte) (Record, error) {
+	if len(p) == 0 {
+		return Record{}, errors.New("empty payload")
+	}
+	r, _, err := decodePayload(p, nil)
+	return r, err
 }
 
 // FormatError says where and how a file is damaged. Truncated is true when the file simply
@@ -162,7 +179,7 @@ func allZero(b []byte) bool {
 func decodePayload(p []byte, args [][]byte) (Record, [][]byte, error) {
 	var r Record
 	r.Kind = p[0]
-	if r.Kind != KindCommand && r.Kind != KindServed && r.Kind != KindKey {
+	if r.Kind != KindCommand && r.Kind != KindServed && r.Kind != KindKey && r.Kind != KindMulti {
 		return r, args, fmt.Errorf("unknown record kind %q", r.Kind)
 	}
 	p = p[1:]
@@ -192,7 +209,7 @@ func decodePayload(p []byte, args [][]byte) (Record, [][]byte, error) {
 	if len(p) != 0 {
 		return r, args, errors.New("trailing bytes in record")
 	}
-	if (r.Kind == KindCommand && argc == 0) || (r.Kind == KindServed && argc < 2) || (r.Kind == KindKey && argc != 3) {
+	if ((r.Kind == KindCommand || r.Kind == KindMulti) && argc == 0) || (r.Kind == KindServed && argc < 2) || (r.Kind == KindKey && argc != 3) {
 		return r, args, fmt.Errorf("record of kind %q with %d arguments", r.Kind, argc)
 	}
 	r.Args = args

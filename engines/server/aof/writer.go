@@ -2,6 +2,7 @@ package aof
 
 import (
 	"errors"
+	"runtime"
 	"sync"
 	"time"
 
@@ -31,6 +32,10 @@ func ParsePolicy(s string) (Policy, bool) {
 }
 
 func (p Policy) String() string { return [...]string{"always", "everysec", "no"}[p] }
+
+// maxYields bounds how often a group-commit leader lets other connections add records before
+// it writes and fsyncs.
+const maxYields = 4
 
 // ErrKilled is returned to writers waiting on a log that a simulated crash killed.
 var ErrKilled = errors.New("aof: log killed (simulated crash)")
@@ -129,6 +134,7 @@ func (w *Writer) SetPolicy(p Policy) {
 func (w *Writer) Commit(end int64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	yields, lastRecs := 0, int64(0)
 	for {
 		if w.dead {
 			return ErrKilled
@@ -144,6 +150,16 @@ func (w *Writer) Commit(end int64) error {
 			return nil
 		}
 		if !w.flushing {
+			if w.policy == Always && yields < maxYields && w.bufRecs > lastRecs {
+				// Let the connections the last fsync released run first while they keep adding
+				// records: their next commands join this fsync instead of waiting for another.
+				yields++
+				lastRecs = w.bufRecs
+				w.mu.Unlock()
+				runtime.Gosched()
+				w.mu.Lock()
+				continue
+			}
 			w.flushLocked(w.policy == Always)
 			continue
 		}

@@ -24,6 +24,10 @@ type Sim struct {
 	spaceLeft         int64 // bytes that may still be written; <0 = unlimited
 
 	Writes, Syncs int64 // counters, for tests
+
+	// SyncHook, if set, runs at the start of every file Sync, outside the lock: a test can hold
+	// an fsync in progress.
+	SyncHook func(name string)
 }
 
 type inode struct {
@@ -143,6 +147,12 @@ func (f *simFile) Write(p []byte) (int, error) {
 
 func (f *simFile) Sync() error {
 	s := f.s
+	s.mu.Lock()
+	hook := s.SyncHook
+	s.mu.Unlock()
+	if hook != nil {
+		hook(f.name)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if f.closed {

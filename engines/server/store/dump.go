@@ -157,7 +157,7 @@ func DecodeDump(b []byte) (any, error) {
 		}
 		return l, nil
 	case dumpStream:
-		s := &Stream{}
+		s := NewStream() // with its arena
 		s.LastID, s.FirstID, s.MaxDeletedID = r.id(), r.id(), r.id()
 		s.EntriesAdded, s.length = r.uvarint(), r.uvarint()
 		s.NodeMaxEntries, s.NodeMaxBytes = int(r.uvarint()), int(r.uvarint())
@@ -171,7 +171,7 @@ func DecodeDump(b []byte) (any, error) {
 			n.data = r.bytes()
 			n.live, n.deleted, n.lpBytes = int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
 			if i < nn-1 && !r.bad {
-				n.seal() // finished nodes live off the Go heap, as Append leaves them
+				s.seal(n) // finished nodes live in the arena, as Append leaves them
 			}
 			s.nodes = append(s.nodes, n)
 		}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package fsys
+
+import "os"
+
+func wrap(f *os.File) File { return f }
