@@ -32,6 +32,7 @@ func TestRedisPowerLoss(t *testing.T) {
 		check       func(lost int) string // "" when fine
 	}{
 		{"always", true, exactlyZero},
+		{"always", false, exactlyZero},
 		{"everysec", true, func(lost int) string {
 			if lost == 0 || lost > 2*rate { // at most ~2 s of writes (everysec may postpone a late fsync)
 				return fmt.Sprintf("want more than 0 and at most %d (2 s of writes)", 2*rate)
@@ -39,6 +40,7 @@ func TestRedisPowerLoss(t *testing.T) {
 			return ""
 		}},
 		{"everysec", false, exactlyZero},
+		{"no", false, exactlyZero},
 		{"no", true, func(lost int) string {
 			if lost < int(duration.Seconds()*rate)/2 {
 				return "want most writes lost"
