@@ -8,8 +8,6 @@ import (
 	"slices"
 	"sync"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // pageSize is the unit in which unsynced data is held. A write into a page that is not yet dirty
@@ -139,39 +137,34 @@ func (s *fileState) truncate(n int64) {
 	s.size = n
 }
 
-// sync writes the dirty pages and the logical size to the backing file. With datasync the backing
-// file is fdatasynced too (the real disk's cost of a sync); without, the data only reaches the
-// backing file system's cache, which is enough for the simulation.
-func (s *fileState) sync(datasync bool) error {
+// sync writes the dirty pages and the logical size to the backing file; from then on they survive
+// a cut. It reports whether anything was written (and so whether the backing file needs an
+// fdatasync, which the caller does without holding mu: see FS.syncState).
+func (s *fileState) sync() (bool, error) {
 	if !s.dirty() {
-		return nil
+		return false, nil
 	}
 	if s.truncLow < s.durable {
 		if err := s.fd.Truncate(s.truncLow); err != nil {
-			return err
+			return false, err
 		}
 	}
 	backingSize := s.limit()
 	for _, p := range slices.Sorted(maps.Keys(s.pages)) {
 		end := min((p+1)*pageSize, s.size)
 		if _, err := s.fd.WriteAt(s.pages[p][:end-p*pageSize], p*pageSize); err != nil {
-			return err
+			return false, err
 		}
 		backingSize = max(backingSize, end)
 	}
 	if backingSize != s.size {
 		if err := s.fd.Truncate(s.size); err != nil {
-			return err
-		}
-	}
-	if datasync {
-		if err := unix.Fdatasync(int(s.fd.Fd())); err != nil {
-			return err
+			return false, err
 		}
 	}
 	s.durable, s.truncLow = s.size, s.size
 	clear(s.pages)
-	return nil
+	return true, nil
 }
 
 // drop forgets everything unsynced: the power cut.

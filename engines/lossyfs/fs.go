@@ -23,6 +23,7 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 )
 
 // Options tune a mount. The zero value is the default.
@@ -52,7 +53,6 @@ type FS struct {
 	mu    sync.Mutex
 	files map[uint64]*fileState // by StableAttr.Ino (the backing inode)
 	nodes map[uint64]*fs.Inode  // last inode seen per file, for cache invalidation
-	done  bool
 }
 
 // Mount mounts a lossy view of the directory backing at mountpoint and serves it until Unmount.
@@ -201,19 +201,25 @@ func (f *FS) Unmount() error {
 	for ino, s := range f.files {
 		f.forget(ino, s)
 	}
-	f.done = true
 	return err
 }
 
 // syncState writes one file's dirty data back. The cut check is under the file's lock, so a sync
-// racing with a cut either finishes before the cut drops anything or fails.
+// racing with a cut either writes before the cut drops anything or fails. The backing fdatasync
+// (the real disk's cost of a sync) runs outside the lock: on a real file system a write does not
+// wait for another thread's fsync of the same file, and Redis's everysec relies on that.
 func (f *FS) syncState(s *fileState) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if f.cut.Load() {
+		s.mu.Unlock()
 		return syscall.EIO
 	}
-	return s.sync(!f.opts.NoBackingSync)
+	wrote, err := s.sync()
+	s.mu.Unlock()
+	if err != nil || !wrote || f.opts.NoBackingSync {
+		return err
+	}
+	return unix.Fdatasync(int(s.fd.Fd()))
 }
 
 // idle reports whether a state may be forgotten. Called with f.mu held.

@@ -21,12 +21,7 @@ import (
 // in lossyfs's memory, which survives the process). With a cut, appendfsync always loses nothing,
 // everysec loses the last second or so, and no loses everything since the start.
 func TestRedisPowerLoss(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server not found")
-		}
-		t.Skip("redis-server not found")
-	}
+	requireRedis(t)
 	const (
 		rate     = 1000 // acknowledged writes per second
 		duration = 2 * time.Second
@@ -37,6 +32,7 @@ func TestRedisPowerLoss(t *testing.T) {
 		check       func(lost int) string // "" when fine
 	}{
 		{"always", true, exactlyZero},
+		{"always", false, exactlyZero},
 		{"everysec", true, func(lost int) string {
 			if lost == 0 || lost > 2*rate { // at most ~2 s of writes (everysec may postpone a late fsync)
 				return fmt.Sprintf("want more than 0 and at most %d (2 s of writes)", 2*rate)
@@ -44,6 +40,7 @@ func TestRedisPowerLoss(t *testing.T) {
 			return ""
 		}},
 		{"everysec", false, exactlyZero},
+		{"no", false, exactlyZero},
 		{"no", true, func(lost int) string {
 			if lost < int(duration.Seconds()*rate)/2 {
 				return "want most writes lost"
@@ -90,7 +87,7 @@ type redisProc struct {
 	out  *strings.Builder
 }
 
-func startRedis(t *testing.T, dir, appendfsync string) *redisProc {
+func startRedis(t testing.TB, dir, appendfsync string) *redisProc {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -121,7 +118,7 @@ func startRedis(t *testing.T, dir, appendfsync string) *redisProc {
 }
 
 // kill sends SIGKILL to this redis-server (by its PID) and reaps it.
-func (r *redisProc) kill(t *testing.T) {
+func (r *redisProc) kill(t testing.TB) {
 	if r.cmd.ProcessState != nil {
 		return
 	}
@@ -172,4 +169,56 @@ func countLost(t *testing.T, ctx context.Context, addr string, acked []int) int 
 		}
 	}
 	return lost
+}
+
+func requireRedis(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("redis-server not found")
+		}
+		t.Skip("redis-server not found")
+	}
+}
+
+// BenchmarkRedisXAdd is what running Redis on lossyfs costs: XADD round trips with the
+// append-only file on the backing file system directly and on the mount, one client and 50.
+//
+//	go test -run '^$' -bench RedisXAdd -benchtime 20000x ./engines/lossyfs
+func BenchmarkRedisXAdd(b *testing.B) {
+	requireRedis(b)
+	for _, appendfsync := range []string{"always", "everysec"} {
+		for _, target := range []string{"backing", "lossyfs"} {
+			for _, clients := range []int{1, 50} {
+				b.Run(fmt.Sprintf("%s/%s/clients=%d", appendfsync, target, clients), func(b *testing.B) {
+					dir := b.TempDir()
+					if target == "lossyfs" {
+						_, _, dir = mountT(b, Options{})
+					}
+					r := startRedis(b, dir, appendfsync)
+					c := redis.NewClient(&redis.Options{Addr: r.addr, MaxRetries: -1, PoolSize: clients})
+					defer c.Close()
+					ctx := context.Background()
+					b.SetParallelism((clients + 1) / 2) // GOMAXPROCS is 2 here; 1 client runs serially below
+					xadd := func() {
+						if err := c.XAdd(ctx, &redis.XAddArgs{Stream: "s", Values: []any{"f", "0123456789"}}).Err(); err != nil {
+							b.Error(err)
+						}
+					}
+					b.ResetTimer()
+					if clients == 1 {
+						for b.Loop() {
+							xadd()
+						}
+						return
+					}
+					b.RunParallel(func(pb *testing.PB) {
+						for pb.Next() {
+							xadd()
+						}
+					})
+				})
+			}
+		}
+	}
 }

@@ -45,7 +45,7 @@ func TestFileStateAgainstModel(t *testing.T) {
 				(&model{files: map[string]*modelFile{"": m}}).truncate("", n)
 			case k < 9:
 				what = "sync"
-				if err := s.sync(false); err != nil {
+				if _, err := s.sync(); err != nil {
 					t.Fatal(err)
 				}
 				m.synced = bytes.Clone(m.data)
