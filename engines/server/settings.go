@@ -214,14 +214,6 @@ func (st *settings) set(s *Server, name, val string) error {
 				return bad("Invalid client class specified in buffer limit configuration.")
 			}
 		}
-	case "appendonly":
-		// Accepting "yes" would claim a durability this server does not have yet.
-		if strings.ToLower(val) == "yes" {
-			return bad("this server has no append-only file yet")
-		}
-		if strings.ToLower(val) != "no" {
-			return bad("argument must be 'yes' or 'no'")
-		}
 	default:
 		if handled, err := s.p.configSet(name, val); handled {
 			return err
