@@ -134,6 +134,7 @@ type run struct {
 	// Per-interval counters, swapped to zero by the sampler.
 	ackedN, failedN, deliveredN atomic.Int64
 	produceErrs, consumeErrs    atomic.Int64
+	unsent                      atomic.Int64
 	foreign                     atomic.Int64
 
 	errMu sync.Mutex
@@ -319,7 +320,21 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var seq uint64
-	for stop.Err() == nil && ctx.Err() == nil {
+	// A producer that has fallen far behind (a dead server, retries) stops at the duration plus
+	// the drain timeout: what it had not sent by then is counted unsent, and a send still in
+	// flight then is cut off and fails.
+	hardStop := r.epoch.Add(sc.Duration.D() + sc.DrainTimeout.D())
+	sendCtx, cancel := context.WithDeadline(ctx, hardStop)
+	defer cancel()
+	defer func() {
+		if !sc.Rate.Max && stop.Err() == nil {
+			total, _, _ := pacer.Pace(pacer.Duration, 0)
+			if total > seq {
+				r.unsent.Add(int64(total - seq))
+			}
+		}
+	}()
+	for stop.Err() == nil && ctx.Err() == nil && time.Now().Before(hardStop) {
 		var n int
 		if sc.Rate.Max {
 			now := r.since()
@@ -360,7 +375,7 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 			errs[i] = nil
 		}
 		sentAt := r.since()
-		p.Send(ctx, bufs[:n], errs[:n])
+		p.Send(sendCtx, bufs[:n], errs[:n])
 		ackAt := r.since()
 		rec.mu.Lock()
 		for i := 0; i < n; i++ {
@@ -682,6 +697,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.LagMax, res.Summary.EngineLagMax = s.lagMax, s.engineLagMax
 	res.Summary.Ledger = results.Ledger(totals)
 	res.Summary.ProduceErrors = r.produceErrs.Load()
+	res.Summary.Unsent = r.unsent.Load()
 	res.Summary.ConsumeErrors = r.consumeErrs.Load()
 	res.Summary.HistogramDropped = dropped + s.dropped
 	res.Faults = r.faultWindows(s.series)

@@ -80,7 +80,10 @@ type Summary struct {
 	EngineLagMax  int64  `json:"engine_lag_max"`
 	Ledger        Ledger `json:"ledger"`
 	ProduceErrors int64  `json:"produce_errors"`
-	ConsumeErrors int64  `json:"consume_errors"`
+	// Unsent counts scheduled messages a producer never sent because it was still behind when
+	// the duration plus the drain timeout ran out (a dead or stalled engine).
+	Unsent        int64 `json:"unsent,omitempty"`
+	ConsumeErrors int64 `json:"consume_errors"`
 	// HistogramDropped counts values that could not be recorded (out of range); should be 0.
 	HistogramDropped int64 `json:"histogram_dropped"`
 }

@@ -52,6 +52,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 		fmt.Fprintf(w, ", %d (engine: backlog + pending)", s.EngineLagMax)
 	}
 	fmt.Fprintln(w)
+	if s.Unsent > 0 {
+		fmt.Fprintf(w, "unsent: %d scheduled messages were never sent (producers still behind at duration + drain timeout)\n", s.Unsent)
+	}
 	if s.ProduceErrors+s.ConsumeErrors > 0 {
 		fmt.Fprintf(w, "errors: produce %d, consume %d\n", s.ProduceErrors, s.ConsumeErrors)
 		for i, e := range r.Errors {
