@@ -111,6 +111,17 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	if fs != nil {
+		// What formatting and start-up wrote would long be on disk on a machine that has run
+		// for a while (Kafka's format does not fsync its bootstrap checkpoint): make it durable,
+		// so a power cut takes only what the run itself left unsynced.
+		if err := fs.Sync(); err != nil {
+			b.Stop(10 * time.Second)
+			fs.Unmount()
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
 	e := newEngine("kafka", spec, opts, []string{b.Addr()}, b, "")
 	return &managed{engine: e, fs: fs, dir: dir}, nil
 }

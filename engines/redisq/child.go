@@ -103,6 +103,13 @@ func startChildServer(ctx context.Context, persistence map[string]string, lossy 
 		c.stop()
 		return nil, err
 	}
+	if c.mount != nil {
+		// Start-up files would long be on disk on a machine that has run for a while.
+		if err := c.mount.fs.Sync(); err != nil {
+			c.stop()
+			return nil, err
+		}
+	}
 	// Restarts come back on the same port, so clients reconnect to where they were.
 	c.cfg.Addr = c.addr
 	return c, nil

@@ -225,6 +225,11 @@ func newLossyManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engi
 	if err != nil {
 		return nil, err
 	}
+	// Start-up files would long be on disk on a machine that has run for a while.
+	if err := l.FS.Sync(); err != nil {
+		l.Stop()
+		return nil, err
+	}
 	e, err := newEngine(ctx, spec, "redis", l.Addr(), "")
 	if err != nil {
 		l.Stop()
