@@ -370,6 +370,13 @@ func human(n int64) string {
 	return fmt.Sprintf("%.2fG", float64(n)/(1<<30))
 }
 
+// zeros writes INFO fields this server has no counterpart for, so tools find Redis's names.
+func zeros(b *strings.Builder, names ...string) {
+	for _, n := range names {
+		b.WriteString(n + ":0\r\n")
+	}
+}
+
 // infoSections are INFO's default sections, in Redis's order.
 var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "cluster", "keyspace"}
 
@@ -471,11 +478,24 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		kv("maxmemory_policy", "noeviction")
 		kv("mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
 		kv("mem_allocator", "go")
+		kv("used_memory_startup", 0)
+		kv("used_memory_dataset", used)
+		kv("used_memory_overhead", 0)
+		kv("total_system_memory_human", "0B")
+		zeros(b, "active_defrag_running", "allocator_active", "allocator_allocated", "allocator_frag_bytes",
+			"allocator_resident", "allocator_rss_bytes", "lazyfree_pending_objects", "lazyfreed_objects",
+			"mem_aof_buffer", "mem_clients_normal", "mem_clients_slaves", "mem_cluster_links",
+			"mem_fragmentation_bytes", "mem_not_counted_for_evict", "mem_replication_backlog",
+			"mem_total_replication_buffers", "number_of_cached_scripts", "number_of_functions",
+			"number_of_libraries", "rss_overhead_bytes", "used_memory_functions", "used_memory_lua",
+			"used_memory_scripts", "used_memory_scripts_eval", "used_memory_vm_eval",
+			"used_memory_vm_functions", "used_memory_vm_total")
 		kv("go_heap_sys", int64(ms.HeapSys))
 		kv("go_num_gc", ms.NumGC)
 	case "persistence":
 		b.WriteString("# Persistence\r\n")
 		s.p.writeInfo(kv)
+		zeros(b, "current_cow_size_age", "rdb_last_cow_size", "rdb_last_load_keys_expired", "rdb_last_load_keys_loaded")
 	case "stats":
 		b.WriteString("# Stats\r\n")
 		kv("total_connections_received", s.stats.connectionsReceived)
@@ -492,6 +512,18 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		kv("pubsub_patterns", len(s.pubsub.patterns))
 		kv("total_error_replies", 0)
 		kv("latest_fork_usec", s.p.pauseUsec)
+		zeros(b, "active_defrag_hits", "active_defrag_key_hits", "active_defrag_key_misses",
+			"active_defrag_misses", "current_active_defrag_time", "current_eviction_exceeded_time",
+			"dump_payload_sanitizations", "evicted_clients", "expire_cycle_cpu_milliseconds",
+			"expired_stale_perc", "expired_time_cap_reached_count", "instantaneous_input_kbps",
+			"instantaneous_input_repl_kbps", "instantaneous_output_kbps", "instantaneous_output_repl_kbps",
+			"io_threaded_reads_processed", "io_threaded_writes_processed",
+			"migrate_cached_sockets", "pubsubshard_channels", "reply_buffer_expands", "reply_buffer_shrinks",
+			"slave_expires_tracked_keys", "sync_full", "sync_partial_err", "sync_partial_ok",
+			"total_active_defrag_time", "total_eviction_exceeded_time", "total_forks",
+			"total_net_repl_input_bytes", "total_net_repl_output_bytes", "total_reads_processed",
+			"total_writes_processed", "tracking_total_items", "tracking_total_keys",
+			"tracking_total_prefixes", "unexpected_error_replies")
 	case "replication":
 		b.WriteString("# Replication\r\n")
 		kv("role", "master")
@@ -511,6 +543,7 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		b.WriteString("# CPU\r\n")
 		kv("used_cpu_sys", fmt.Sprintf("%.6f", float64(ru.Stime.Sec)+float64(ru.Stime.Usec)/1e6))
 		kv("used_cpu_user", fmt.Sprintf("%.6f", float64(ru.Utime.Sec)+float64(ru.Utime.Usec)/1e6))
+		zeros(b, "used_cpu_sys_children", "used_cpu_user_children", "used_cpu_sys_main_thread", "used_cpu_user_main_thread")
 	case "cluster":
 		b.WriteString("# Cluster\r\n")
 		kv("cluster_enabled", 0)

@@ -45,7 +45,8 @@ func countReplies(t testing.TB, b []byte) int {
 // reply per command.
 func FuzzCommands(f *testing.F) {
 	for _, name := range sortedCommandNames() {
-		f.Add(name, "k 0 1")
+		f.Add(name, "k 0 1", false)
+		f.Add(name, "k 0 1", true)
 	}
 	seeds := []string{
 		"XADD s MAXLEN ~ 1 LIMIT 5 * a 1", "XADD s 1-* a", "XREADGROUP GROUP g c COUNT 1 STREAMS s >",
@@ -57,9 +58,10 @@ func FuzzCommands(f *testing.F) {
 	}
 	for _, s := range seeds {
 		name, rest, _ := strings.Cut(s, " ")
-		f.Add(name, rest)
+		f.Add(name, rest, false)
+		f.Add(name, rest, true)
 	}
-	f.Fuzz(func(t *testing.T, name, rest string) {
+	f.Fuzz(func(t *testing.T, name, rest string, resp3 bool) {
 		lname := strings.ToLower(name)
 		if lname == "debug" || lname == "shutdown" {
 			return // they sleep or stop the process by design
@@ -67,6 +69,9 @@ func FuzzCommands(f *testing.F) {
 		watchdog := time.AfterFunc(3*time.Second, func() { panic(fmt.Sprintf("command hung: %q %q", name, rest)) })
 		defer watchdog.Stop()
 		s, c := fuzzClient(t)
+		if resp3 {
+			c.proto = 3
+		}
 		setup := [][]string{
 			{"XADD", "s", "1-1", "a", "1"}, {"XADD", "s", "2-1", "b", "2", "c", "3"},
 			{"XGROUP", "CREATE", "s", "g", "0"}, {"XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"},

@@ -244,3 +244,30 @@ func TestActiveExpiry(t *testing.T) {
 		t.Fatalf("INFO stats: %s", info)
 	}
 }
+
+// TestCloseDuringStall: Close returns promptly even while the server is stalled.
+func TestCloseDuringStall(t *testing.T) {
+	s := New(Config{})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), MaxRetries: -1})
+	defer rdb.Close()
+	ctx := context.Background()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Stall(time.Hour)
+	pinged := make(chan error, 1)
+	go func() { pinged <- rdb.Ping(ctx).Err() }()
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close hung during a stall")
+	}
+	if err := <-pinged; err == nil {
+		t.Fatal("PING during a stall ended by Close succeeded")
+	}
+}
