@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -148,7 +149,7 @@ func waitPBlocked(t *testing.T, s *Server, n int) {
 		if got >= n {
 			return
 		}
-		runtimeGosched()
+		runtime.Gosched()
 	}
 	t.Fatalf("never saw %d blocked clients", n)
 }
