@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -400,8 +399,6 @@ func TestConfigAndInfo(t *testing.T) {
 		}
 	}
 }
-
-var _ = errors.New
 
 // TestPowerLossHook: the fault hook the engines use, on the same address.
 func TestPowerLossHook(t *testing.T) {
