@@ -35,6 +35,8 @@ type client struct {
 	queued   [][][]byte
 	inExec   bool
 
+	blockedOn *blockSpec // the blocking command waiting, if any
+
 	// WATCH state.
 	watched  []dbKey
 	dirtyCAS bool
@@ -120,6 +122,9 @@ func (c *client) loop() {
 		c.lastCmd = time.Now()
 		s.mu.Lock()
 		var blk *blockSpec
+		// Execute everything already received, then reply once. This batch boundary is where an
+		// append-only file will group-commit: the batch's writes are logged (and, under
+		// appendfsync always, synced) before its replies leave.
 		for {
 			blk = c.execute(args)
 			if blk != nil || c.closeAfter {
