@@ -75,7 +75,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		c.authed = true
 	}
 	c.rd.Unauthenticated = !c.authed
-	if len(s.clients) >= s.cfg.MaxClients {
+	if len(s.clients) >= s.conf.maxClients {
 		s.stats.rejectedConns++
 		s.mu.Unlock()
 		nc.Write([]byte("-" + errMaxClients + "\r\n"))
