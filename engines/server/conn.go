@@ -123,9 +123,9 @@ func (c *client) loop() {
 		s.mu.Lock()
 		aofStart := s.p.batchEnd()
 		var blk *blockSpec
-		// Execute everything already received, then reply once. This batch boundary is where an
-		// append-only file will group-commit: the batch's writes are logged (and, under
-		// appendfsync always, synced) before its replies leave.
+		// Execute everything already received, then reply once. This batch boundary is where the
+		// append-only file group-commits: the batch's writes are logged (and, under appendfsync
+		// always, synced) before its replies leave.
 		for {
 			blk = c.execute(args)
 			if blk != nil || c.closeAfter {
