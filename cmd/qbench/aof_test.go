@@ -144,3 +144,23 @@ func TestServeSimulatedCrashes(t *testing.T) {
 		}
 	}
 }
+
+// TestServeExitsOnShutdown: SHUTDOWN ends `qbench serve` (after making the log durable).
+func TestServeExitsOnShutdown(t *testing.T) {
+	dir := t.TempDir()
+	addr, cmd := startServe(t, "--dir", dir, "--appendonly", "yes", "--appendfsync", "no")
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c.Shutdown(ctx)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("qbench serve after SHUTDOWN: %v", err)
+	}
+	out, _, code := qbench(t, "aof", "check", dir)
+	if code != 0 || !strings.Contains(out, "ok, 1 records") {
+		t.Fatalf("aof check after SHUTDOWN = %d:\n%s", code, out)
+	}
+}

@@ -66,7 +66,13 @@ func serveCmd() *cobra.Command {
 			sigs := make(chan os.Signal, 1)
 			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
 			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
-			for sig := range sigs {
+			for {
+				var sig os.Signal
+				select {
+				case sig = <-sigs:
+				case <-s.Done(): // SHUTDOWN
+					return s.Close()
+				}
 				if sig != syscall.SIGUSR1 && sig != syscall.SIGUSR2 {
 					return s.Close()
 				}
@@ -90,7 +96,6 @@ func serveCmd() *cobra.Command {
 				}
 				fmt.Fprintf(os.Stderr, "qbench: simulated %s; recovered and serving on %s\n", what, s.Addr())
 			}
-			return nil
 		},
 	}
 	cmd.Flags().IntVar(&port, "port", 6379, "TCP port (0 picks a free one)")

@@ -42,6 +42,7 @@ func newBlockRegistry() *blockRegistry {
 
 func (r *blockRegistry) add(c *client, b *blockSpec) {
 	b.c = c
+	c.blockedOn = b
 	b.db = c.db
 	b.done = make(chan any, 1)
 	if b.timeout > 0 {
@@ -54,6 +55,9 @@ func (r *blockRegistry) add(c *client, b *blockSpec) {
 }
 
 func (r *blockRegistry) remove(b *blockSpec) {
+	if b.c != nil && b.c.blockedOn == b {
+		b.c.blockedOn = nil
+	}
 	for _, k := range b.keys {
 		dk := dbKey{b.db, k}
 		q := r.byKey[dk]

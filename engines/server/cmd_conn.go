@@ -257,11 +257,18 @@ func cmdClientSetname(c *client, args [][]byte) (any, error) {
 // info is one CLIENT LIST line, in Redis 7.0's format.
 func (c *client) info() string {
 	now := time.Now()
-	flags := "N"
+	flags := ""
 	if c.inMulti {
-		flags = "x"
-	} else if c.subscriptions() > 0 {
-		flags = "P"
+		flags += "x"
+	}
+	if c.blockedOn != nil {
+		flags += "b"
+	}
+	if c.subscriptions() > 0 {
+		flags += "P"
+	}
+	if flags == "" {
+		flags = "N"
 	}
 	multi := -1
 	if c.inMulti {

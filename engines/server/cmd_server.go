@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"qbench/engines/server/resp"
@@ -453,7 +452,7 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		b.WriteString("# Clients\r\n")
 		kv("connected_clients", len(s.clients))
 		kv("cluster_connections", 0)
-		kv("maxclients", s.cfg.MaxClients)
+		kv("maxclients", s.conf.maxClients)
 		kv("client_recent_max_input_buffer", 0)
 		kv("client_recent_max_output_buffer", 0)
 		kv("blocked_clients", s.blocked.count())
@@ -495,6 +494,7 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 	case "persistence":
 		b.WriteString("# Persistence\r\n")
 		s.p.writeInfo(kv)
+		zeros(b, "current_cow_size_age", "rdb_last_cow_size", "rdb_last_load_keys_expired", "rdb_last_load_keys_loaded")
 	case "stats":
 		b.WriteString("# Stats\r\n")
 		kv("total_connections_received", s.stats.connectionsReceived)
@@ -537,11 +537,10 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		kv("repl_backlog_first_byte_offset", 0)
 		kv("repl_backlog_histlen", 0)
 	case "cpu":
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		sys, user := cpuSeconds()
 		b.WriteString("# CPU\r\n")
-		kv("used_cpu_sys", fmt.Sprintf("%.6f", float64(ru.Stime.Sec)+float64(ru.Stime.Usec)/1e6))
-		kv("used_cpu_user", fmt.Sprintf("%.6f", float64(ru.Utime.Sec)+float64(ru.Utime.Usec)/1e6))
+		kv("used_cpu_sys", fmt.Sprintf("%.6f", sys))
+		kv("used_cpu_user", fmt.Sprintf("%.6f", user))
 		zeros(b, "used_cpu_sys_children", "used_cpu_user_children", "used_cpu_sys_main_thread", "used_cpu_user_main_thread")
 	case "cluster":
 		b.WriteString("# Cluster\r\n")

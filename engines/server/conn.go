@@ -35,6 +35,8 @@ type client struct {
 	queued   [][][]byte
 	inExec   bool
 
+	blockedOn *blockSpec // the blocking command waiting, if any
+
 	// WATCH state.
 	watched  []dbKey
 	dirtyCAS bool
@@ -73,7 +75,7 @@ func (s *Server) serveConn(nc net.Conn) {
 		c.authed = true
 	}
 	c.rd.Unauthenticated = !c.authed
-	if len(s.clients) >= s.cfg.MaxClients {
+	if len(s.clients) >= s.conf.maxClients {
 		s.stats.rejectedConns++
 		s.mu.Unlock()
 		nc.Write([]byte("-" + errMaxClients + "\r\n"))
@@ -121,6 +123,9 @@ func (c *client) loop() {
 		s.mu.Lock()
 		aofStart := s.p.batchEnd()
 		var blk *blockSpec
+		// Execute everything already received, then reply once. This batch boundary is where the
+		// append-only file group-commits: the batch's writes are logged (and, under appendfsync
+		// always, synced) before its replies leave.
 		for {
 			blk = c.execute(args)
 			if blk != nil || c.closeAfter {

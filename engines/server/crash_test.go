@@ -137,6 +137,11 @@ func countLost(addr string, acks [][]ack, crashAt time.Time, xadd bool) trialRes
 
 // inProcessTrial crashes an in-process server on the simulated file system.
 func inProcessTrial(t *testing.T, policy string, power bool, interval time.Duration, rng *rand.Rand, seed uint64, xadd bool) trialResult {
+	return inProcessTrialFor(t, policy, power, interval, time.Duration(2+rng.IntN(70))*time.Millisecond, rng, seed, xadd)
+}
+
+// inProcessTrialFor crashes after runFor.
+func inProcessTrialFor(t *testing.T, policy string, power bool, interval, runFor time.Duration, rng *rand.Rand, seed uint64, xadd bool) trialResult {
 	sim := fsys.NewSim()
 	sim.MkdirAll("/d")
 	cfg := Config{AppendOnly: true, AppendFsync: policy, FS: sim, Dir: "/d"}
@@ -147,7 +152,7 @@ func inProcessTrial(t *testing.T, policy string, power bool, interval time.Durat
 	}
 	done := make(chan [][]ack)
 	go func() { done <- writeUntilDead(s.Addr(), seed, xadd) }()
-	time.Sleep(time.Duration(2+rng.IntN(70)) * time.Millisecond) // the random moment of the crash
+	time.Sleep(runFor) // the random moment of the crash
 	crashAt := time.Now()
 	s.mu.Lock()
 	gap := max(s.p.maxTickGap, time.Since(s.p.lastTickAt))
@@ -310,4 +315,26 @@ func childTrial(t *testing.T, policy string, rng *rand.Rand, seed uint64) trialR
 	c2 := startChild(t, dir, policy)
 	defer c2.kill()
 	return countLost(c2.addr, acks, crashAt, false)
+}
+
+// TestEverysecRealPeriod checks everysec's bound at its real period (one second): power cuts after
+// 1.5 to 4.5 s of writing lose only writes acknowledged within the last 2 s. It takes about 20 s,
+// so it runs only with QBENCH_LONG_TESTS=1.
+func TestEverysecRealPeriod(t *testing.T) {
+	if os.Getenv("QBENCH_LONG_TESTS") == "" {
+		t.Skip("set QBENCH_LONG_TESTS=1 to run")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 6; i++ {
+		runFor := 1500*time.Millisecond + time.Duration(rng.IntN(3000))*time.Millisecond
+		r := inProcessTrialFor(t, "everysec", true, time.Second, runFor, rng, uint64(i), false)
+		if r.wrongErr != "" {
+			t.Fatal(r.wrongErr)
+		}
+		t.Logf("trial %d: ran %v, acked %d, lost %d, oldest lost acknowledged %v before the cut (longest tick gap %v)",
+			i, runFor, r.acked, r.lost, r.maxAge.Round(time.Millisecond), r.tickGap.Round(time.Millisecond))
+		if r.maxAge > 2*max(time.Second, r.tickGap) {
+			t.Errorf("trial %d lost a write acknowledged %v before the cut; want <= 2 s", i, r.maxAge)
+		}
+	}
 }

@@ -876,6 +876,17 @@ var diffCases = []struct {
 		LPOP l
 		TYPE l
 	`},
+	{"blocking-then-pipelined", `
+		@1& RAW "BLPOP k 0\r\nPING\r\nLLEN k\r\n"
+		RPUSH k a b
+		@1<
+		@1<
+		@1<
+	`},
+	{"blocking-timeout-then-pipelined", `
+		RAW "BLPOP k 0.05\r\nPING\r\n"
+		@0<
+	`},
 	{"misc", `
 		TIME x
 		DEBUG FOO

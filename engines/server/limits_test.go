@@ -101,6 +101,23 @@ func TestMaxClients(t *testing.T) {
 	if got.String() != "-ERR max number of clients reached\r\n" {
 		t.Fatalf("third client got %q", got.String())
 	}
+	// CONFIG SET maxclients takes effect for new connections.
+	conns[1].Write([]byte("CONFIG SET maxclients 3\r\n"))
+	if n, _ := conns[1].Read(buf); string(buf[:n]) != "+OK\r\n" {
+		t.Fatalf("CONFIG SET maxclients: %q", buf[:n])
+	}
+	c3, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c3.Write([]byte("PING\r\n"))
+	c3.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, _ := c3.Read(buf); string(buf[:n]) != "+PONG\r\n" {
+		t.Fatalf("after raising maxclients: %q", buf[:n])
+	}
+	c3.Close()
+	conns[1].Write([]byte("CONFIG SET maxclients 2\r\n"))
+	conns[1].Read(buf)
 	// Closing one makes room again.
 	conns[0].Close()
 	deadline := time.Now().Add(5 * time.Second)

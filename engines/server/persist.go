@@ -973,3 +973,6 @@ func (p *persistence) waitAOF() (any, error) {
 	}
 	return resp.Array{1, 0}, nil
 }
+
+// Done is closed when the server closes (Close, SHUTDOWN, Crash): `qbench serve` exits on it.
+func (s *Server) Done() <-chan struct{} { return s.closing }

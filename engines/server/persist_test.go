@@ -1,10 +1,10 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -148,7 +148,7 @@ func waitPBlocked(t *testing.T, s *Server, n int) {
 		if got >= n {
 			return
 		}
-		runtimeGosched()
+		runtime.Gosched()
 	}
 	t.Fatalf("never saw %d blocked clients", n)
 }
@@ -399,8 +399,6 @@ func TestConfigAndInfo(t *testing.T) {
 		}
 	}
 }
-
-var _ = errors.New
 
 // TestPowerLossHook: the fault hook the engines use, on the same address.
 func TestPowerLossHook(t *testing.T) {

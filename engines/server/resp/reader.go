@@ -117,6 +117,10 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 
 // Fill reads once from the connection into the buffer.
 func (r *Reader) Fill() error {
+	if r.r == r.w && len(r.buf) > 1<<20 {
+		// A huge argument grew the buffer; do not keep it for the connection's life.
+		r.buf, r.r, r.w, r.raw = make([]byte, 16<<10), 0, 0, nil
+	}
 	r.makeRoom(max(4096, r.need-(r.w-r.r)))
 	n, err := r.rd.Read(r.buf[r.w:])
 	r.w += n

@@ -3,6 +3,7 @@ package resp
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -182,4 +183,20 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestReaderShrinksAfterHugeArgument(t *testing.T) {
+	big := strings.Repeat("x", 4<<20)
+	in := "*2\r\n$3\r\nSET\r\n$" + fmt.Sprint(len(big)) + "\r\n" + big + "\r\n*1\r\n$4\r\nPING\r\n"
+	r := NewReader(strings.NewReader(in))
+	if args, err := r.ReadCommand(); err != nil || len(args[1]) != len(big) {
+		t.Fatalf("big command: %v", err)
+	}
+	if args, err := r.ReadCommand(); err != nil || string(args[0]) != "PING" {
+		t.Fatalf("after big command: %q %v", args, err)
+	}
+	r.ReadCommand() // EOF; the buffer is empty now
+	if len(r.buf) > 1<<20 {
+		t.Fatalf("buffer still %d bytes", len(r.buf))
+	}
 }

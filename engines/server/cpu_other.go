@@ -1,0 +1,5 @@
+//go:build !unix
+
+package server
+
+func cpuSeconds() (sys, user float64) { return 0, 0 }

@@ -1,5 +1,0 @@
-package server
-
-import "runtime"
-
-func runtimeGosched() { runtime.Gosched() }
