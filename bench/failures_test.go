@@ -79,6 +79,11 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		f := faultOf(t, r, "power-loss")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0, "power loss with a flush per message loses nothing acknowledged")
 	},
+	"slow-consumer-stream": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "slow-consumer")
+		expect(t, r, f.Error == "" && f.Target == "consumer 0" && r.Summary.Ledger.Lost == 0 && f.LagPeak >= 1000 &&
+			r.Summary.Latency["e2e"].Max >= 1e9, "no loss, lag and a tail of end-to-end latency while consumer 0 is slow")
+	},
 	"redis-crash-everysec": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 4000, "a process crash loses nothing under everysec")
 	},

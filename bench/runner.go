@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"sort"
@@ -420,6 +421,10 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 		}
 	}()
 	var crash *scenarios.Fault
+	// A slow-consumer fault: each message's work is drawn from slow until slowUntil.
+	var slow *scenarios.WorkDist
+	var slowUntil time.Time
+	rng := rand.New(rand.NewPCG(uint64(r.sc.Seed), uint64(id)))
 	for ctx.Err() == nil {
 		select {
 		case f := <-r.consumerFaults[id]:
@@ -439,6 +444,8 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 				}
 			case "consumer-crash":
 				crash = &f
+			case "slow-consumer":
+				slow, slowUntil = f.Work, time.Now().Add(f.Duration.D())
 			}
 			continue
 		default:
@@ -489,8 +496,14 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 		rec.mu.Unlock()
 		r.noteRecovery(at, false)
 		r.deliveredN.Add(int64(len(ds)))
-		if w := r.sc.Work.D(); w > 0 {
-			time.Sleep(w * time.Duration(len(ds)))
+		work := r.sc.Work.D() * time.Duration(len(ds))
+		if slow != nil && time.Now().Before(slowUntil) {
+			for range ds {
+				work += slow.Sample(rng)
+			}
+		}
+		if work > 0 {
+			time.Sleep(work)
 		}
 		if crash != nil {
 			// The work is done, the acknowledgement never sent.
@@ -627,7 +640,7 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		ws := r.activeWindows()
 		ws[len(ws)-1].endNs.Store(r.since()) // the replica is primary
 		return err
-	case "consumer-crash", "consumer-pause", "subscriber-offline":
+	case "consumer-crash", "consumer-pause", "subscriber-offline", "slow-consumer":
 		r.consumerFaults[f.Consumer] <- f
 		return nil
 	}
@@ -745,7 +758,7 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: w.produceErrs.Load(),
 			RecoverWriteNs: -1, RecoverReadNs: -1,
 		}
-		if strings.HasPrefix(w.fault.Kind, "consumer") || w.fault.Kind == "subscriber-offline" {
+		if strings.HasPrefix(w.fault.Kind, "consumer") || w.fault.Kind == "subscriber-offline" || w.fault.Kind == "slow-consumer" {
 			fw.Target = fmt.Sprintf("consumer %d", w.fault.Consumer)
 		}
 		if w.err != nil {

@@ -4,6 +4,8 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -131,6 +133,7 @@ type Fault struct {
 	//     the messages are not processed); it comes back under the same name after RestartAfter,
 	//     or never when RestartAfter is 0;
 	//   consumer-pause: consumer Consumer stops reading for Duration;
+	//   slow-consumer: consumer Consumer takes Work per message for Duration;
 	//   subscriber-offline: consumer Consumer disconnects (unsubscribes) for Duration.
 	Kind string `yaml:"kind" json:"kind"`
 	// Duration is how long the fault lasts, for faults that last.
@@ -139,6 +142,8 @@ type Fault struct {
 	Consumer int `yaml:"consumer,omitempty" json:"consumer,omitempty"`
 	// Point is where a consumer crash happens: after-work (default) or before-work.
 	Point string `yaml:"point,omitempty" json:"point,omitempty"`
+	// Work is a slow-consumer fault's processing time per message.
+	Work *WorkDist `yaml:"work,omitempty" json:"work,omitempty"`
 	// Command is the server command a command fault sends, e.g. [BGREWRITEAOF] or [BGSAVE].
 	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
 	// RestartAfter brings a crashed consumer back after this delay; 0 keeps it down.
@@ -261,4 +266,45 @@ func (s *Scenario) EffectivePersistence() map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// WorkDist is a distribution of processing times: fixed (Value), uniform (Min to Max) or
+// lognormal (Median, Sigma: the log's standard deviation).
+type WorkDist struct {
+	Dist   string   `yaml:"dist" json:"dist"`
+	Value  Duration `yaml:"value,omitempty" json:"value,omitempty"`
+	Min    Duration `yaml:"min,omitempty" json:"min,omitempty"`
+	Max    Duration `yaml:"max,omitempty" json:"max,omitempty"`
+	Median Duration `yaml:"median,omitempty" json:"median,omitempty"`
+	Sigma  float64  `yaml:"sigma,omitempty" json:"sigma,omitempty"`
+}
+
+// Sample draws one processing time.
+func (w *WorkDist) Sample(rng *rand.Rand) time.Duration {
+	switch w.Dist {
+	case "uniform":
+		return w.Min.D() + time.Duration(rng.Float64()*float64(w.Max-w.Min))
+	case "lognormal":
+		return time.Duration(float64(w.Median) * math.Exp(w.Sigma*rng.NormFloat64()))
+	}
+	return w.Value.D()
+}
+
+func (w *WorkDist) validate(field string, bad func(field, format string, args ...any)) {
+	switch w.Dist {
+	case "fixed":
+		if w.Value <= 0 {
+			bad(field+".value", "a fixed work time must be positive (got %s)", w.Value)
+		}
+	case "uniform":
+		if w.Min < 0 || w.Max <= w.Min {
+			bad(field+".max", "a uniform work time needs 0 <= min < max (got %s to %s)", w.Min, w.Max)
+		}
+	case "lognormal":
+		if w.Median <= 0 || w.Sigma < 0 || w.Sigma > 5 {
+			bad(field+".median", "a lognormal work time needs median > 0 and sigma 0 to 5 (got %s, %g)", w.Median, w.Sigma)
+		}
+	default:
+		bad(field+".dist", "must be fixed, uniform or lognormal (got %q)", w.Dist)
+	}
 }

@@ -152,6 +152,15 @@ func (s *Scenario) validate() Errors {
 	for i, f := range s.Faults {
 		field := fmt.Sprintf("faults.%d", i)
 		switch f.Kind {
+		case "slow-consumer":
+			if f.Duration <= 0 {
+				bad(field+".duration", "a slow-consumer needs a positive duration (got %s)", f.Duration)
+			}
+			if f.Work == nil {
+				bad(field+".work", "a slow-consumer needs work: {dist: fixed, value: 5ms} (or uniform min/max, lognormal median/sigma)")
+			} else {
+				f.Work.validate(field+".work", bad)
+			}
 		case "command":
 			if len(f.Command) == 0 {
 				bad(field+".command", "a command fault needs the command, e.g. [BGREWRITEAOF]")
@@ -172,7 +181,7 @@ func (s *Scenario) validate() Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		default:
-			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, command, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, command, slow-consumer, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
 		}
 		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)
