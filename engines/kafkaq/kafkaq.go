@@ -88,11 +88,12 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 	if err != nil {
 		return nil, err
 	}
-	// For power-loss faults the broker's data lives on lossyfs, which forgets unsynced writes.
+	// For power-loss faults the broker's log directory (DIR/data) is a lossyfs mount, which
+	// forgets unsynced writes. Its configuration and log stay outside the mount: this process
+	// serves the mount, and must neither chdir a child into it nor hold files open on it.
 	var fs *lossyfs.FS
-	brokerDir := dir
 	if spec.LossyFS {
-		backing, mnt := filepath.Join(dir, "backing"), filepath.Join(dir, "mnt")
+		backing, mnt := filepath.Join(dir, "backing"), filepath.Join(dir, "data")
 		if err := errors.Join(os.Mkdir(backing, 0o755), os.Mkdir(mnt, 0o755)); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -101,9 +102,8 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 			os.RemoveAll(dir)
 			return nil, err
 		}
-		brokerDir = mnt
 	}
-	b, err := procs.StartKafka(ctx, procs.KafkaConfig{Home: home, Dir: brokerDir, Settings: opts.broker, Probe: Probe})
+	b, err := procs.StartKafka(ctx, procs.KafkaConfig{Home: home, Dir: dir, Settings: opts.broker, Probe: Probe})
 	if err != nil {
 		if fs != nil {
 			fs.Unmount()

@@ -119,7 +119,12 @@ func (c *childServer) start(ctx context.Context) error {
 	raw, _ := json.Marshal(c.cfg)
 	cmd := exec.Command(c.exe)
 	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
+	// Never chdir into a lossyfs mount this process serves: between fork and exec the child's
+	// lookup waits on this process, which waits for the child to exec.
 	cmd.Dir = c.cfg.Dir
+	if c.mount != nil {
+		cmd.Dir = c.mount.base
+	}
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.StdoutPipe()

@@ -101,7 +101,8 @@ func (m *ManagedRedis) PID() int {
 func (m *ManagedRedis) start(ctx context.Context) error {
 	m.log = &bytes.Buffer{}
 	m.cmd = exec.Command(m.Bin, m.Args...)
-	m.cmd.Dir = m.Dir
+	// The working directory is left alone: --dir is absolute, and a child must not chdir into a
+	// lossyfs mount this process serves (between fork and exec that deadlocks).
 	m.cmd.Stdout, m.cmd.Stderr = m.log, m.log
 	m.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := m.cmd.Start(); err != nil {
