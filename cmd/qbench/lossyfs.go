@@ -63,6 +63,7 @@ Needs root (or fuse access), /dev/fuse and fusermount3 (Debian: apt-get install 
 		},
 	}
 	mount.Flags().BoolVar(&opts.NoBackingSync, "no-backing-sync", false, "do not fdatasync the backing file on a sync (faster; the simulation is unchanged)")
+	mount.Flags().BoolVar(&opts.XAttrs, "xattrs", false, "pass extended attributes through (costs a FUSE round trip per write)")
 	mount.Flags().BoolVar(&opts.AllowOther, "allow-other", false, "let other users use the mount")
 	mount.Flags().BoolVar(&opts.Debug, "debug", false, "log every FUSE request to stderr")
 	mount.Flags().DurationVar(&opts.CacheTimeout, "cache-timeout", 0, "how long the kernel caches names and attributes (0: 1s)")
