@@ -53,6 +53,10 @@ Needs root (or fuse access), /dev/fuse and fusermount3 (Debian: apt-get install 
 				return errors.Join(err, f.Unmount())
 			}
 			defer os.Remove(sock)
+			if err := os.Chmod(sock, 0o600); err != nil { // only the mounting user may cut the power
+				l.Close()
+				return errors.Join(err, f.Unmount())
+			}
 			go lossyfs.ServeControl(l, f)
 			fmt.Fprintf(os.Stderr, "qbench: lossyfs: %s mounted at %s; control socket %s; Ctrl-C unmounts\n", args[0], args[1], sock)
 			sigs := make(chan os.Signal, 1)
