@@ -162,6 +162,7 @@ type Status struct {
 	DirtyBytes      int64 // whole dirty pages
 }
 
+// Status reports whether the power is cut, whether writes fail, and how much is unsynced.
 func (f *FS) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
