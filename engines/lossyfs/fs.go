@@ -60,6 +60,12 @@ type FS struct {
 }
 
 // Mount mounts a lossy view of the directory backing at mountpoint and serves it until Unmount.
+//
+// The mount is served by this process: never start a child whose working directory (exec.Cmd.Dir)
+// or executable is on it. Go's vfork child changes directory before exec while the parent's
+// forking thread holds a P with signals blocked; if the child waits on the mount while a GC
+// stop-the-world begins, both hang for good. Pass the mount as an argument (redis-server --dir,
+// Kafka's log.dirs) and keep the working directory elsewhere.
 func Mount(backing, mountpoint string, opts Options) (*FS, error) {
 	backing, err := filepath.Abs(backing)
 	if err != nil {
