@@ -53,6 +53,10 @@ Needs root (or fuse access), /dev/fuse and fusermount3 (Debian: apt-get install 
 				return errors.Join(err, f.Unmount())
 			}
 			defer os.Remove(sock)
+			if err := os.Chmod(sock, 0o600); err != nil { // only the mounting user may cut the power
+				l.Close()
+				return errors.Join(err, f.Unmount())
+			}
 			go lossyfs.ServeControl(l, f)
 			fmt.Fprintf(os.Stderr, "qbench: lossyfs: %s mounted at %s; control socket %s; Ctrl-C unmounts\n", args[0], args[1], sock)
 			sigs := make(chan os.Signal, 1)
@@ -63,6 +67,7 @@ Needs root (or fuse access), /dev/fuse and fusermount3 (Debian: apt-get install 
 		},
 	}
 	mount.Flags().BoolVar(&opts.NoBackingSync, "no-backing-sync", false, "do not fdatasync the backing file on a sync (faster; the simulation is unchanged)")
+	mount.Flags().BoolVar(&opts.XAttrs, "xattrs", false, "pass extended attributes through (costs a FUSE round trip per write)")
 	mount.Flags().BoolVar(&opts.AllowOther, "allow-other", false, "let other users use the mount")
 	mount.Flags().BoolVar(&opts.Debug, "debug", false, "log every FUSE request to stderr")
 	mount.Flags().DurationVar(&opts.CacheTimeout, "cache-timeout", 0, "how long the kernel caches names and attributes (0: 1s)")

@@ -34,6 +34,10 @@ type Options struct {
 	// NoBackingSync skips the fdatasync of the backing file on a sync: syncs become cheap and the
 	// simulation is unchanged, but a real crash of this machine could lose "synced" data.
 	NoBackingSync bool
+	// XAttrs passes extended attributes through to the backing directory. Off by default: then
+	// the kernel, told once that xattrs are not implemented, stops asking for security.capability
+	// before every write, which halves the FUSE round trips of a small write.
+	XAttrs bool
 	// AllowOther lets users other than the mounting one use the mount (needs root or user_allow_other).
 	AllowOther bool
 	// Debug logs every FUSE request to stderr.
@@ -56,6 +60,12 @@ type FS struct {
 }
 
 // Mount mounts a lossy view of the directory backing at mountpoint and serves it until Unmount.
+//
+// The mount is served by this process: never start a child whose working directory (exec.Cmd.Dir)
+// or executable is on it. Go's vfork child changes directory before exec while the parent's
+// forking thread holds a P with signals blocked; if the child waits on the mount while a GC
+// stop-the-world begins, both hang for good. Pass the mount as an argument (redis-server --dir,
+// Kafka's log.dirs) and keep the working directory elsewhere.
 func Mount(backing, mountpoint string, opts Options) (*FS, error) {
 	backing, err := filepath.Abs(backing)
 	if err != nil {
@@ -83,10 +93,11 @@ func Mount(backing, mountpoint string, opts Options) (*FS, error) {
 		EntryTimeout: &timeout,
 		AttrTimeout:  &timeout,
 		MountOptions: fuse.MountOptions{
-			FsName:     backing,
-			Name:       "lossyfs",
-			AllowOther: opts.AllowOther,
-			Debug:      opts.Debug,
+			FsName:        backing,
+			Name:          "lossyfs",
+			AllowOther:    opts.AllowOther,
+			DisableXAttrs: !opts.XAttrs,
+			Debug:         opts.Debug,
 		},
 	})
 	if err != nil {
@@ -157,6 +168,7 @@ type Status struct {
 	DirtyBytes      int64 // whole dirty pages
 }
 
+// Status reports whether the power is cut, whether writes fail, and how much is unsynced.
 func (f *FS) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -156,7 +156,10 @@ func (f *FS) open(inode *fs.Inode, path string, flags uint32) (*handle, uint32, 
 	if errno != 0 {
 		return nil, 0, errno
 	}
-	h := &handle{lfs: f, ino: inode.StableAttr().Ino, st: s}
+	h := &handle{lfs: f, ino: inode.StableAttr().Ino, st: s, append: flags&syscall.O_APPEND != 0}
+	s.mu.Lock()
+	h.seenCuts = s.cuts
+	s.mu.Unlock()
 	if flags&syscall.O_TRUNC != 0 {
 		if errno := f.truncate(s, 0); errno != 0 {
 			f.release(h.ino, s)
@@ -209,6 +212,17 @@ func (n *node) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall
 		return errno
 	}
 	defer n.lfs.release(n.ino(), s)
+	if h, ok := f.(*handle); ok && h.st == s {
+		// Data written through this handle was dropped by a cut: say so once, as Linux reports a
+		// failed writeback once per open file, rather than let this fsync vouch for it.
+		s.mu.Lock()
+		lost := h.seenCuts != s.cuts
+		h.seenCuts = s.cuts
+		s.mu.Unlock()
+		if lost {
+			return syscall.EIO
+		}
+	}
 	return fs.ToErrno(n.lfs.syncState(s))
 }
 
@@ -302,6 +316,11 @@ type handle struct {
 	lfs *FS
 	ino uint64
 	st  *fileState
+	// append: the file was opened with O_APPEND, so every write goes to the logical end. The
+	// kernel's offset comes from its cached size, which a cut leaves stale until the next stat.
+	append bool
+	// seenCuts is the file's cut count last reported through this handle (guarded by st.mu).
+	seenCuts uint64
 }
 
 func (h *handle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
@@ -319,6 +338,9 @@ func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, sys
 	defer h.st.mu.Unlock()
 	if errno := h.lfs.changeErr(true); errno != 0 {
 		return 0, errno
+	}
+	if h.append {
+		off = h.st.size
 	}
 	n, err := h.st.writeAt(data, off)
 	if err != nil {

@@ -13,7 +13,8 @@ import (
 
 // LossyRedis is a managed redis-server whose --dir is on a lossyfs mount, so a crash can be a
 // power loss: everything Redis wrote but had not fsynced is gone. Needs root, /dev/fuse and
-// fusermount3 (Debian's fuse3).
+// fusermount3 (Debian's fuse3). The data directory is FS.Mountpoint(); ManagedRedis.Dir is only the
+// process's working directory, outside the mount (see StartLossyRedis for why).
 type LossyRedis struct {
 	*ManagedRedis
 	FS      *lossyfs.FS
@@ -40,7 +41,17 @@ func StartLossyRedis(ctx context.Context, config map[string]string) (*LossyRedis
 		return nil, err
 	}
 	l := &LossyRedis{FS: fs, baseDir: base}
-	if l.ManagedRedis, err = StartRedis(ctx, mnt, config); err != nil {
+	// The mount is Redis's --dir, but not the child's working directory: this process serves the
+	// mount, and Go's fork (vfork) changes directory in the child before exec while holding one
+	// of the parent's Ps with signals blocked. If the child then waits on the mount and a GC
+	// stop-the-world begins, nobody serves the request: both hang for good. Redis changes into
+	// --dir itself after exec, which is safe.
+	settings := map[string]string{}
+	for k, v := range config {
+		settings[k] = v
+	}
+	settings["dir"] = mnt // after StartRedis's own --dir on the command line, so it wins
+	if l.ManagedRedis, err = StartRedis(ctx, base, settings); err != nil {
 		return nil, errors.Join(err, l.unmount())
 	}
 	return l, nil

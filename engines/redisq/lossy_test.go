@@ -69,3 +69,31 @@ func TestLossyRedisCrash(t *testing.T) {
 		})
 	}
 }
+
+// The mount must not be the child's working directory (see StartLossyRedis): a child that changes
+// into a FUSE mount served by its own parent before exec can deadlock with the parent's GC.
+func TestLossyRedisChildStartsOutsideTheMount(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	if _, err := exec.LookPath("fusermount3"); err != nil {
+		t.Skip("needs fusermount3")
+	}
+	l, err := StartLossyRedis(context.Background(), map[string]string{"appendonly": "yes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Stop()
+	if l.cmd.Dir == l.FS.Mountpoint() {
+		t.Fatalf("redis-server's working directory at exec is the mount %s", l.cmd.Dir)
+	}
+	c := redis.NewClient(&redis.Options{Addr: l.Addr()})
+	defer c.Close()
+	dir, err := c.ConfigGet(context.Background(), "dir").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dir["dir"] != l.FS.Mountpoint() {
+		t.Fatalf("redis dir %q, want the mount %s", dir["dir"], l.FS.Mountpoint())
+	}
+}
