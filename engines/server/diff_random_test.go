@@ -1,0 +1,101 @@
+package server
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// TestDiffRedisRandom sends random, mostly valid list and stream commands (fixed seeds) to both
+// servers. The argument domains are small so that commands interact: the same few keys, IDs,
+// groups and consumers.
+func TestDiffRedisRandom(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	for seed := int64(1); seed <= 20; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			runDiff(t, realAddr, s.Addr(), randomScript(rand.New(rand.NewSource(seed)), 2000))
+		})
+	}
+}
+
+func randomScript(r *rand.Rand, n int) []string {
+	pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
+	lkey := func() string { return pick("l1", "l2", "l3", "s1") }
+	skey := func() string { return pick("s1", "s2", "l1") }
+	val := func() string { return pick("a", "b", "c", "1", "22", `""`, "hello") }
+	idx := func() string { return fmt.Sprint(r.Intn(9) - 4) }
+	id := func() string {
+		switch r.Intn(6) {
+		case 0:
+			return pick("-", "+", "0", "0-0")
+		case 1:
+			return fmt.Sprintf("(%d-%d", r.Intn(30), r.Intn(3))
+		}
+		return fmt.Sprintf("%d-%d", r.Intn(30), r.Intn(3))
+	}
+	group := func() string { return pick("g1", "g2") }
+	cons := func() string { return pick("c1", "c2", "c3") }
+	gens := []func() string{
+		func() string { return fmt.Sprintf("%s %s %s %s", pick("LPUSH", "RPUSH"), lkey(), val(), val()) },
+		func() string { return fmt.Sprintf("%s %s", pick("LPUSHX", "RPUSHX"), lkey()+" "+val()) },
+		func() string { return fmt.Sprintf("%s %s", pick("LPOP", "RPOP"), lkey()) },
+		func() string { return fmt.Sprintf("%s %s %d", pick("LPOP", "RPOP"), lkey(), r.Intn(4)) },
+		func() string { return fmt.Sprintf("LRANGE %s %s %s", lkey(), idx(), idx()) },
+		func() string { return fmt.Sprintf("LINDEX %s %s", lkey(), idx()) },
+		func() string { return fmt.Sprintf("LSET %s %s %s", lkey(), idx(), val()) },
+		func() string { return fmt.Sprintf("LINSERT %s %s %s %s", lkey(), pick("BEFORE", "AFTER"), val(), val()) },
+		func() string { return fmt.Sprintf("LREM %s %s %s", lkey(), idx(), val()) },
+		func() string { return fmt.Sprintf("LTRIM %s %s %s", lkey(), idx(), idx()) },
+		func() string { return fmt.Sprintf("LPOS %s %s RANK %s COUNT %d", lkey(), val(), pick("1", "-1", "2"), r.Intn(3)) },
+		func() string {
+			return fmt.Sprintf("LMOVE %s %s %s %s", lkey(), lkey(), pick("LEFT", "RIGHT"), pick("LEFT", "RIGHT"))
+		},
+		func() string { return fmt.Sprintf("LMPOP 2 %s %s %s COUNT %d", lkey(), lkey(), pick("LEFT", "RIGHT"), 1+r.Intn(3)) },
+		func() string { return fmt.Sprintf("LLEN %s", lkey()) },
+		func() string {
+			trim := pick("", "", "MAXLEN 5", "MAXLEN ~ 3", "MINID 10", "MINID ~ 5", "NOMKSTREAM")
+			return fmt.Sprintf("XADD %s %s %d-%s f %s", skey(), trim, r.Intn(40), pick("*", "0", "1", "2"), val())
+		},
+		// Auto IDs only on s1: the harness names auto IDs by first appearance, which cannot
+		// tell apart equal IDs generated in the same millisecond on two streams.
+		func() string { return fmt.Sprintf("XADD s1 * a %s b %s", val(), val()) },
+		func() string { return fmt.Sprintf("XDEL %s %s %s", skey(), id(), id()) },
+		func() string { return fmt.Sprintf("XTRIM %s %s", skey(), pick("MAXLEN 4", "MAXLEN ~ 2", "MINID 12", "MAXLEN = 0")) },
+		func() string { return fmt.Sprintf("%s %s %s %s COUNT %d", pick("XRANGE", "XREVRANGE"), skey(), id(), id(), r.Intn(4)) },
+		func() string { return fmt.Sprintf("XREAD COUNT %d STREAMS %s %s %s %s", r.Intn(3), skey(), skey(), id(), id()) },
+		func() string {
+			return fmt.Sprintf("XGROUP CREATE %s %s %s %s", skey(), group(), pick("$", "0", "5-0"), pick("", "MKSTREAM"))
+		},
+		func() string { return fmt.Sprintf("XGROUP SETID %s %s %s", skey(), group(), pick("$", "0", "7-1")) },
+		func() string { return fmt.Sprintf("XGROUP %s %s %s %s", pick("CREATECONSUMER", "DELCONSUMER"), skey(), group(), cons()) },
+		func() string { return fmt.Sprintf("XGROUP DESTROY %s %s", skey(), group()) },
+		func() string {
+			return fmt.Sprintf("XREADGROUP GROUP %s %s COUNT %d %s STREAMS %s %s", group(), cons(), r.Intn(4), pick("", "NOACK"), skey(), pick(">", ">", "0", id()))
+		},
+		func() string { return fmt.Sprintf("XACK %s %s %s %s", skey(), group(), id(), id()) },
+		func() string { return fmt.Sprintf("XPENDING %s %s", skey(), group()) },
+		func() string { return fmt.Sprintf("~XPENDING %s %s - + %d %s", skey(), group(), r.Intn(5), pick("", cons())) },
+		func() string {
+			return fmt.Sprintf("XCLAIM %s %s %s 0 %s %s %s", skey(), group(), cons(), id(), id(), pick("JUSTID", "RETRYCOUNT 3", "FORCE JUSTID", ""))
+		},
+		func() string {
+			return fmt.Sprintf("XAUTOCLAIM %s %s %s 0 %s COUNT %d %s", skey(), group(), cons(), id(), 1+r.Intn(3), pick("", "JUSTID"))
+		},
+		func() string { return fmt.Sprintf("XINFO GROUPS %s", skey()) },
+		func() string { return fmt.Sprintf("XINFO STREAM %s", skey()) },
+		func() string { return fmt.Sprintf("~XINFO CONSUMERS %s %s", skey(), group()) },
+		func() string { return fmt.Sprintf("XLEN %s", skey()) },
+		func() string { return fmt.Sprintf("%s %s", pick("TYPE", "EXISTS", "DEL"), pick(lkey(), skey())) },
+	}
+	lines := make([]string, 0, n)
+	for len(lines) < n {
+		l := gens[r.Intn(len(gens))]()
+		if strings.HasPrefix(l, "DEL") && r.Intn(4) != 0 {
+			continue // deletes are rarer, so structures grow
+		}
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	return lines
+}
