@@ -45,14 +45,20 @@ func randomScript(r *rand.Rand, n int) []string {
 		func() string { return fmt.Sprintf("LRANGE %s %s %s", lkey(), idx(), idx()) },
 		func() string { return fmt.Sprintf("LINDEX %s %s", lkey(), idx()) },
 		func() string { return fmt.Sprintf("LSET %s %s %s", lkey(), idx(), val()) },
-		func() string { return fmt.Sprintf("LINSERT %s %s %s %s", lkey(), pick("BEFORE", "AFTER"), val(), val()) },
+		func() string {
+			return fmt.Sprintf("LINSERT %s %s %s %s", lkey(), pick("BEFORE", "AFTER"), val(), val())
+		},
 		func() string { return fmt.Sprintf("LREM %s %s %s", lkey(), idx(), val()) },
 		func() string { return fmt.Sprintf("LTRIM %s %s %s", lkey(), idx(), idx()) },
-		func() string { return fmt.Sprintf("LPOS %s %s RANK %s COUNT %d", lkey(), val(), pick("1", "-1", "2"), r.Intn(3)) },
+		func() string {
+			return fmt.Sprintf("LPOS %s %s RANK %s COUNT %d", lkey(), val(), pick("1", "-1", "2"), r.Intn(3))
+		},
 		func() string {
 			return fmt.Sprintf("LMOVE %s %s %s %s", lkey(), lkey(), pick("LEFT", "RIGHT"), pick("LEFT", "RIGHT"))
 		},
-		func() string { return fmt.Sprintf("LMPOP 2 %s %s %s COUNT %d", lkey(), lkey(), pick("LEFT", "RIGHT"), 1+r.Intn(3)) },
+		func() string {
+			return fmt.Sprintf("LMPOP 2 %s %s %s COUNT %d", lkey(), lkey(), pick("LEFT", "RIGHT"), 1+r.Intn(3))
+		},
 		func() string { return fmt.Sprintf("LLEN %s", lkey()) },
 		func() string {
 			trim := pick("", "", "MAXLEN 5", "MAXLEN ~ 3", "MINID 10", "MINID ~ 5", "NOMKSTREAM")
@@ -62,21 +68,31 @@ func randomScript(r *rand.Rand, n int) []string {
 		// tell apart equal IDs generated in the same millisecond on two streams.
 		func() string { return fmt.Sprintf("XADD s1 * a %s b %s", val(), val()) },
 		func() string { return fmt.Sprintf("XDEL %s %s %s", skey(), id(), id()) },
-		func() string { return fmt.Sprintf("XTRIM %s %s", skey(), pick("MAXLEN 4", "MAXLEN ~ 2", "MINID 12", "MAXLEN = 0")) },
-		func() string { return fmt.Sprintf("%s %s %s %s COUNT %d", pick("XRANGE", "XREVRANGE"), skey(), id(), id(), r.Intn(4)) },
-		func() string { return fmt.Sprintf("XREAD COUNT %d STREAMS %s %s %s %s", r.Intn(3), skey(), skey(), id(), id()) },
+		func() string {
+			return fmt.Sprintf("XTRIM %s %s", skey(), pick("MAXLEN 4", "MAXLEN ~ 2", "MINID 12", "MAXLEN = 0"))
+		},
+		func() string {
+			return fmt.Sprintf("%s %s %s %s COUNT %d", pick("XRANGE", "XREVRANGE"), skey(), id(), id(), r.Intn(4))
+		},
+		func() string {
+			return fmt.Sprintf("XREAD COUNT %d STREAMS %s %s %s %s", r.Intn(3), skey(), skey(), id(), id())
+		},
 		func() string {
 			return fmt.Sprintf("XGROUP CREATE %s %s %s %s", skey(), group(), pick("$", "0", "5-0"), pick("", "MKSTREAM"))
 		},
 		func() string { return fmt.Sprintf("XGROUP SETID %s %s %s", skey(), group(), pick("$", "0", "7-1")) },
-		func() string { return fmt.Sprintf("XGROUP %s %s %s %s", pick("CREATECONSUMER", "DELCONSUMER"), skey(), group(), cons()) },
+		func() string {
+			return fmt.Sprintf("XGROUP %s %s %s %s", pick("CREATECONSUMER", "DELCONSUMER"), skey(), group(), cons())
+		},
 		func() string { return fmt.Sprintf("XGROUP DESTROY %s %s", skey(), group()) },
 		func() string {
 			return fmt.Sprintf("XREADGROUP GROUP %s %s COUNT %d %s STREAMS %s %s", group(), cons(), r.Intn(4), pick("", "NOACK"), skey(), pick(">", ">", "0", id()))
 		},
 		func() string { return fmt.Sprintf("XACK %s %s %s %s", skey(), group(), id(), id()) },
 		func() string { return fmt.Sprintf("XPENDING %s %s", skey(), group()) },
-		func() string { return fmt.Sprintf("~XPENDING %s %s - + %d %s", skey(), group(), r.Intn(5), pick("", cons())) },
+		func() string {
+			return fmt.Sprintf("~XPENDING %s %s - + %d %s", skey(), group(), r.Intn(5), pick("", cons()))
+		},
 		func() string {
 			return fmt.Sprintf("XCLAIM %s %s %s 0 %s %s %s", skey(), group(), cons(), id(), id(), pick("JUSTID", "RETRYCOUNT 3", "FORCE JUSTID", ""))
 		},
