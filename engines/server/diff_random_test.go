@@ -141,3 +141,62 @@ func randomScript(r *rand.Rand, n int) []string {
 	}
 	return lines
 }
+
+// TestDiffRedisRandomPubSub: random SUBSCRIBE/PSUBSCRIBE/UNSUBSCRIBE/PUNSUBSCRIBE by two
+// subscriber clients (one RESP2, one RESP3) and PUBLISH by a third; every delivered message is
+// read and compared. Each subscriber holds at most one pattern, because the order in which
+// several matching patterns deliver is a hash-table artefact.
+func TestDiffRedisRandomPubSub(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	for seed := int64(1); seed <= 5; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewSource(seed))
+			channels := []string{"news", "nets", "sport", "x"}
+			patterns := []string{"n*", "ne?s", "*", "s[a-p]ort"}
+			type sub struct {
+				chans   map[string]bool
+				pattern string
+			}
+			subs := map[int]*sub{1: {chans: map[string]bool{}}, 2: {chans: map[string]bool{}}}
+			lines := []string{"@2 HELLO 3"}
+			for i := 0; i < 300; i++ {
+				c := 1 + r.Intn(2)
+				sb := subs[c]
+				switch r.Intn(6) {
+				case 0, 1:
+					ch := channels[r.Intn(len(channels))]
+					sb.chans[ch] = true
+					lines = append(lines, fmt.Sprintf("@%d SUBSCRIBE %s", c, ch))
+				case 2:
+					ch := channels[r.Intn(len(channels))]
+					delete(sb.chans, ch)
+					lines = append(lines, fmt.Sprintf("@%d UNSUBSCRIBE %s", c, ch))
+				case 3:
+					if sb.pattern == "" {
+						sb.pattern = patterns[r.Intn(len(patterns))]
+						lines = append(lines, fmt.Sprintf("@%d PSUBSCRIBE %s", c, sb.pattern))
+					} else {
+						lines = append(lines, fmt.Sprintf("@%d PUNSUBSCRIBE", c))
+						sb.pattern = ""
+					}
+				default:
+					ch := channels[r.Intn(len(channels))]
+					lines = append(lines, fmt.Sprintf("PUBLISH %s m%d", ch, i))
+					for _, n := range []int{1, 2} {
+						if subs[n].chans[ch] {
+							lines = append(lines, fmt.Sprintf("@%d<", n))
+						}
+						if p := subs[n].pattern; p != "" && stringMatch(p, ch, false) {
+							lines = append(lines, fmt.Sprintf("@%d<", n))
+						}
+					}
+				}
+				if r.Intn(20) == 0 {
+					lines = append(lines, fmt.Sprintf("@%d PING", c), "PUBSUB NUMSUB news nets sport x", "PUBSUB NUMPAT")
+				}
+			}
+			runDiff(t, realAddr, s.Addr(), lines)
+		})
+	}
+}
