@@ -200,3 +200,45 @@ func TestDiffRedisRandomPubSub(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffRedisRandomGeneric: random string and keyspace commands over a few keys and two DBs.
+func TestDiffRedisRandomGeneric(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	for seed := int64(1); seed <= 5; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewSource(seed))
+			pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
+			key := func() string { return pick("k1", "k2", "n", "l") }
+			gens := []func() string{
+				func() string {
+					return fmt.Sprintf("SET %s %s %s", key(), pick("v", "1", "-5", "x y"), pick("", "NX", "XX", "GET", "EX 100", "PX 100000", "KEEPTTL", "NX GET", "EX 0", "EX x"))
+				},
+				func() string { return "GET " + key() },
+				func() string { return pick("INCR ", "DECR ") + key() },
+				func() string { return fmt.Sprintf("INCRBY %s %s", key(), pick("5", "-3", "x", "9223372036854775807")) },
+				func() string { return fmt.Sprintf("%s %s %s", pick("DEL", "UNLINK", "EXISTS"), key(), key()) },
+				func() string { return "TYPE " + key() },
+				func() string {
+					return fmt.Sprintf("%s %s %s %s", pick("EXPIRE", "PEXPIRE"), key(), pick("100", "200000", "-1", "x"), pick("", "NX", "XX", "GT", "LT"))
+				},
+				func() string { return "PERSIST " + key() },
+				func() string { return "~" + pick("TTL ", "PTTL ") + key() },
+				func() string { return "SELECT " + pick("0", "1") },
+				func() string { return "DBSIZE" },
+				func() string { return "KEYS " + key() },
+				func() string { return "RPUSH l a" },
+				func() string { return pick("FLUSHDB", "ECHO hi", "PING") },
+			}
+			var lines []string
+			for i := 0; i < 1000; i++ {
+				l := gens[r.Intn(len(gens))]()
+				if strings.HasPrefix(l, "FLUSHDB") && r.Intn(10) != 0 {
+					continue
+				}
+				lines = append(lines, strings.Join(strings.Fields(l), " "))
+			}
+			runDiff(t, realAddr, s.Addr(), lines)
+		})
+	}
+}
