@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -461,4 +460,3 @@ func cmdClientHelp(c *client, args [][]byte) (any, error) {
 	), nil
 }
 
-var _ = strconv.Itoa

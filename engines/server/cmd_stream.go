@@ -438,10 +438,6 @@ type xreadArgs struct {
 
 func cmdXread(c *client, args [][]byte) (any, error) {
 	isGroup := len(args[0]) == 10
-	cmdName := "xread"
-	if isGroup {
-		cmdName = "xreadgroup"
-	}
 	a := xreadArgs{isGroup: isGroup}
 	streamsArg := 0
 	groupGiven := false
@@ -492,7 +488,6 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 	if isGroup && !groupGiven {
 		return nil, redisError("ERR Missing GROUP option for XREADGROUP")
 	}
-	_ = cmdName
 	n := (len(args) - streamsArg) / 2
 	a.keys = args[streamsArg : streamsArg+n]
 	a.ids = make([]store.ID, n)
@@ -1181,7 +1176,6 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 		}
 		a.ids = append(a.ids, id)
 	}
-	lastIDArg := j
 	now := c.s.store.NowMs()
 	for ; j < len(args); j++ {
 		more := len(args) - 1 - j
@@ -1224,7 +1218,6 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 			return nil, errorf("ERR Unrecognized XCLAIM option '%s'", o)
 		}
 	}
-	_ = lastIDArg
 	if a.timeMs != -1 {
 		if a.timeMs > now {
 			a.timeMs = now
