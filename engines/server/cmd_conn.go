@@ -459,4 +459,3 @@ func cmdClientHelp(c *client, args [][]byte) (any, error) {
 		"SETNAME <name>", "    Assign the name <name> to the current connection.",
 	), nil
 }
-

@@ -168,7 +168,6 @@ func eqByte(a, b byte, nocase bool) bool {
 	return a == b
 }
 
-
 func cmdKeys(c *client, args [][]byte) (any, error) {
 	pat := string(args[1])
 	out := [][]byte{}

@@ -237,4 +237,3 @@ func (s *Server) activeExpire() {
 }
 
 func (s *Server) logf(format string, args ...any) { s.cfg.Logf(format, args...) }
-
