@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -460,5 +459,3 @@ func cmdClientHelp(c *client, args [][]byte) (any, error) {
 		"SETNAME <name>", "    Assign the name <name> to the current connection.",
 	), nil
 }
-
-var _ = strconv.Itoa

@@ -2,7 +2,6 @@ package server
 
 import (
 	"math"
-	"path"
 	"sort"
 	"strconv"
 	"time"
@@ -56,8 +55,7 @@ func cmdType(c *client, args [][]byte) (any, error) {
 	return resp.Simple(store.TypeName(c.keyspace().Get(string(args[1])))), nil
 }
 
-// globMatch is Redis's stringmatchlen for KEYS/SCAN/PSUBSCRIBE patterns (close enough: path.Match
-// differs only on '/' and escapes, handled by matching bytes).
+// globMatch is Redis's stringmatchlen, for KEYS, SCAN MATCH, PSUBSCRIBE and CONFIG GET patterns.
 func globMatch(pattern, s string) bool { return stringMatch(pattern, s, false) }
 
 // stringMatch implements Redis's glob: * ? [abc] [^a] [a-z] and backslash escapes.
@@ -169,8 +167,6 @@ func eqByte(a, b byte, nocase bool) bool {
 	}
 	return a == b
 }
-
-var _ = path.Match
 
 func cmdKeys(c *client, args [][]byte) (any, error) {
 	pat := string(args[1])

@@ -47,9 +47,9 @@ func cmdPush(left, onlyExisting bool) handler {
 		}
 		for _, v := range args[2:] {
 			if left {
-				l.PushLeft(clone(v))
+				l.PushLeft(v) // the list copies
 			} else {
-				l.PushRight(clone(v))
+				l.PushRight(v)
 			}
 		}
 		c.touch(args[1])
@@ -188,7 +188,7 @@ func cmdLset(c *client, args [][]byte) (any, error) {
 	if i < 0 || i >= l.Len() {
 		return nil, errIndexOutOfRange
 	}
-	l.SetIndex(i, clone(args[3]))
+	l.SetIndex(i, args[3])
 	c.touch(args[1])
 	return resp.OK, nil
 }
@@ -215,7 +215,7 @@ func cmdLinsert(c *client, args [][]byte) (any, error) {
 			}
 			nl := make([][]byte, 0, len(els)+1)
 			nl = append(nl, els[:at]...)
-			nl = append(nl, clone(args[4]))
+			nl = append(nl, args[4])
 			nl = append(nl, els[at:]...)
 			l.Replace(nl)
 			c.touch(args[1])
@@ -348,27 +348,26 @@ func cmdLpos(c *client, args [][]byte) (any, error) {
 		skip = -skip
 	}
 	skip--
-	for k := 0; k < n; k++ {
-		if maxlen > 0 && int64(k) >= maxlen {
-			break
+	from := 0
+	if rank < 0 {
+		from = n - 1
+	}
+	scanned := int64(0)
+	l.Each(from, rank < 0, func(i int, e []byte) bool {
+		if maxlen > 0 && scanned >= maxlen {
+			return false
 		}
-		i := k
-		if rank < 0 {
-			i = n - 1 - k
-		}
-		e, _ := l.Index(i)
+		scanned++
 		if !bytes.Equal(e, args[2]) {
-			continue
+			return true
 		}
 		if skip > 0 {
 			skip--
-			continue
+			return true
 		}
 		matches = append(matches, int64(i))
-		if count == -1 || (count > 0 && int64(len(matches)) >= count) {
-			break
-		}
-	}
+		return !(count == -1 || (count > 0 && int64(len(matches)) >= count))
+	})
 	if count == -1 {
 		if len(matches) == 0 {
 			return nil, nil

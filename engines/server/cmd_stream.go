@@ -382,6 +382,11 @@ func cmdXrange(rev bool) handler {
 }
 
 func cmdXdel(c *client, args [][]byte) (any, error) {
+	// Redis answers 0 for a missing key before looking at the IDs.
+	st, err := c.getStream(args[1])
+	if err != nil || st == nil {
+		return 0, err
+	}
 	ids := make([]store.ID, 0, len(args)-2)
 	for _, a := range args[2:] {
 		id, _, err := parseStreamID(a, 0, true, false)
@@ -389,10 +394,6 @@ func cmdXdel(c *client, args [][]byte) (any, error) {
 			return nil, err
 		}
 		ids = append(ids, id)
-	}
-	st, err := c.getStream(args[1])
-	if err != nil || st == nil {
-		return 0, err
 	}
 	n := 0
 	for _, id := range ids {
@@ -408,16 +409,12 @@ func cmdXdel(c *client, args [][]byte) (any, error) {
 
 func cmdXtrim(c *client, args [][]byte) (any, error) {
 	st, err := c.getStream(args[1])
+	if err != nil || st == nil {
+		return 0, err // a missing key is 0 before the options are looked at, as in Redis
+	}
+	trim, _, _, err := parseTrim(args, false)
 	if err != nil {
 		return nil, err
-	}
-	trim, _, i, err := parseTrim(args, false)
-	if err != nil {
-		return nil, err
-	}
-	_ = i
-	if st == nil {
-		return 0, nil
 	}
 	n := st.Trim(trim)
 	if n > 0 {
@@ -441,10 +438,6 @@ type xreadArgs struct {
 
 func cmdXread(c *client, args [][]byte) (any, error) {
 	isGroup := len(args[0]) == 10
-	cmdName := "xread"
-	if isGroup {
-		cmdName = "xreadgroup"
-	}
 	a := xreadArgs{isGroup: isGroup}
 	streamsArg := 0
 	groupGiven := false
@@ -495,7 +488,6 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 	if isGroup && !groupGiven {
 		return nil, redisError("ERR Missing GROUP option for XREADGROUP")
 	}
-	_ = cmdName
 	n := (len(args) - streamsArg) / 2
 	a.keys = args[streamsArg : streamsArg+n]
 	a.ids = make([]store.ID, n)
@@ -557,8 +549,6 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 					gt = g.LastID
 				}
 			}
-			cons, _ = g.CreateConsumer(a.consumer, c.s.store.NowMs())
-			cons.SeenTime = c.s.store.NowMs()
 		} else if st.Len() > 0 {
 			if maxID, ok := st.LastEntryID(); ok && gt.Less(maxID) {
 				serve = true
@@ -566,6 +556,11 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 		}
 		if !serve {
 			continue
+		}
+		if isGroup {
+			// Redis creates (or refreshes) the consumer only when it serves it.
+			cons, _ = g.CreateConsumer(a.consumer, c.s.store.NowMs())
+			cons.SeenTime = c.s.store.NowMs()
 		}
 		start, _ := gt.Incr()
 		var entries resp.Array
@@ -1162,6 +1157,9 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 	if st != nil {
 		g = st.Group(string(args[2]))
 	}
+	if g == nil {
+		return nil, errorf("NOGROUP No such key '%s' or consumer group '%s'", args[1], args[2])
+	}
 	minIdle, ok := parseInt(args[4])
 	if !ok {
 		return nil, redisError("ERR Invalid min-idle-time argument for XCLAIM")
@@ -1178,7 +1176,6 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 		}
 		a.ids = append(a.ids, id)
 	}
-	lastIDArg := j
 	now := c.s.store.NowMs()
 	for ; j < len(args); j++ {
 		more := len(args) - 1 - j
@@ -1221,10 +1218,6 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 			return nil, errorf("ERR Unrecognized XCLAIM option '%s'", o)
 		}
 	}
-	_ = lastIDArg
-	if g == nil {
-		return nil, errorf("NOGROUP No such key '%s' or consumer group '%s'", args[1], args[2])
-	}
 	if a.timeMs != -1 {
 		if a.timeMs > now {
 			a.timeMs = now
@@ -1235,16 +1228,23 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 	if g.LastID.Less(a.lastID) {
 		g.LastID = a.lastID
 	}
-	cons, _ := g.CreateConsumer(string(args[3]), now)
-	cons.SeenTime = now
+	// The consumer is created (or refreshed) only once something is claimed, as in Redis.
+	var cons *store.Consumer
+	consumer := func() *store.Consumer {
+		if cons == nil {
+			cons, _ = g.CreateConsumer(string(args[3]), now)
+			cons.SeenTime = now
+		}
+		return cons
+	}
 	out := resp.Array{}
 	for _, id := range a.ids {
 		nk := g.PEL.Get(id)
 		fv, exists := st.Get(id)
 		if a.force && nk == nil && exists {
-			nk = &store.Nack{ID: id, DeliveryTime: now, DeliveryCount: 0, Consumer: cons}
+			nk = &store.Nack{ID: id, DeliveryTime: now, DeliveryCount: 0, Consumer: consumer()}
 			g.PEL.Add(nk)
-			cons.PEL.Add(nk)
+			nk.Consumer.PEL.Add(nk)
 		}
 		if nk == nil {
 			continue
@@ -1258,7 +1258,7 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 		if a.minIdle > 0 && now-nk.DeliveryTime < a.minIdle {
 			continue
 		}
-		if nk.Consumer != cons {
+		if nk.Consumer != consumer() {
 			nk.Consumer.PEL.Remove(id)
 			nk.Consumer = cons
 			cons.PEL.Add(nk)
@@ -1279,14 +1279,7 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 }
 
 func cmdXautoclaim(c *client, args [][]byte) (any, error) {
-	st, err := c.getStream(args[1])
-	if err != nil {
-		return nil, err
-	}
-	var g *store.Group
-	if st != nil {
-		g = st.Group(string(args[2]))
-	}
+	// Arguments are checked before the key, as in Redis.
 	minIdle, ok := parseInt(args[4])
 	if !ok {
 		return nil, redisError("ERR Invalid min-idle-time argument for XAUTOCLAIM")
@@ -1321,37 +1314,53 @@ func cmdXautoclaim(c *client, args [][]byte) (any, error) {
 			return nil, errSyntax
 		}
 	}
+	st, err := c.getStream(args[1])
+	if err != nil {
+		return nil, err
+	}
+	var g *store.Group
+	if st != nil {
+		g = st.Group(string(args[2]))
+	}
 	if g == nil {
 		return nil, errorf("NOGROUP No such key '%s' or consumer group '%s'", args[1], args[2])
 	}
 	now := c.s.store.NowMs()
-	cons, _ := g.CreateConsumer(string(args[3]), now)
-	cons.SeenTime = now
 	attempts := count * 10
 	claimed := resp.Array{}
 	deleted := resp.Array{}
 	next := store.ID{}
 	var toClaim, toDelete []*store.Nack
+	// As Redis: deleted entries leave the PEL and count towards COUNT; the cursor is the first
+	// entry not examined, 0-0 at the end.
 	g.PEL.Ascend(start, store.MaxID, func(nk *store.Nack) bool {
-		if attempts <= 0 || int64(len(toClaim)) >= count {
+		if attempts <= 0 || count == 0 {
 			next = nk.ID
 			return false
 		}
 		attempts--
 		if _, exists := st.Get(nk.ID); !exists {
 			toDelete = append(toDelete, nk)
+			count--
 			return true
 		}
 		if minIdle > 0 && now-nk.DeliveryTime < minIdle {
 			return true
 		}
 		toClaim = append(toClaim, nk)
+		count--
 		return true
 	})
 	for _, nk := range toDelete {
 		g.PEL.Remove(nk.ID)
 		nk.Consumer.PEL.Remove(nk.ID)
 		deleted = append(deleted, idReply(nk.ID))
+	}
+	// The consumer is created (or refreshed) only if something is claimed, as in Redis.
+	var cons *store.Consumer
+	if len(toClaim) > 0 {
+		cons, _ = g.CreateConsumer(string(args[3]), now)
+		cons.SeenTime = now
 	}
 	for _, nk := range toClaim {
 		if nk.Consumer != cons {

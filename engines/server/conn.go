@@ -2,9 +2,7 @@ package server
 
 import (
 	"errors"
-	"io"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -413,9 +411,4 @@ func (s *Server) protectedModeRefusal(nc net.Conn) string {
 		return ""
 	}
 	return errProtectedMode
-}
-
-// isEOF reports a clean disconnect.
-func isEOF(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || strings.Contains(err.Error(), "reset by peer")
 }

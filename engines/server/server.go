@@ -8,7 +8,6 @@ package server
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -262,5 +261,3 @@ func (s *Server) activeExpire() {
 }
 
 func (s *Server) logf(format string, args ...any) { s.cfg.Logf(format, args...) }
-
-var _ = fmt.Sprintf

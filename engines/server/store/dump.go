@@ -24,10 +24,10 @@ func AppendDump(b []byte, v any) []byte {
 	case *List:
 		b = append(b, dumpList)
 		b = binary.AppendUvarint(b, uint64(v.n))
-		for i := 0; i < v.n; i++ {
-			e := v.buf[(v.head+i)%len(v.buf)]
+		v.Each(0, false, func(_ int, e []byte) bool {
 			b = appendBytes(b, e)
-		}
+			return true
+		})
 		return b
 	case *Stream:
 		b = append(b, dumpStream)

@@ -1,80 +1,348 @@
 package store
 
-// List is a double-ended queue of elements in a ring buffer: O(1) push and pop at both ends,
-// O(1) index. Elements are owned by the list (callers pass copies).
-type List struct {
-	buf  [][]byte
+import (
+	"encoding/binary"
+	"runtime"
+	"sync"
+)
+
+// A List is a quicklist-like deque of chunks. Each chunk is one byte block holding consecutive
+// elements, each encoded as uvarint(len), the bytes, then len again as a reversed uvarint so the
+// chunk can be walked from either end; a chunk grows towards both ends, so pushes at the head
+// and at the tail cost no copying. Blocks come from a shared pool of fixed-size blocks in
+// mmap'd slabs outside the Go heap (no per-element objects, no GC headroom); an element larger
+// than a block gets a chunk of its own on the heap.
+//
+// Elements returned by Pop, Index, Range and Each are copies, or (Each) valid only during the
+// callback: block memory is reused once its chunk empties.
+
+const (
+	listBlock = 8 << 10
+	listSlab  = 1 << 20
+)
+
+type lchunk struct {
+	buf    []byte
+	lo, hi int // used bytes are buf[lo:hi]
+	n      int
+	pooled bool
+}
+
+// blockPool hands out listBlock-sized blocks; freed blocks are reused (slabs stay mapped).
+type blockPool struct {
+	mu   sync.Mutex
+	free [][]byte
+}
+
+var listBlocks = &blockPool{}
+
+func (p *blockPool) get() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) == 0 {
+		mem, err := mapChunk(listSlab)
+		if err != nil {
+			return nil
+		}
+		arenaMapped.Add(listSlab)
+		for off := 0; off+listBlock <= len(mem); off += listBlock {
+			p.free = append(p.free, mem[off:off+listBlock:off+listBlock])
+		}
+	}
+	b := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	return b
+}
+
+func (p *blockPool) put(bs ...[]byte) {
+	p.mu.Lock()
+	p.free = append(p.free, bs...)
+	p.mu.Unlock()
+}
+
+// listChunks is the list's chunk deque (a ring), separate from List so a runtime cleanup can
+// return the blocks of a dropped list.
+type listChunks struct {
+	ring []*lchunk
 	head int
-	n    int
+	k    int
+}
+
+// List is a Redis list.
+type List struct {
+	c *listChunks
+	n int
+}
+
+func (l *List) init() {
+	if l.c == nil {
+		l.c = &listChunks{}
+		runtime.AddCleanup(l, func(c *listChunks) { c.freeAll() }, l.c)
+	}
+}
+
+func (c *listChunks) freeAll() {
+	var bs [][]byte
+	for i := 0; i < c.k; i++ {
+		ch := c.at(i)
+		if ch.pooled {
+			bs = append(bs, ch.buf)
+		}
+		ch.buf = nil
+	}
+	if len(bs) > 0 {
+		listBlocks.put(bs...)
+	}
+	c.ring, c.k = nil, 0
+}
+
+func (c *listChunks) at(i int) *lchunk { return c.ring[(c.head+i)%len(c.ring)] }
+
+func (c *listChunks) grow() {
+	nr := make([]*lchunk, max(8, 2*len(c.ring)))
+	for i := 0; i < c.k; i++ {
+		nr[i] = c.at(i)
+	}
+	c.ring, c.head = nr, 0
+}
+
+func (c *listChunks) pushFront(ch *lchunk) {
+	if c.k == len(c.ring) {
+		c.grow()
+	}
+	c.head = (c.head - 1 + len(c.ring)) % len(c.ring)
+	c.ring[c.head] = ch
+	c.k++
+}
+
+func (c *listChunks) pushBack(ch *lchunk) {
+	if c.k == len(c.ring) {
+		c.grow()
+	}
+	c.ring[(c.head+c.k)%len(c.ring)] = ch
+	c.k++
+}
+
+func (c *listChunks) popFront() *lchunk {
+	ch := c.ring[c.head]
+	c.ring[c.head] = nil
+	c.head = (c.head + 1) % len(c.ring)
+	c.k--
+	return ch
+}
+
+func (c *listChunks) popBack() *lchunk {
+	i := (c.head + c.k - 1) % len(c.ring)
+	ch := c.ring[i]
+	c.ring[i] = nil
+	c.k--
+	return ch
+}
+
+func releaseChunk(ch *lchunk) {
+	if ch.pooled {
+		listBlocks.put(ch.buf)
+	}
+	ch.buf = nil
+}
+
+// encLen is the encoded size of an element of length n.
+func encLen(n int) int { return 2*uvarintLen(uint64(n)) + n }
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
+}
+
+// putElem writes v's encoding at b[0:encLen(len(v))].
+func putElem(b, v []byte) {
+	k := binary.PutUvarint(b, uint64(len(v)))
+	copy(b[k:], v)
+	var tmp [binary.MaxVarintLen64]byte
+	m := binary.PutUvarint(tmp[:], uint64(len(v)))
+	p := k + len(v)
+	for i := 0; i < m; i++ { // reversed, so it reads as a uvarint going backwards
+		b[p+i] = tmp[m-1-i]
+	}
+}
+
+// elemAt decodes the element starting at off; it returns the value and the next offset.
+func elemAt(b []byte, off int) ([]byte, int) {
+	n, k := binary.Uvarint(b[off:])
+	s := off + k
+	e := s + int(n)
+	return b[s:e], e + k
+}
+
+// elemBefore decodes the element ending at end; it returns the value and its start offset.
+func elemBefore(b []byte, end int) ([]byte, int) {
+	var n uint64
+	var shift uint
+	p := end - 1
+	for {
+		x := b[p]
+		n |= uint64(x&0x7f) << shift
+		if x < 0x80 {
+			break
+		}
+		shift += 7
+		p--
+	}
+	k := end - p
+	e := p
+	s := e - int(n)
+	return b[s:e], s - k
+}
+
+func newChunk(need int, atFront bool) *lchunk {
+	ch := &lchunk{}
+	if need <= listBlock {
+		if b := listBlocks.get(); b != nil {
+			ch.buf, ch.pooled = b, true
+		}
+	}
+	if ch.buf == nil {
+		ch.buf = make([]byte, max(need, listBlock))
+	}
+	if atFront {
+		ch.lo, ch.hi = len(ch.buf), len(ch.buf)
+	}
+	return ch
 }
 
 // Len is the number of elements.
 func (l *List) Len() int { return l.n }
 
-func (l *List) grow() {
-	nb := make([][]byte, max(8, 2*len(l.buf)))
-	for i := 0; i < l.n; i++ {
-		nb[i] = l.buf[(l.head+i)%len(l.buf)]
-	}
-	l.buf, l.head = nb, 0
-}
-
-func (l *List) shrink() {
-	if len(l.buf) > 64 && l.n < len(l.buf)/4 {
-		nb := make([][]byte, len(l.buf)/2)
-		for i := 0; i < l.n; i++ {
-			nb[i] = l.buf[(l.head+i)%len(l.buf)]
-		}
-		l.buf, l.head = nb, 0
-	}
-}
-
-// PushLeft inserts v at the head.
+// PushLeft inserts a copy of v at the head.
 func (l *List) PushLeft(v []byte) {
-	if l.n == len(l.buf) {
-		l.grow()
+	l.init()
+	need := encLen(len(v))
+	var ch *lchunk
+	if l.c.k > 0 {
+		ch = l.c.at(0)
+		if ch.lo < need {
+			ch = nil
+		}
 	}
-	l.head = (l.head - 1 + len(l.buf)) % len(l.buf)
-	l.buf[l.head] = v
+	if ch == nil {
+		ch = newChunk(need, true)
+		l.c.pushFront(ch)
+	}
+	ch.lo -= need
+	putElem(ch.buf[ch.lo:], v)
+	ch.n++
 	l.n++
 }
 
-// PushRight inserts v at the tail.
+// PushRight inserts a copy of v at the tail.
 func (l *List) PushRight(v []byte) {
-	if l.n == len(l.buf) {
-		l.grow()
+	l.init()
+	need := encLen(len(v))
+	var ch *lchunk
+	if l.c.k > 0 {
+		ch = l.c.at(l.c.k - 1)
+		if len(ch.buf)-ch.hi < need {
+			ch = nil
+		}
 	}
-	l.buf[(l.head+l.n)%len(l.buf)] = v
+	if ch == nil {
+		ch = newChunk(need, false)
+		l.c.pushBack(ch)
+	}
+	putElem(ch.buf[ch.hi:], v)
+	ch.hi += need
+	ch.n++
 	l.n++
 }
 
-// PopLeft removes and returns the head; nil when empty.
+// PopLeft removes and returns (a copy of) the head; nil when empty.
 func (l *List) PopLeft() []byte {
 	if l.n == 0 {
 		return nil
 	}
-	v := l.buf[l.head]
-	l.buf[l.head] = nil
-	l.head = (l.head + 1) % len(l.buf)
+	ch := l.c.at(0)
+	v, next := elemAt(ch.buf, ch.lo)
+	out := append([]byte{}, v...)
+	ch.lo = next
+	ch.n--
 	l.n--
-	l.shrink()
-	return v
+	if ch.n == 0 {
+		releaseChunk(l.c.popFront())
+	}
+	return out
 }
 
-// PopRight removes and returns the tail; nil when empty.
+// PopRight removes and returns (a copy of) the tail; nil when empty.
 func (l *List) PopRight() []byte {
 	if l.n == 0 {
 		return nil
 	}
-	i := (l.head + l.n - 1) % len(l.buf)
-	v := l.buf[i]
-	l.buf[i] = nil
+	ch := l.c.at(l.c.k - 1)
+	v, start := elemBefore(ch.buf, ch.hi)
+	out := append([]byte{}, v...)
+	ch.hi = start
+	ch.n--
 	l.n--
-	l.shrink()
-	return v
+	if ch.n == 0 {
+		releaseChunk(l.c.popBack())
+	}
+	return out
 }
 
-// Index returns element i (0-based from the head; negative from the tail) and whether it exists.
+// Each calls fn with each element from index from, forwards or (reverse) backwards, until fn
+// returns false. e is valid only during the call.
+func (l *List) Each(from int, reverse bool, fn func(i int, e []byte) bool) {
+	if l.n == 0 || from < 0 || from >= l.n {
+		return
+	}
+	if !reverse {
+		base := 0
+		for ci := 0; ci < l.c.k; ci++ {
+			ch := l.c.at(ci)
+			if base+ch.n <= from {
+				base += ch.n
+				continue
+			}
+			for off, i := ch.lo, base; off < ch.hi; i++ {
+				var v []byte
+				v, off = elemAt(ch.buf, off)
+				if i < from {
+					continue
+				}
+				if !fn(i, v) {
+					return
+				}
+			}
+			base += ch.n
+		}
+		return
+	}
+	top := l.n
+	for ci := l.c.k - 1; ci >= 0; ci-- {
+		ch := l.c.at(ci)
+		if top-ch.n > from {
+			top -= ch.n
+			continue
+		}
+		for end, i := ch.hi, top-1; end > ch.lo; i-- {
+			var v []byte
+			v, end = elemBefore(ch.buf, end)
+			if i > from {
+				continue
+			}
+			if !fn(i, v) {
+				return
+			}
+		}
+		top -= ch.n
+	}
+}
+
+// Index returns (a copy of) element i (0-based from the head; negative from the tail).
 func (l *List) Index(i int) ([]byte, bool) {
 	if i < 0 {
 		i += l.n
@@ -82,22 +350,35 @@ func (l *List) Index(i int) ([]byte, bool) {
 	if i < 0 || i >= l.n {
 		return nil, false
 	}
-	return l.buf[(l.head+i)%len(l.buf)], true
+	var out []byte
+	l.Each(i, i >= l.n/2, func(_ int, e []byte) bool {
+		out = append([]byte{}, e...)
+		return false
+	})
+	return out, true
 }
 
 // SetIndex replaces element i (already normalised, in range).
-func (l *List) SetIndex(i int, v []byte) { l.buf[(l.head+i)%len(l.buf)] = v }
+func (l *List) SetIndex(i int, v []byte) {
+	els := l.Elements()
+	els[i] = v
+	l.Replace(els)
+}
 
-// Range returns elements start..stop inclusive, with Redis's index normalisation.
+// Range returns copies of elements start..stop inclusive, with Redis's index rules.
 func (l *List) Range(start, stop int) [][]byte {
 	start, stop, ok := normRange(start, stop, l.n)
 	if !ok {
 		return [][]byte{}
 	}
 	out := make([][]byte, 0, stop-start+1)
-	for i := start; i <= stop; i++ {
-		out = append(out, l.buf[(l.head+i)%len(l.buf)])
-	}
+	l.Each(start, false, func(i int, e []byte) bool {
+		if i > stop {
+			return false
+		}
+		out = append(out, append([]byte{}, e...))
+		return true
+	})
 	return out
 }
 
@@ -121,14 +402,20 @@ func normRange(start, stop, n int) (int, int, bool) {
 	return start, stop, true
 }
 
-// Elements returns all elements in order (a fresh slice).
+// Elements returns copies of all elements in order.
 func (l *List) Elements() [][]byte { return l.Range(0, -1) }
 
-// Replace sets the contents to els (used by LTRIM, LREM, LINSERT).
+// Replace sets the contents to els (LSET, LINSERT, LREM, LTRIM rebuild the list).
 func (l *List) Replace(els [][]byte) {
-	l.buf = make([][]byte, max(8, len(els)))
-	copy(l.buf, els)
-	l.head, l.n = 0, len(els)
+	if l.c != nil {
+		for l.c.k > 0 {
+			releaseChunk(l.c.popFront())
+		}
+	}
+	l.n = 0
+	for _, e := range els {
+		l.PushRight(e)
+	}
 }
 
 // Trim keeps elements start..stop (LTRIM's rules).
