@@ -215,7 +215,7 @@ func TestDiffRedisRandomGeneric(t *testing.T) {
 			key := func() string { return pick("k1", "k2", "n", "l") }
 			gens := []func() string{
 				func() string {
-					return fmt.Sprintf("SET %s %s %s", key(), pick("v", "1", "-5", "x y"), pick("", "NX", "XX", "GET", "EX 100", "PX 100000", "KEEPTTL", "NX GET", "EX 0", "EX x"))
+					return fmt.Sprintf("SET %s %s %s", key(), pick("v", "1", "-5", "x y"), pick("", "NX", "XX", "GET", "EX 100", "PX 150000", "KEEPTTL", "NX GET", "EX 0", "EX x"))
 				},
 				func() string { return "GET " + key() },
 				func() string { return pick("INCR ", "DECR ") + key() },
@@ -223,12 +223,13 @@ func TestDiffRedisRandomGeneric(t *testing.T) {
 				func() string { return fmt.Sprintf("%s %s %s", pick("DEL", "UNLINK", "EXISTS"), key(), key()) },
 				func() string { return "TYPE " + key() },
 				// Times stay far from expiring during the test (a slow run must not see a key
-				// expire on one server only).
+				// expire on one server only), and every duration differs from the others by
+				// seconds, so GT/LT never compare two deadlines that differ only by elapsed time.
 				func() string {
-					return fmt.Sprintf("EXPIRE %s %s %s", key(), pick("100", "200000", "-1", "x"), pick("", "NX", "XX", "GT", "LT"))
+					return fmt.Sprintf("EXPIRE %s %s %s", key(), pick("300", "200000", "-1", "x"), pick("", "NX", "XX", "GT", "LT"))
 				},
 				func() string {
-					return fmt.Sprintf("PEXPIRE %s %s %s", key(), pick("100000", "200000000", "-1", "x"), pick("", "NX", "XX", "GT", "LT"))
+					return fmt.Sprintf("PEXPIRE %s %s %s", key(), pick("123456", "250000000", "-1", "x"), pick("", "NX", "XX", "GT", "LT"))
 				},
 				func() string { return "PERSIST " + key() },
 				func() string { return "~" + pick("TTL ", "PTTL ") + key() },
