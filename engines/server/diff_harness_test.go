@@ -37,6 +37,7 @@ import (
 type redisServer struct {
 	addr string
 	cmd  *exec.Cmd
+	dir  string // removed with the server when it is the shared one
 }
 
 var (
@@ -63,6 +64,9 @@ func startRealRedis(t *testing.T) string {
 			return
 		}
 		realRedis, realRedisErr = launchRedis(path, dir)
+		if realRedis != nil {
+			realRedis.dir = dir
+		}
 	})
 	if realRedisErr != nil {
 		t.Fatal(realRedisErr)
@@ -84,7 +88,7 @@ func startOwnRealRedis(t *testing.T, extra ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Process.Wait() })
 	return r.addr
 }
 
@@ -109,6 +113,7 @@ func launchRedis(path, dir string, extra ...string) (*redisServer, error) {
 			"--enable-debug-command", "yes"}, extra...)
 		cmd := exec.Command(path, args...)
 		cmd.Dir = dir
+		dieWithParent(cmd)
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
@@ -149,6 +154,8 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if realRedis != nil {
 		realRedis.cmd.Process.Kill()
+		realRedis.cmd.Process.Wait()
+		os.RemoveAll(realRedis.dir)
 	}
 	os.Exit(code)
 }
