@@ -387,13 +387,9 @@ func cmdXdel(c *client, args [][]byte) (any, error) {
 	if err != nil || st == nil {
 		return 0, err
 	}
-	ids := make([]store.ID, 0, len(args)-2)
-	for _, a := range args[2:] {
-		id, _, err := parseStreamID(a, 0, true, false)
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
+	ids, err := parseStreamIDs(args[2:])
+	if err != nil {
+		return nil, err
 	}
 	n := 0
 	for _, id := range ids {
@@ -698,13 +694,9 @@ func cmdXack(c *client, args [][]byte) (any, error) {
 	if g == nil {
 		return 0, nil
 	}
-	ids := make([]store.ID, 0, len(args)-3)
-	for _, a := range args[3:] {
-		id, _, err := parseStreamID(a, 0, true, false)
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
+	ids, err := parseStreamIDs(args[3:])
+	if err != nil {
+		return nil, err
 	}
 	n := 0
 	for _, id := range ids {
@@ -1440,4 +1432,18 @@ func cmdXsetid(c *client, args [][]byte) (any, error) {
 		st.MaxDeletedID = maxXdel
 	}
 	return resp.OK, nil
+}
+
+// parseStreamIDs parses every argument as a complete stream ID (XDEL, XACK): all of them before
+// any takes effect, as Redis does, so one bad ID changes nothing.
+func parseStreamIDs(args [][]byte) ([]store.ID, error) {
+	ids := make([]store.ID, 0, len(args))
+	for _, a := range args {
+		id, _, err := parseStreamID(a, 0, true, false)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
