@@ -207,8 +207,10 @@ stream:
 `, target)))
 		l := res.Summary.Ledger
 		// 500 messages, every 50th poisoned: 10, each delivered 3 times (the first delivery
-		// and two claims) before it is dead-lettered.
-		if l.Lost != 0 || l.DuplicatedMessages != 10 || l.Duplicates != 20 {
+		// and two claims) before it is dead-lettered. On a loaded machine a healthy message
+		// can sit idle past claim_idle too and be claimed once more: more duplicates, never
+		// fewer.
+		if l.Lost != 0 || l.DuplicatedMessages < 10 || l.Duplicates < 20 {
 			t.Fatalf("ledger %+v: want the 10 poisoned messages delivered 3 times each", l)
 		}
 		if got := res.Engine.Stats["dead_letters"]; got != 10 {

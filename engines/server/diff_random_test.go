@@ -213,6 +213,7 @@ func TestDiffRedisRandomGeneric(t *testing.T) {
 			r := rand.New(rand.NewSource(seed))
 			pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
 			key := func() string { return pick("k1", "k2", "n", "l") }
+			expiries := 0
 			gens := []func() string{
 				func() string {
 					return fmt.Sprintf("SET %s %s %s", key(), pick("v", "1", "-5", "x y"), pick("", "NX", "XX", "GET", "EX 100", "PX 150000", "KEEPTTL", "NX GET", "EX 0", "EX x"))
@@ -225,11 +226,23 @@ func TestDiffRedisRandomGeneric(t *testing.T) {
 				// Times stay far from expiring during the test (a slow run must not see a key
 				// expire on one server only), and every duration differs from the others by
 				// seconds, so GT/LT never compare two deadlines that differ only by elapsed time.
+				// Each duration is used once (the same duration set twice would give deadlines
+				// that differ only by the elapsed milliseconds, which GT/LT then compare).
 				func() string {
-					return fmt.Sprintf("EXPIRE %s %s %s", key(), pick("300", "200000", "-1", "x"), pick("", "NX", "XX", "GT", "LT"))
+					expiries++
+					d := fmt.Sprint(300 + expiries*10)
+					if expiries%2 == 0 {
+						d = fmt.Sprint(200000 - expiries*10)
+					}
+					return fmt.Sprintf("EXPIRE %s %s %s", key(), pick(d, d, "-1", "x"), pick("", "NX", "XX", "GT", "LT"))
 				},
 				func() string {
-					return fmt.Sprintf("PEXPIRE %s %s %s", key(), pick("123456", "250000000", "-1", "x"), pick("", "NX", "XX", "GT", "LT"))
+					expiries++
+					d := fmt.Sprint(123456 + expiries*10000)
+					if expiries%2 == 0 {
+						d = fmt.Sprint(250000000 - expiries*10000)
+					}
+					return fmt.Sprintf("PEXPIRE %s %s %s", key(), pick(d, d, "-1", "x"), pick("", "NX", "XX", "GT", "LT"))
 				},
 				func() string { return "PERSIST " + key() },
 				func() string { return "~" + pick("TTL ", "PTTL ") + key() },
