@@ -1,7 +1,9 @@
 package engines_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,29 @@ func TestImportDirections(t *testing.T) {
 	}
 	if checked < 5 {
 		t.Fatalf("only %d packages checked; is go list working?", checked)
+	}
+}
+
+// Build output (test binaries, profiles) must never be committed: a tracked file over 1 MB
+// outside a testdata/ folder fails this test.
+func TestNoLargeTrackedFiles(t *testing.T) {
+	cmd := exec.Command("git", "ls-files", "-z")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	const limit = 1 << 20
+	for _, path := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if path == "" || strings.Contains("/"+path, "/testdata/") {
+			continue
+		}
+		fi, err := os.Stat(filepath.Join("..", path))
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		if fi.Size() > limit {
+			t.Errorf("%s is %d bytes: build output or data over 1 MB belongs in .gitignore or testdata/", path, fi.Size())
+		}
 	}
 }

@@ -1,0 +1,153 @@
+package bench
+
+import (
+	"context"
+	"math/rand/v2"
+	"qbench/engines"
+	"qbench/scenarios"
+	"time"
+)
+
+// consume receives until ctx ends: it records end-to-end latency from the intended send time,
+// marks each delivery in the ledger, does the scenario's work, and acknowledges. Consumer faults
+// arrive on the consumer's control channel. It closes its consumer when it returns.
+func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int, rec *recorder, warmupNs int64) {
+	defer func() {
+		if c != nil {
+			c.Close()
+		}
+	}()
+	var crash *scenarios.Fault
+	// A slow-consumer fault: each message's work is drawn from slow until slowUntil.
+	var slow *scenarios.WorkDist
+	var slowUntil time.Time
+	rng := rand.New(rand.NewPCG(uint64(r.sc.Seed), uint64(id)))
+	for ctx.Err() == nil {
+		select {
+		case f := <-r.consumerFaults[id]:
+			switch f.Kind {
+			case "consumer-pause":
+				if !sleepCtx(ctx, f.Duration.D()) {
+					return
+				}
+			case "subscriber-offline":
+				c.Close()
+				c = nil
+				if !sleepCtx(ctx, f.Duration.D()) {
+					return
+				}
+				if c = r.reopen(ctx, id); c == nil {
+					return
+				}
+			case "consumer-crash":
+				crash = &f
+			case "slow-consumer":
+				slow, slowUntil = f.Work, time.Now().Add(f.Duration.D())
+			}
+			continue
+		default:
+		}
+		ds, err := c.Receive(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			r.consumeErrs.Add(1)
+			r.noteErr("consume", err)
+			// An engine that fails at once must not spin the CPU.
+			if !sleepCtx(ctx, 10*time.Millisecond) {
+				return
+			}
+			continue
+		}
+		if len(ds) == 0 {
+			continue
+		}
+		if crash != nil && crash.Point == "before-work" {
+			// The consumer dies holding messages it has not processed: they are not delivered.
+			if c = r.crashConsumer(ctx, id, c, crash); c == nil {
+				return
+			}
+			crash = nil
+			continue
+		}
+		at := r.since()
+		toAck := ds
+		poison := uint64(r.sc.PoisonEvery)
+		if poison > 0 {
+			toAck = make([]engines.Delivery, 0, len(ds))
+		}
+		rec.mu.Lock()
+		for _, d := range ds {
+			st, err := DecodeStamp(d.Payload)
+			if err != nil || st.RunTag != r.tag {
+				r.foreign.Add(1)
+				continue
+			}
+			rec.record(KindE2E, at-st.IntendedNs, st.IntendedNs >= warmupNs)
+			r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
+			if poison > 0 && st.Seq%poison != 0 {
+				toAck = append(toAck, d)
+			}
+		}
+		rec.mu.Unlock()
+		r.noteRecovery(at, false)
+		r.deliveredN.Add(int64(len(ds)))
+		work := r.sc.Work.D() * time.Duration(len(ds))
+		if slow != nil && time.Now().Before(slowUntil) {
+			for range ds {
+				work += slow.Sample(rng)
+			}
+		}
+		if work > 0 {
+			time.Sleep(work)
+		}
+		if crash != nil {
+			// The work is done, the acknowledgement never sent.
+			if c = r.crashConsumer(ctx, id, c, crash); c == nil {
+				return
+			}
+			crash = nil
+			continue
+		}
+		if err := c.Ack(context.WithoutCancel(ctx), toAck); err != nil {
+			r.consumeErrs.Add(1)
+			r.noteErr("ack", err)
+		}
+	}
+}
+
+// crashConsumer abandons c without acknowledging what it holds and, if the fault says so, opens
+// the consumer again under the same id after a delay. It returns nil when the consumer stays down.
+func (r *run) crashConsumer(ctx context.Context, id int, c engines.Consumer, f *scenarios.Fault) engines.Consumer {
+	c.Close()
+	if f.RestartAfter <= 0 || !sleepCtx(ctx, f.RestartAfter.D()) {
+		return nil
+	}
+	return r.reopen(ctx, id)
+}
+
+// reopen opens consumer id again, retrying until ctx ends.
+func (r *run) reopen(ctx context.Context, id int) engines.Consumer {
+	for ctx.Err() == nil {
+		c, err := r.eng.NewConsumer(ctx, id)
+		if err == nil {
+			return c
+		}
+		r.noteErr("consume", err)
+		sleepCtx(ctx, 100*time.Millisecond)
+	}
+	return nil
+}
+
+// sleepCtx sleeps d unless ctx ends first; it reports whether it slept the whole time.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"qbench/engines"
+	"qbench/results"
+	"runtime"
+	"sort"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool) (*results.Result, error) {
+	sc := r.sc
+	scJSON, err := json.Marshal(sc)
+	if err != nil {
+		return nil, err
+	}
+	totals, lost := r.ledger.Close(100)
+	host, _ := os.Hostname()
+	res := &results.Result{
+		SchemaVersion: results.SchemaVersion,
+		Tool:          "qbench " + Version,
+		RunID:         r.opts.RunID,
+		StartedAt:     r.started.UTC(),
+		Scenario:      scJSON,
+		Machine:       results.Machine{CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Hostname: host},
+		Series:        s.series,
+		Histograms:    map[string]string{},
+		Interrupted:   interrupted,
+	}
+	res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design}
+	if fr, ok := r.eng.(engines.FactReporter); ok {
+		fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		f := fr.Facts(fctx)
+		cancel()
+		res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design, Version: f.Version, Address: f.Address, Settings: f.Settings, Stats: f.Stats}
+	}
+	measured := map[string]*hdrhistogram.Histogram{}
+	var dropped int64
+	for _, k := range kinds {
+		measured[k] = results.NewHistogram()
+	}
+	for _, rec := range append(append([]*recorder(nil), r.producerRecs...), r.consumerRecs...) {
+		rec.mu.Lock()
+		for _, k := range kinds {
+			dropped += measured[k].Merge(rec.measured[k])
+		}
+		dropped += rec.dropped
+		rec.mu.Unlock()
+	}
+	res.Summary.Latency = map[string]results.Latency{}
+	for _, k := range kinds {
+		res.Summary.Latency[k] = results.Summarise(measured[k])
+		enc, err := results.EncodeHistogram(measured[k])
+		if err != nil {
+			return nil, fmt.Errorf("encoding %s histogram: %w", k, err)
+		}
+		res.Histograms[k] = enc
+	}
+	window := producersDoneAt - sc.Warmup.D()
+	if window <= 0 {
+		window = producersDoneAt
+	}
+	res.Summary.MeasuredSeconds = window.Seconds()
+	if window > 0 {
+		res.Summary.ProduceRate = float64(res.Summary.Latency[KindProduce].Count) / window.Seconds()
+		res.Summary.DeliverRate = float64(res.Summary.Latency[KindE2E].Count) / window.Seconds()
+	}
+	if !sc.Rate.Max {
+		res.Summary.OfferedRate = sc.Rate.PerSecond
+	}
+	res.Summary.LagMax, res.Summary.EngineLagMax = s.lagMax, s.engineLagMax
+	res.Summary.Ledger = results.Ledger(totals)
+	res.Summary.ProduceErrors = r.produceErrs.Load()
+	res.Summary.Unsent = r.unsent.Load()
+	res.Summary.ConsumeErrors = r.consumeErrs.Load()
+	res.Summary.HistogramDropped = dropped + s.dropped
+	res.Faults = r.faultWindows(s.series)
+	for _, m := range lost {
+		res.Lost = append(res.Lost, results.MessageID{Group: m.Group, Producer: m.Producer, Seq: m.Seq})
+	}
+	for k, n := range r.errs {
+		res.Errors = append(res.Errors, results.ErrorCount{Where: k[0], Message: k[1], Count: n})
+	}
+	sort.Slice(res.Errors, func(i, j int) bool { return res.Errors[i].Count > res.Errors[j].Count })
+	if n := r.foreign.Load(); n > 0 {
+		r.opts.Logf("ignored %d messages without this run's stamp", n)
+	}
+	return res, nil
+}
