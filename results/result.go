@@ -69,8 +69,22 @@ type Summary struct {
 	MeasuredSeconds float64 `json:"measured_seconds"`
 	// ProduceRate is acknowledged messages per second in the measured window.
 	ProduceRate float64 `json:"produce_rate"`
-	// DeliverRate is deliveries per second in the measured window.
-	DeliverRate float64 `json:"deliver_rate"`
+	// DeliverRate is deliveries made inside the measured window (to every receiving group,
+	// duplicates included) divided by the window. DeliverRatePerGroup divides it by Groups.
+	DeliverRate         float64 `json:"deliver_rate"`
+	DeliverRatePerGroup float64 `json:"deliver_rate_per_group"`
+	// Groups is the number of receiving groups, each owed every message (pub/sub subscribers,
+	// stream consumer groups); 1 for competing consumers.
+	Groups int `json:"groups"`
+	// DrainSeconds is how long consumers kept reading after the producers stopped; SweepSeconds
+	// how long the final, untimed sweep of what the engine still held took.
+	DrainSeconds float64 `json:"drain_seconds"`
+	SweepSeconds float64 `json:"sweep_seconds"`
+	// Generator is the load generator's own cost and limits in this run.
+	Generator Generator `json:"generator"`
+	// Warnings say, in plain words, when figures describe the generator rather than the engine
+	// (or are otherwise not what they seem). Empty when there is nothing to say.
+	Warnings []string `json:"warnings,omitempty"`
 	// OfferedRate is the scenario's target rate (0 for a closed loop).
 	OfferedRate float64            `json:"offered_rate"`
 	Latency     map[string]Latency `json:"latency"`
@@ -88,6 +102,26 @@ type Summary struct {
 	HistogramDropped int64 `json:"histogram_dropped"`
 }
 
+// Generator is what qbench itself cost while it measured: its CPU (getrusage of the whole
+// process, so an engine embedded in the process is included, which InProcessEngine says), its CPU
+// per message handled (sent plus delivered), and how often producers hit their in-flight limit.
+type Generator struct {
+	UserSeconds float64 `json:"user_seconds"`
+	SysSeconds  float64 `json:"sys_seconds"`
+	// CPUPerMessageNs is (user + sys) over (messages sent + deliveries), in nanoseconds.
+	CPUPerMessageNs float64 `json:"cpu_per_message_ns"`
+	// CPUShare is (user + sys) over (wall time x CPUs): 1 means every core was busy with qbench.
+	CPUShare float64 `json:"cpu_share"`
+	// InProcessEngine is true when the engine runs inside qbench's process (embedded, null), so
+	// the CPU figures include the engine's own work.
+	InProcessEngine bool `json:"in_process_engine,omitempty"`
+	// InFlight is the per-producer limit of batches in flight; InFlightFull counts the times a
+	// due batch had to wait because the limit was reached (those messages are late, and their
+	// send delay says by how much).
+	InFlight     int   `json:"in_flight"`
+	InFlightFull int64 `json:"in_flight_full"`
+}
+
 // Latency is one latency kind's percentiles, in nanoseconds.
 type Latency struct {
 	Count int64   `json:"count"`
@@ -103,11 +137,15 @@ type Latency struct {
 
 // Ledger is the per-message account of the whole run, warm-up included.
 type Ledger struct {
-	Sent               int64 `json:"sent"`
-	Acked              int64 `json:"acked"`
-	Failed             int64 `json:"failed"`
-	Delivered          int64 `json:"delivered"`
-	Deliveries         int64 `json:"deliveries"`
+	Sent       int64 `json:"sent"`
+	Acked      int64 `json:"acked"`
+	Failed     int64 `json:"failed"`
+	Delivered  int64 `json:"delivered"`
+	Deliveries int64 `json:"deliveries"`
+	// Queued counts acknowledged messages not delivered that the engine still held when the run
+	// ended (found by the final sweep): a backlog, not a loss. Lost counts those neither
+	// delivered nor found: gone. Delivered + Queued + Lost == Acked for each group.
+	Queued             int64 `json:"queued"`
 	Lost               int64 `json:"lost"`
 	Duplicates         int64 `json:"duplicates"`
 	DuplicatedMessages int64 `json:"duplicated_messages"`

@@ -39,6 +39,10 @@ type Scenario struct {
 	// Batch is the most messages a producer sends in one round trip (pipeline or batch). When a
 	// producer falls behind schedule it sends every due message, up to Batch, at once.
 	Batch int `yaml:"batch" json:"batch"`
+	// InFlight is how many batches one producer may have sent and not yet had acknowledged. A
+	// producer keeps to its schedule while earlier batches are in flight; when the limit is
+	// reached, due messages wait (they are late, and counted as such), never skipped.
+	InFlight int `yaml:"in_flight" json:"in_flight"`
 	// Work is the consumer's simulated processing time per message.
 	Work Duration `yaml:"work,omitempty" json:"work,omitempty"`
 	// PoisonEvery makes every message whose sequence number is a multiple of it fail its work,
@@ -96,6 +100,8 @@ type ListOptions struct {
 	VisibilityTimeout Duration `yaml:"visibility_timeout,omitempty" json:"visibility_timeout,omitempty"`
 	// MaxDeliveries: after this many deliveries a message goes to the dead-letter list.
 	MaxDeliveries int `yaml:"max_deliveries,omitempty" json:"max_deliveries,omitempty"`
+	// Count is how many elements a list consumer pops at once (BLMPOP ... COUNT).
+	Count int `yaml:"count,omitempty" json:"count,omitempty"`
 }
 
 // WaitOptions make Redis producers wait after each batch for replication (WAIT) or fsync

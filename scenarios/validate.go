@@ -15,11 +15,15 @@ const (
 	DefaultDuration     = 10 * time.Second
 	DefaultDrainTimeout = 5 * time.Second
 	DefaultBatch        = 1
-	DefaultStreamAck    = "after"
-	DefaultStreamCount  = 100
-	DefaultStreamBlock  = 100 * time.Millisecond
-	DefaultGroupStart   = "0"
-	DefaultListTimeout  = 100 * time.Millisecond
+	// DefaultInFlight is each producer's limit of batches sent and not yet acknowledged.
+	DefaultInFlight = 8
+	// DefaultListCount is how many elements a list consumer pops at once.
+	DefaultListCount   = 100
+	DefaultStreamAck   = "after"
+	DefaultStreamCount = 100
+	DefaultStreamBlock = 100 * time.Millisecond
+	DefaultGroupStart  = "0"
+	DefaultListTimeout = 100 * time.Millisecond
 	// DefaultVisibilityTimeout is how long a reliable-list consumer may be silent before the
 	// reaper returns its messages.
 	DefaultVisibilityTimeout = 5 * time.Second
@@ -56,6 +60,12 @@ func (s *Scenario) ApplyDefaults() {
 	}
 	if s.Batch == 0 {
 		s.Batch = DefaultBatch
+	}
+	if s.InFlight == 0 {
+		s.InFlight = DefaultInFlight
+	}
+	if s.List.Count == 0 {
+		s.List.Count = DefaultListCount
 	}
 	if s.Stream.Ack == "" {
 		s.Stream.Ack = DefaultStreamAck
@@ -125,6 +135,12 @@ func (s *Scenario) validate() Errors {
 	}
 	if s.Batch < 0 || s.Batch > 100000 {
 		bad("batch", "must be between 1 and 100000 (got %d)", s.Batch)
+	}
+	if s.InFlight < 0 || s.InFlight > 1024 {
+		bad("in_flight", "must be between 1 and 1024 batches per producer (got %d)", s.InFlight)
+	}
+	if s.List.Count < 0 || s.List.Count > 100000 {
+		bad("list.count", "must be between 1 and 100000 (got %d)", s.List.Count)
 	}
 	if s.PoisonEvery < 0 {
 		bad("poison_every", "must not be negative (got %d)", s.PoisonEvery)

@@ -136,8 +136,11 @@ type Totals struct {
 	Delivered int64 `json:"delivered"`
 	// Deliveries counts every delivery, duplicates included.
 	Deliveries int64 `json:"deliveries"`
-	// Lost counts messages acknowledged to the producer and never delivered (to a group; summed
-	// over groups).
+	// Queued counts acknowledged messages never delivered that the engine still held at the end
+	// (a backlog; summed over groups). Lost counts those neither delivered nor held: gone.
+	Queued int64 `json:"queued"`
+	// Lost counts messages acknowledged to the producer, never delivered (to a group; summed
+	// over groups) and not found in the engine at the end.
 	Lost int64 `json:"lost"`
 	// Duplicates counts deliveries beyond the first.
 	Duplicates int64 `json:"duplicates"`
