@@ -69,8 +69,11 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.MeasuredSeconds = window.Seconds()
 	if window > 0 {
 		res.Summary.ProduceRate = float64(res.Summary.Latency[KindProduce].Count) / window.Seconds()
-		res.Summary.DeliverRate = float64(res.Summary.Latency[KindE2E].Count) / window.Seconds()
+		res.Summary.DeliverRate = float64(r.window.deliveries) / window.Seconds()
+		res.Summary.DeliverRatePerGroup = res.Summary.DeliverRate / float64(max(r.groups, 1))
 	}
+	res.Summary.Groups = max(r.groups, 1)
+	res.Summary.DrainSeconds = r.window.drain.Seconds()
 	if !sc.Rate.Max {
 		res.Summary.OfferedRate = sc.Rate.PerSecond
 	}

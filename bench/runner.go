@@ -81,7 +81,7 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 		groups, groupOf = g.Groups(), g.GroupOf
 	}
 	r := &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
-		groupOf: groupOf, errs: map[[2]string]int64{}, started: time.Now()}
+		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now()}
 	return r.execute(ctx, stop)
 }
 
@@ -132,6 +132,14 @@ type run struct {
 
 	errMu sync.Mutex
 	errs  map[[2]string]int64
+
+	// window is what the measured window saw, set when producers finish.
+	window struct {
+		producersDone, drain time.Duration
+		// deliveries made inside the measured window (warm-up end to producers done).
+		deliveries int64
+	}
+	groups int
 
 	// windows are the faults fired so far, in firing order; producers and consumers note the
 	// first success after each one's end.
@@ -207,9 +215,20 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		s.loop(ctx, samplerDone)
 	}()
 	faultsDone := r.scheduleFaults(ctx, stop)
+	// The measured window's deliveries are counted between the end of warm-up and the moment
+	// producers finish, so the delivery rate is deliveries in the window over the window.
+	var atWarmup int64
+	warmupTaken := make(chan struct{})
+	warmupTimer := time.AfterFunc(sc.Warmup.D(), func() { atWarmup = s.deliveriesSoFar(); close(warmupTaken) })
 
 	pwg.Wait()
 	producersDoneAt := time.Since(r.epoch)
+	r.window.producersDone = producersDoneAt
+	r.window.deliveries = s.deliveriesSoFar()
+	if !warmupTimer.Stop() { // else the run ended inside its warm-up: the window is the whole run
+		<-warmupTaken
+		r.window.deliveries -= atWarmup
+	}
 	interrupted := stop.Err() != nil
 	// Drain: consumers go on until every acknowledged message arrived and the engine reports
 	// nothing left pending (redeliveries and dead-lettering finish), or the drain timeout.
@@ -223,6 +242,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	}
 	stopConsumers()
 	cwg.Wait()
+	r.window.drain = time.Since(r.epoch) - producersDoneAt
 	<-faultsDone
 	s.stop()
 	<-samplerDone

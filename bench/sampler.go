@@ -24,6 +24,27 @@ type sampler struct {
 	dropped      int64
 	stopOnce     sync.Once
 	stopCh       chan struct{}
+
+	// deliveriesMu guards taking the interval's delivery count and adding it to deliveries, so
+	// that deliveriesSoFar never misses the count between the two.
+	deliveriesMu sync.Mutex
+	deliveries   int64
+}
+
+// deliveriesSoFar is every delivery since the run began, duplicates and every group included.
+func (s *sampler) deliveriesSoFar() int64 {
+	s.deliveriesMu.Lock()
+	defer s.deliveriesMu.Unlock()
+	return s.deliveries + s.r.deliveredN.Load()
+}
+
+// takeDeliveries ends the interval's delivery count.
+func (s *sampler) takeDeliveries() int64 {
+	s.deliveriesMu.Lock()
+	defer s.deliveriesMu.Unlock()
+	n := s.r.deliveredN.Swap(0)
+	s.deliveries += n
+	return n
 }
 
 func newSampler(r *run) *sampler {
@@ -70,7 +91,7 @@ func (s *sampler) harvest(final bool) {
 		Warmup:     s.lastStart < int64(r.sc.Warmup),
 		Acked:      r.ackedN.Swap(0),
 		Failed:     r.failedN.Swap(0),
-		Deliveries: r.deliveredN.Swap(0),
+		Deliveries: s.takeDeliveries(),
 		Lag:        max(0, r.ledger.Acked()-r.ledger.DeliveredUnique()),
 		Produce:    results.Summarise(s.merged[KindProduce]),
 		SendDelay:  results.Summarise(s.merged[KindSendDelay]),

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"time"
 
@@ -82,6 +84,7 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 		Merged:        &Merged{Mode: opt.Mode},
 	}
 	var s Summary
+	var deliveries float64 // repetitions: deliveries inside the measured windows
 	for _, r := range rs {
 		out.Merged.Sources = append(out.Merged.Sources, r.RunID)
 		if r.StartedAt.Before(out.StartedAt) {
@@ -94,6 +97,15 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 		s.ConsumeErrors += rsum.ConsumeErrors
 		s.HistogramDropped += rsum.HistogramDropped
 		s.EngineLagMax = max(s.EngineLagMax, rsum.EngineLagMax)
+		s.Groups = max(s.Groups, rsum.Groups)
+		s.DrainSeconds = max(s.DrainSeconds, rsum.DrainSeconds)
+		s.SweepSeconds = max(s.SweepSeconds, rsum.SweepSeconds)
+		addGenerator(&s.Generator, rsum.Generator)
+		for _, w := range rsum.Warnings {
+			if !slices.Contains(s.Warnings, w) {
+				s.Warnings = append(s.Warnings, w)
+			}
+		}
 		switch opt.Mode {
 		case MergeMachines:
 			s.MeasuredSeconds = max(s.MeasuredSeconds, rsum.MeasuredSeconds)
@@ -103,6 +115,7 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 			s.LagMax += rsum.LagMax // an upper bound until the series says better
 		case MergeRepetitions:
 			s.MeasuredSeconds += rsum.MeasuredSeconds
+			deliveries += rsum.DeliverRate * rsum.MeasuredSeconds
 			s.OfferedRate = first.Summary.OfferedRate
 			s.LagMax = max(s.LagMax, rsum.LagMax)
 			if len(r.Repetitions) > 0 {
@@ -136,8 +149,9 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	}
 	if opt.Mode == MergeRepetitions && s.MeasuredSeconds > 0 {
 		s.ProduceRate = float64(s.Latency["produce"].Count) / s.MeasuredSeconds
-		s.DeliverRate = float64(s.Latency["e2e"].Count) / s.MeasuredSeconds
+		s.DeliverRate = deliveries / s.MeasuredSeconds
 	}
+	s.DeliverRatePerGroup = s.DeliverRate / float64(max(s.Groups, 1))
 
 	switch opt.Mode {
 	case MergeMachines:
@@ -176,18 +190,13 @@ func sameScenario(a, b json.RawMessage) bool {
 	return bytes.Equal(ja, jb)
 }
 
+// addLedger adds every count of l into dst. It walks the struct's fields, so a count added to
+// Ledger later is merged without a change here (TestMergeAddsEveryLedgerField checks it).
 func addLedger(dst *Ledger, l Ledger) {
-	dst.Sent += l.Sent
-	dst.Acked += l.Acked
-	dst.Failed += l.Failed
-	dst.Delivered += l.Delivered
-	dst.Deliveries += l.Deliveries
-	dst.Lost += l.Lost
-	dst.Duplicates += l.Duplicates
-	dst.DuplicatedMessages += l.DuplicatedMessages
-	dst.DeliveredUnacked += l.DeliveredUnacked
-	dst.Phantom += l.Phantom
-	dst.Unknown += l.Unknown
+	d, v := reflect.ValueOf(dst).Elem(), reflect.ValueOf(l)
+	for i := range v.NumField() {
+		d.Field(i).SetInt(d.Field(i).Int() + v.Field(i).Int())
+	}
 }
 
 func histogramKinds(rs []*Result) []string {
@@ -304,4 +313,25 @@ func mergeErrors(rs []*Result) []ErrorCount {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
 	return out
+}
+
+// addGenerator adds one run's generator cost into a merged one: CPU adds up, CPU per message is
+// weighted by each run's messages (its CPU over its CPU per message), the share is the largest.
+func addGenerator(into *Generator, g Generator) {
+	messages := func(g Generator) float64 {
+		if g.CPUPerMessageNs <= 0 {
+			return 0
+		}
+		return (g.UserSeconds + g.SysSeconds) * 1e9 / g.CPUPerMessageNs
+	}
+	n := messages(*into) + messages(g)
+	into.UserSeconds += g.UserSeconds
+	into.SysSeconds += g.SysSeconds
+	if n > 0 {
+		into.CPUPerMessageNs = (into.UserSeconds + into.SysSeconds) * 1e9 / n
+	}
+	into.CPUShare = max(into.CPUShare, g.CPUShare)
+	into.InProcessEngine = into.InProcessEngine || g.InProcessEngine
+	into.InFlight = max(into.InFlight, g.InFlight)
+	into.InFlightFull += g.InFlightFull
 }
