@@ -105,8 +105,10 @@ func FormatNs(ns int64) string {
 	switch {
 	case d < time.Millisecond:
 		return fmt.Sprintf("%.0fus", float64(d)/1e3)
-	case d < 10*time.Second:
+	case d < time.Second:
 		return fmt.Sprintf("%.2fms", float64(d)/1e6)
+	case d < 100*time.Second:
+		return fmt.Sprintf("%.2fs", d.Seconds())
 	default:
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -58,7 +60,10 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return nil, &Error{File: file, Line: yamlErrLine(err), Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: file, Msg: "the file is empty: a scenario needs at least a rate (see scenarios/quickstart.yaml)"}
+		}
+		return nil, syntaxError(file, data, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil, &Error{File: file, Msg: "empty scenario"}
@@ -94,6 +99,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		for _, e := range errs {
 			e.File = file
 			e.Line = lineOf(root, e.Field)
+			if e.Field == "rate" && findKey(root, "rate") == nil && !s.Rate.Max && s.Rate.PerSecond == 0 {
+				e.Msg = "is required: messages per second over all producers, or max for a closed loop"
+			}
 		}
 		return nil, errs
 	}
@@ -115,9 +123,16 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		return
 	}
 	fields := yamlFields(v.Type())
+	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		field := join(path, k.Value)
+		if line, dup := seen[k.Value]; dup {
+			d.errs = append(d.errs, &Error{File: d.file, Line: k.Line, Field: field,
+				Msg: fmt.Sprintf("duplicate key: already set on line %d (YAML would keep the last silently)", line)})
+			continue
+		}
+		seen[k.Value] = k.Line
 		idx, ok := fields[k.Value]
 		if !ok {
 			d.errs = append(d.errs, &Error{File: d.file, Line: k.Line, Field: field,
@@ -233,6 +248,25 @@ func stripLine(s string) string {
 		}
 	}
 	return s
+}
+
+// syntaxError turns the YAML parser's error into one that names the line, and the cause where
+// the parser's words do not: a tab, or a file that is not text.
+func syntaxError(file string, data []byte, err error) *Error {
+	line := yamlErrLine(err)
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = stripLine(msg)
+	if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		return &Error{File: file, Line: max(line, 1), Msg: "not a YAML scenario: the file is not UTF-8 text"}
+	}
+	lines := strings.Split(string(data), "\n")
+	if line == 0 {
+		line = 1
+	}
+	if line <= len(lines) && strings.Contains(lines[line-1], "\t") {
+		msg += " (this line has a tab: YAML indents with spaces only)"
+	}
+	return &Error{File: file, Line: line, Msg: msg}
 }
 
 func yamlErrLine(err error) int {

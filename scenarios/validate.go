@@ -115,6 +115,7 @@ func (s *Scenario) validate() Errors {
 	if !s.Rate.Max && s.Rate.PerSecond <= 0 {
 		bad("rate", "must be a positive number of messages per second, or max (got %s)", s.Rate)
 	}
+	s.validateLimits(bad)
 	if s.MessageSize < MinMessageSize {
 		bad("message_size", "must be at least %d bytes, the size of the stamp each message carries (got %d)", MinMessageSize, s.MessageSize)
 	}
@@ -203,7 +204,7 @@ func (s *Scenario) validate() Errors {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)
 		}
 		if f.At < 0 || (s.Duration > 0 && f.At >= s.Duration) {
-			bad(field+".at", "must be within the run, 0 to %s (got %s)", s.Duration, f.At)
+			bad(field+".at", "must be before the end of the run, from 0 to less than its duration %s (got %s)", s.Duration, f.At)
 		}
 	}
 	if s.Stream.Groups < 0 || (s.Consumers > 0 && s.Stream.Groups > s.Consumers) {

@@ -2,7 +2,8 @@
 // send time, consumer lag, and every message lost or duplicated, counted against acknowledgements.
 //
 // Data goes to stdout, progress and warnings to stderr. Exit codes: 0 ok, 1 runtime error,
-// 2 bad usage or configuration, 3 a regression gate failed.
+// 2 bad usage or configuration, 3 a regression gate failed, 4 the run was interrupted (Ctrl-C:
+// the result was written, marked interrupted).
 package main
 
 import (
@@ -24,6 +25,8 @@ const (
 	exitRuntime = 1
 	exitUsage   = 2
 	exitGate    = 3
+	// exitInterrupted: stopped early by Ctrl-C or SIGTERM; results were written, marked so.
+	exitInterrupted = 4
 )
 
 // usageError marks errors that are the user's input (flags, scenario files): exit code 2.
@@ -50,7 +53,10 @@ func main() {
 	fmt.Fprintln(os.Stderr, "qbench:", err)
 	var ue usageError
 	var ge gateError
+	var ie interruptedError
 	switch {
+	case errors.As(err, &ie):
+		os.Exit(exitInterrupted)
 	case errors.As(err, &ge):
 		os.Exit(exitGate)
 	case errors.As(err, &ue), isCobraUsage(err):

@@ -76,6 +76,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown flag", []string{"run", "--frob", "x.yaml"}, 2, "unknown flag"},
 		{"missing argument", []string{"run"}, 2, "accepts 1 arg"},
 		{"engines lists the registry", []string{"engines"}, 0, ""},
+		{"unwritable output, checked before the run", []string{"run", "../../scenarios/quickstart.yaml", "-o", "/nonexistent/x.json"}, 2, "-o /nonexistent/x.json: cannot write the result there"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,8 +107,10 @@ func TestInterruptStillWritesResults(t *testing.T) {
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit: %v", err)
+		// An interrupted run has its own exit code, so CI can tell it from a full run.
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 4 {
+			t.Fatalf("exit: %v, want exit code 4 (interrupted)", err)
 		}
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()

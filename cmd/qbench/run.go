@@ -28,6 +28,9 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkOutputPath(out); err != nil {
+				return err
+			}
 			// The first Ctrl-C stops the load and still writes results; a second exits at once.
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -69,16 +72,17 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if out != "" {
-				if err := results.WriteFile(out, res); err != nil {
-					return err
-				}
-				fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
-			}
+			// The summary first: if the result cannot be written, the figures are still shown.
 			if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {
 				return err
 			}
-			return afterRun(cmd, out, res)
+			if out != "" {
+				if err := results.WriteFile(out, res); err != nil {
+					return fmt.Errorf("writing the result: %w", err)
+				}
+				fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
+			}
+			return interrupted(res.Interrupted, afterRun(cmd, out, res))
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file")
@@ -107,4 +111,41 @@ func validateCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// checkOutputPath fails before a run starts when its result could not be written afterwards (a
+// missing directory, no permission), so an hour's run is not lost for a typo in -o.
+func checkOutputPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return usageError{fmt.Errorf("-o %s: cannot write the result there: %w", path, err)}
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(path) // it did not exist before the check
+	}
+	return nil
+}
+
+// interruptedError says the run was stopped early (Ctrl-C): what ran was written, marked
+// interrupted, and the exit code (4) tells CI it was not a full run.
+type interruptedError struct{ gates error }
+
+func (e interruptedError) Error() string {
+	if e.gates != nil {
+		return "interrupted: the run was stopped early; " + e.gates.Error()
+	}
+	return "interrupted: the run was stopped early; the result covers what ran"
+}
+
+// interrupted wraps err (from the gates) when the run was interrupted.
+func interrupted(was bool, err error) error {
+	if !was {
+		return err
+	}
+	return interruptedError{gates: err}
 }

@@ -60,7 +60,7 @@ func serveCmd() *cobra.Command {
 				}
 				return err
 			}
-			fmt.Fprintf(os.Stderr, "qbench: serving Redis protocol (%s) on %s\n", server.Version(), s.Addr())
+			fmt.Fprintf(os.Stderr, "qbench: serving Redis protocol (%s); the address is on stdout\n", server.Version())
 			// The address on stdout, alone, so a script can read it (useful with --port 0).
 			fmt.Fprintln(cmd.OutOrStdout(), s.Addr())
 			sigs := make(chan os.Signal, 1)

@@ -131,7 +131,7 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario) error {
 		if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {
 			return err
 		}
-		return afterRun(cmd, out, res)
+		return interrupted(res.Interrupted || stop.Err() != nil, afterRun(cmd, out, res))
 	}
 	if stop.Err() != nil {
 		ix.Interrupted = true
@@ -142,6 +142,9 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario) error {
 	fmt.Fprintf(os.Stderr, "qbench: wrote %s and %d cell results\n", filepath.Join(out, "index.json"), len(cells))
 	if err := results.WriteIndexTable(cmd.OutOrStdout(), ix); err != nil {
 		return err
+	}
+	if ix.Interrupted {
+		return interruptedError{}
 	}
 	// Each cell's gates (the scenario's absolute ones and --gate).
 	var errs []error
@@ -268,7 +271,10 @@ rate found. KIND is that of the first latency objective (produce if none).`,
 				return err
 			}
 			fmt.Fprintf(os.Stderr, "qbench: wrote %s, %d results and %s.png/.svg\n", filepath.Join(out, "index.json"), len(runs), chart.Name)
-			return results.WriteIndexTable(cmd.OutOrStdout(), ix)
+			if err := results.WriteIndexTable(cmd.OutOrStdout(), ix); err != nil {
+				return err
+			}
+			return interrupted(ix.Interrupted, nil)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "directory for the results, the index and the capacity chart")
