@@ -15,6 +15,7 @@ import (
 
 	// Engines register themselves with the registry; the runner never imports them.
 	_ "qbench/engines/kafkaq"
+	_ "qbench/engines/nullq"
 	"qbench/engines/redisq"
 )
 
