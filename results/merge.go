@@ -156,6 +156,8 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	case MergeRepetitions:
 		out.Series = first.Series
 	}
+	s.Generator = mergeGenerator(rs)
+	s.Warnings = Warnings(s)
 	out.Summary = s
 	return out, nil
 }

@@ -108,3 +108,26 @@ func TestSummaryPrintsWarnings(t *testing.T) {
 		t.Fatalf("summary:\n%s", b.String())
 	}
 }
+
+// A merged result keeps the generator's figures (CPU added up, per message over all messages,
+// the largest share) and warns from the merged summary.
+func TestMergeKeepsGeneratorAndWarnings(t *testing.T) {
+	mk := func(id string, user, share float64, full int64) *Result {
+		s := quietSummary()
+		s.Generator = Generator{UserSeconds: user, SysSeconds: 1, CPUShare: share, InFlight: 8, InFlightFull: full, InProcessEngine: true}
+		s.Ledger.Sent, s.Ledger.Deliveries = 1000, 1000
+		return &Result{SchemaVersion: SchemaVersion, RunID: id, Scenario: []byte(`{"name":"x"}`), Summary: s, Histograms: map[string]string{}}
+	}
+	m, err := Merge([]*Result{mk("a", 1, 0.2, 0), mk("b", 2, 0.9, 3)}, MergeOptions{Mode: MergeRepetitions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := m.Summary.Generator
+	if g.UserSeconds != 3 || g.SysSeconds != 2 || g.CPUShare != 0.9 || g.InFlightFull != 3 || !g.InProcessEngine || g.CPUPerMessageNs != 5e9/4000 {
+		t.Fatalf("merged generator %+v", g)
+	}
+	w := strings.Join(m.Summary.Warnings, "\n")
+	if !strings.Contains(w, "shares the generator's CPU") || !strings.Contains(w, "in-flight limit (8 batches) 3 times") {
+		t.Fatalf("merged warnings:\n%s", w)
+	}
+}
