@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -220,9 +221,30 @@ func calibrate(ctx, stop context.Context, sc *scenarios.Scenario, o calOptions) 
 		progress("%.0f msg/s: %s", rate, verdict)
 		return pass, nil
 	}
+	// Up from the floor's rate; when even that misses, start again from a quarter of it (below
+	// the lowest miss), down to minRate, within --max-runs in all.
+	const minRate = 100
 	lim := o.lim
 	lim.Low = o.rate
-	best, failedAt, _, err := bench.SearchRate(stop, probe, lim)
+	var best, failedAt float64
+	for {
+		var steps []bench.SearchStep
+		best, failedAt, steps, err = bench.SearchRate(stop, probe, lim)
+		lim.MaxRuns -= len(steps)
+		if err != nil || best > 0 || lim.Low <= minRate || lim.MaxRuns <= 0 {
+			break
+		}
+		lim.High = failedAt - 1
+		lim.Low = max(minRate, math.Round(lim.Low/4))
+		progress("%.0f msg/s missed; starting again from %.0f msg/s", failedAt, lim.Low)
+	}
+	// The lowest miss above the best pass, over both searches.
+	failedAt = 0
+	for _, st := range cal.Ceiling.Steps {
+		if !st.Pass && st.Rate > best && (failedAt == 0 || st.Rate < failedAt) {
+			failedAt = st.Rate
+		}
+	}
 	cal.Ceiling.Best, cal.Ceiling.FailedAt = best, failedAt
 	if errors.Is(err, bench.ErrSearchStopped) {
 		cal.Interrupted, err = true, nil

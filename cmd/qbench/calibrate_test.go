@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,24 @@ faults:
 		if s.ProduceRate <= 0 || s.CPUPerMessageNs <= 0 {
 			t.Errorf("step %+v has no figures", s)
 		}
+	}
+
+	// An objective nothing meets: the search steps down from a quarter of the lowest miss, to
+	// 100 msg/s, within --max-runs.
+	stdout, stderr, code = qbench(t, "calibrate", "-q", sc, "--json", "--duration", "1s", "--probe", "500ms", "--max-send-delay", "1ns", "--max-runs", "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	cal = calibration{}
+	if err := json.Unmarshal([]byte(stdout), &cal); err != nil {
+		t.Fatal(err)
+	}
+	var rates []float64
+	for _, s := range cal.Ceiling.Steps {
+		rates = append(rates, s.Rate)
+	}
+	if fmt.Sprint(rates) != "[1000 250 100]" || cal.Ceiling.Best != 0 || cal.Ceiling.FailedAt != 100 {
+		t.Errorf("steps %v, best %v, failed at %v; want [1000 250 100], 0, 100", rates, cal.Ceiling.Best, cal.Ceiling.FailedAt)
 	}
 
 	// The table names the floor, the ceiling and every step.
