@@ -69,7 +69,9 @@ func behind(s Summary) []string {
 	if perGroup == 0 && s.DeliverRate > 0 {
 		perGroup = s.DeliverRate / float64(max(s.Groups, 1))
 	}
-	if s.ProduceRate > 0 && s.MeasuredSeconds > 0 && perGroup < WarnDeliverShare*s.ProduceRate {
+	// Lost messages are a shortfall too, but the ledger already names them: this rule is only
+	// for messages that were late, not gone.
+	if s.Ledger.Lost == 0 && s.ProduceRate > 0 && s.MeasuredSeconds > 0 && perGroup < WarnDeliverShare*s.ProduceRate {
 		why = append(why, fmt.Sprintf("delivered %.0f msg/s per group against %.0f msg/s produced", perGroup, s.ProduceRate))
 	}
 	if s.ProduceRate > 0 && s.LagMax >= WarnLagMin && float64(s.LagMax) > WarnLagSeconds*s.ProduceRate {

@@ -58,6 +58,9 @@ func TestWarnings(t *testing.T) {
 		{"deliveries short of production", func(s *Summary) {
 			s.DeliverRate = 800
 		}, []string{"consumers fell behind: delivered 800 msg/s per group against 1000 msg/s produced"}},
+		{"deliveries short because messages were lost, not late", func(s *Summary) {
+			s.DeliverRate, s.Ledger.Lost = 800, 2000
+		}, nil},
 		{"fan-out: two groups each keeping up", func(s *Summary) {
 			s.DeliverRate, s.Groups = 2000, 2
 		}, nil},
