@@ -120,6 +120,7 @@ type run struct {
 	groupOf func(consumer int) int
 	started time.Time
 	epoch   time.Time // the schedule's time zero; set when producers start
+	cost    selfCost  // the generator's own CPU, producers' start to consumers' stop
 
 	producerRecs, consumerRecs []*recorder
 	consumerFaults             []chan scenarios.Fault
@@ -190,6 +191,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	}
 
 	r.epoch = time.Now()
+	r.cost.start()
 	consumeCtx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()
 	var cwg, pwg sync.WaitGroup
@@ -243,6 +245,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	stopConsumers()
 	cwg.Wait()
 	r.window.drain = time.Since(r.epoch) - producersDoneAt
+	r.cost.stop()
 	<-faultsDone
 	s.stop()
 	<-samplerDone

@@ -89,6 +89,14 @@ type FactReporter interface {
 	Facts(ctx context.Context) Facts
 }
 
+// InProcess is implemented by engines that run inside qbench's own process (the embedded server,
+// the null engine): the load generator's CPU figures (getrusage of the process) then include the
+// engine's work, and the two compete for the same cores. An engine without it is taken to run
+// elsewhere.
+type InProcess interface {
+	InProcess() bool
+}
+
 // Staller is implemented by engines whose server can be made to stop answering for a while
 // (DEBUG SLEEP on Redis, the in-repo server's equivalent). Stall returns once the stall has begun.
 type Staller interface {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"sort"
 	"time"
 
@@ -100,12 +99,6 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 		s.Groups = max(s.Groups, rsum.Groups)
 		s.DrainSeconds = max(s.DrainSeconds, rsum.DrainSeconds)
 		s.SweepSeconds = max(s.SweepSeconds, rsum.SweepSeconds)
-		addGenerator(&s.Generator, rsum.Generator)
-		for _, w := range rsum.Warnings {
-			if !slices.Contains(s.Warnings, w) {
-				s.Warnings = append(s.Warnings, w)
-			}
-		}
 		switch opt.Mode {
 		case MergeMachines:
 			s.MeasuredSeconds = max(s.MeasuredSeconds, rsum.MeasuredSeconds)
@@ -170,6 +163,8 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	case MergeRepetitions:
 		out.Series = first.Series
 	}
+	s.Generator = mergeGenerator(rs)
+	s.Warnings = Warnings(s)
 	out.Summary = s
 	return out, nil
 }
@@ -313,25 +308,4 @@ func mergeErrors(rs []*Result) []ErrorCount {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
 	return out
-}
-
-// addGenerator adds one run's generator cost into a merged one: CPU adds up, CPU per message is
-// weighted by each run's messages (its CPU over its CPU per message), the share is the largest.
-func addGenerator(into *Generator, g Generator) {
-	messages := func(g Generator) float64 {
-		if g.CPUPerMessageNs <= 0 {
-			return 0
-		}
-		return (g.UserSeconds + g.SysSeconds) * 1e9 / g.CPUPerMessageNs
-	}
-	n := messages(*into) + messages(g)
-	into.UserSeconds += g.UserSeconds
-	into.SysSeconds += g.SysSeconds
-	if n > 0 {
-		into.CPUPerMessageNs = (into.UserSeconds + into.SysSeconds) * 1e9 / n
-	}
-	into.CPUShare = max(into.CPUShare, g.CPUShare)
-	into.InProcessEngine = into.InProcessEngine || g.InProcessEngine
-	into.InFlight = max(into.InFlight, g.InFlight)
-	into.InFlightFull += g.InFlightFull
 }

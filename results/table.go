@@ -83,6 +83,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if s.HistogramDropped > 0 {
 		fmt.Fprintf(w, "warning: %d latency values were out of the histogram's range\n", s.HistogramDropped)
 	}
+	for _, msg := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	// Engines register themselves with the registry; the runner never imports them.
 	_ "qbench/engines/kafkaq"
+	_ "qbench/engines/nullq"
 	"qbench/engines/redisq"
 )
 
@@ -45,7 +46,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(withSweep(withBaseline(runCmd())), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), searchCmd(), aofCmd(), lossyfsCmd())
+	root.AddCommand(withSweep(withBaseline(runCmd())), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), searchCmd(), calibrateCmd(), aofCmd(), lossyfsCmd())
 	err := root.Execute()
 	if err == nil {
 		os.Exit(exitOK)

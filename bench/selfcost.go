@@ -1,0 +1,51 @@
+package bench
+
+import (
+	"runtime"
+	"time"
+
+	"qbench/engines"
+	"qbench/results"
+)
+
+// selfCost is the load generator's own CPU over a run, from getrusage(RUSAGE_SELF) when the
+// producers start and when the consumers stop: the same window as the messages it is divided by.
+// It is the whole process, so an engine running inside it (engines.InProcess) is included.
+type selfCost struct {
+	startAt, endAt time.Time
+	user0, sys0    time.Duration
+	user1, sys1    time.Duration
+}
+
+func (c *selfCost) start() {
+	c.user0, c.sys0 = cpuTimes()
+	c.startAt = time.Now()
+}
+
+func (c *selfCost) stop() {
+	c.endAt = time.Now()
+	c.user1, c.sys1 = cpuTimes()
+}
+
+// fill sets g's CPU fields (the in-flight ones are the producers' business). messages is what
+// the generator handled: messages sent plus deliveries received.
+func (c *selfCost) fill(g *results.Generator, messages int64, eng engines.Engine) {
+	user, sys := c.user1-c.user0, c.sys1-c.sys0
+	g.UserSeconds, g.SysSeconds = user.Seconds(), sys.Seconds()
+	g.CPUPerMessageNs, g.CPUShare = cpuFigures(user+sys, c.endAt.Sub(c.startAt), runtime.NumCPU(), messages)
+	if ip, ok := eng.(engines.InProcess); ok && ip.InProcess() {
+		g.InProcessEngine = true
+	}
+}
+
+// cpuFigures is CPU per message handled, in ns, and the share of the machine's CPU time used:
+// cpu / (wall x cpus). Either is 0 when its divisor is.
+func cpuFigures(cpu, wall time.Duration, cpus int, messages int64) (perMessageNs, share float64) {
+	if messages > 0 {
+		perMessageNs = float64(cpu.Nanoseconds()) / float64(messages)
+	}
+	if wall > 0 && cpus > 0 {
+		share = cpu.Seconds() / (wall.Seconds() * float64(cpus))
+	}
+	return perMessageNs, share
+}

@@ -1,0 +1,50 @@
+package bench_test
+
+import (
+	"strings"
+	"testing"
+
+	_ "qbench/engines/nullq"
+)
+
+// A run on the null engine accounts for every message and reports the generator's own CPU: the
+// engine runs in process, the CPU per message is positive and plausible, and the share of the
+// machine is at most 1.
+func TestNullEngineRunReportsGeneratorCost(t *testing.T) {
+	for _, design := range []string{"stream", "pubsub"} {
+		t.Run(design, func(t *testing.T) {
+			res := run(t, scenario(t, `
+engine: nullq
+design: `+design+`
+producers: 2
+consumers: 2
+rate: 2000
+duration: 1s
+warmup: 200ms
+`))
+			s := res.Summary
+			groups := int64(1)
+			if design == "pubsub" {
+				groups = 2
+			}
+			l := s.Ledger
+			if l.Acked == 0 || l.Lost != 0 || l.Duplicates != 0 || l.Deliveries != groups*l.Acked {
+				t.Fatalf("ledger %+v (groups %d)", l, groups)
+			}
+			g := s.Generator
+			t.Logf("generator %+v", g)
+			if !g.InProcessEngine || g.UserSeconds+g.SysSeconds <= 0 || g.CPUShare <= 0 || g.CPUShare > 1.01 {
+				t.Fatalf("generator %+v", g)
+			}
+			// Between 100 ns and 1 ms of CPU per message handled: outside that the arithmetic is off.
+			if g.CPUPerMessageNs < 100 || g.CPUPerMessageNs > 1e6 {
+				t.Fatalf("CPU per message %.0f ns (%+v, %d sent, %d deliveries)", g.CPUPerMessageNs, g, l.Sent, l.Deliveries)
+			}
+			for _, w := range s.Warnings {
+				if strings.Contains(w, "fell behind") {
+					t.Errorf("a null engine at 2,000 msg/s cannot fall behind: %s", w)
+				}
+			}
+		})
+	}
+}
