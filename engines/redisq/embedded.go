@@ -35,3 +35,7 @@ func newEmbeddedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, 
 	}
 	return e, nil
 }
+
+// InProcess says the embedded server runs inside qbench's process (engines.InProcess), so the
+// generator's CPU figures include the server's work.
+func (e *engine) InProcess() bool { return e.target == "embedded" }
