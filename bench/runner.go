@@ -223,12 +223,19 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	}
 	stopConsumers()
 	cwg.Wait()
+	drainSeconds := (time.Since(r.epoch) - producersDoneAt).Seconds()
 	<-faultsDone
 	s.stop()
 	<-samplerDone
 	s.harvest(true) // the last partial interval
+	// What the engine still holds is queued, not lost.
+	sweepSeconds := r.sweepRemainder(ctx)
 
-	return r.result(s, producersDoneAt, interrupted)
+	res, err := r.result(s, producersDoneAt, interrupted)
+	if err == nil {
+		res.Summary.DrainSeconds, res.Summary.SweepSeconds = drainSeconds, sweepSeconds
+	}
+	return res, err
 }
 
 // drained reports whether every acknowledged message has been delivered (to every group) and,

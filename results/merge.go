@@ -182,6 +182,7 @@ func addLedger(dst *Ledger, l Ledger) {
 	dst.Failed += l.Failed
 	dst.Delivered += l.Delivered
 	dst.Deliveries += l.Deliveries
+	dst.Queued += l.Queued
 	dst.Lost += l.Lost
 	dst.Duplicates += l.Duplicates
 	dst.DuplicatedMessages += l.DuplicatedMessages
