@@ -1,0 +1,115 @@
+package bench_test
+
+import (
+	"fmt"
+	"testing"
+)
+
+// Lost means gone. A consumer slower than its producers, with no fault and a drain too short to
+// catch up, leaves a backlog in the engine: the final sweep finds it, so it is reported as queued
+// and nothing as lost, and every acknowledged message is exactly one of delivered, queued, lost.
+// Pub/sub stores nothing: what a subscriber did not get cannot be queued.
+func TestSlowConsumerBacklogIsQueuedNotLost(t *testing.T) {
+	cases := []struct {
+		target, design string
+		rate           int64 // offered, msg/s, for 2 s
+		work           string
+	}{
+		{"embedded", "stream", 2000, "1ms"},
+		{"embedded", "list", 2000, "1ms"},
+		{"embedded", "reliable-list", 2000, "1ms"},
+		{"embedded", "pubsub", 2000, "1ms"},
+		{"redis", "stream", 2000, "1ms"},
+		{"redis", "list", 2000, "1ms"},
+		{"redis", "reliable-list", 2000, "1ms"},
+		// A Kafka producer waits for each acks=all send: 1,000 msg/s is what two keep up with.
+		{"kafka", "topic", 1000, "2ms"},
+	}
+	for _, c := range cases {
+		t.Run(c.target+"/"+c.design, func(t *testing.T) {
+			needTarget(t, c.target)
+			// One consumer spending work per message consumes under half the offered rate: about
+			// a second's worth of messages is still in the engine when the 200 ms drain gives up.
+			res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: %s
+producers: 2
+consumers: 1
+rate: %d
+duration: 2s
+work: %s
+drain_timeout: 200ms
+`, c.target, c.design, c.rate, c.work)))
+			s := res.Summary
+			l := s.Ledger
+			if l.Acked != 2*c.rate {
+				t.Fatalf("acked %d, want %d: %+v", l.Acked, 2*c.rate, l)
+			}
+			if l.Delivered+l.Queued+l.Lost != l.Acked {
+				t.Fatalf("delivered %d + queued %d + lost %d != acked %d", l.Delivered, l.Queued, l.Lost, l.Acked)
+			}
+			if s.DrainSeconds < 0.2 {
+				t.Errorf("drain took %.3f s, want at least the 200 ms drain timeout", s.DrainSeconds)
+			}
+			if c.design == "pubsub" {
+				// Nothing stored, nothing swept: a message not received is lost by design.
+				if l.Queued != 0 || s.SweepSeconds != 0 {
+					t.Fatalf("pub/sub: queued %d, sweep %.3f s; it stores nothing", l.Queued, s.SweepSeconds)
+				}
+				return
+			}
+			if l.Lost != 0 || l.Queued < c.rate/4 || l.Duplicates != 0 {
+				t.Fatalf("ledger %+v: want lost 0 and the backlog queued", l)
+			}
+			if len(res.Lost) != 0 {
+				t.Fatalf("lost list %v with nothing lost", res.Lost)
+			}
+			if s.SweepSeconds <= 0 {
+				t.Errorf("sweep took %v s", s.SweepSeconds)
+			}
+		})
+	}
+}
+
+// A consumer that dies holding messages it never processed, and stays down, leaves them in the
+// engine: the stream's pending entries list (nobody claims them: no claim_idle), the reliable
+// list's processing list (the visibility timeout is longer than the run). They are held, so
+// queued, not lost; the plain list's popped message is gone (TestConformanceListLosesInFlightOnCrash).
+func TestCrashedConsumersHeldMessagesAreQueued(t *testing.T) {
+	cases := []struct{ target, design, extra string }{
+		{"embedded", "stream", ""},
+		{"redis", "stream", ""},
+		{"embedded", "reliable-list", "list:\n  visibility_timeout: 60s\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.target+"/"+c.design, func(t *testing.T) {
+			needTarget(t, c.target)
+			res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: %s
+producers: 1
+consumers: 2
+rate: 500
+duration: 1500ms
+drain_timeout: 300ms
+faults:
+  - at: 500ms
+    kind: consumer-crash
+    point: before-work
+    consumer: 0
+%s`, c.target, c.design, c.extra)))
+			l := res.Summary.Ledger
+			if l.Delivered+l.Queued+l.Lost != l.Acked {
+				t.Fatalf("delivered %d + queued %d + lost %d != acked %d", l.Delivered, l.Queued, l.Lost, l.Acked)
+			}
+			if l.Lost != 0 || l.Queued < 1 || l.Acked != 750 {
+				t.Fatalf("ledger %+v: want the crashed consumer's messages queued, none lost", l)
+			}
+			for _, f := range res.Faults {
+				if f.Lost != 0 {
+					t.Fatalf("fault %s charged %d lost; nothing is gone", f.Kind, f.Lost)
+				}
+			}
+		})
+	}
+}
