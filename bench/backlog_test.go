@@ -10,24 +10,29 @@ import (
 // and nothing as lost, and every acknowledged message is exactly one of delivered, queued, lost.
 // Pub/sub stores nothing: what a subscriber did not get cannot be queued.
 func TestSlowConsumerBacklogIsQueuedNotLost(t *testing.T) {
+	// Two consumer groups of one slow consumer each: each group's backlog is its own.
+	twoGroups := "stream:\n  groups: 2\n"
 	cases := []struct {
-		target, design string
-		rate           int64 // offered, msg/s, for 2 s
-		work           string
+		name, target, design string
+		rate                 int64 // offered, msg/s, for 2 s
+		work                 string
+		consumers, groups    int64
+		extra                string
 	}{
-		{"embedded", "stream", 2000, "1ms"},
-		{"embedded", "list", 2000, "1ms"},
-		{"embedded", "reliable-list", 2000, "1ms"},
-		{"embedded", "pubsub", 2000, "1ms"},
-		{"redis", "stream", 2000, "1ms"},
-		{"redis", "list", 2000, "1ms"},
-		{"redis", "reliable-list", 2000, "1ms"},
+		{"", "embedded", "stream", 2000, "1ms", 1, 1, ""},
+		{"", "embedded", "list", 2000, "1ms", 1, 1, ""},
+		{"", "embedded", "reliable-list", 2000, "1ms", 1, 1, ""},
+		{"", "embedded", "pubsub", 2000, "1ms", 1, 1, ""},
+		{"-2-groups", "embedded", "stream", 2000, "1ms", 2, 2, twoGroups},
+		{"", "redis", "stream", 2000, "1ms", 1, 1, ""},
+		{"", "redis", "list", 2000, "1ms", 1, 1, ""},
+		{"", "redis", "reliable-list", 2000, "1ms", 1, 1, ""},
 		// A Kafka producer waits for each acks=all send, and falls behind on a loaded machine:
 		// a lower rate, and a slower consumer to match.
-		{"kafka", "topic", 400, "10ms"},
+		{"", "kafka", "topic", 400, "10ms", 1, 1, ""},
 	}
 	for _, c := range cases {
-		t.Run(c.target+"/"+c.design, func(t *testing.T) {
+		t.Run(c.target+"/"+c.design+c.name, func(t *testing.T) {
 			needTarget(t, c.target)
 			// One consumer spending work per message consumes under half the offered rate: about
 			// a second's worth of messages is still in the engine when the 200 ms drain gives up.
@@ -35,12 +40,12 @@ func TestSlowConsumerBacklogIsQueuedNotLost(t *testing.T) {
 engine: %s
 design: %s
 producers: 2
-consumers: 1
+consumers: %d
 rate: %d
 duration: 2s
 work: %s
 drain_timeout: 200ms
-`, c.target, c.design, c.rate, c.work)))
+%s`, c.target, c.design, c.consumers, c.rate, c.work, c.extra)))
 			s := res.Summary
 			l := s.Ledger
 			// Producers may fall behind on a loaded machine (then messages are unsent, not
@@ -48,8 +53,8 @@ drain_timeout: 200ms
 			if l.Acked == 0 {
 				t.Fatalf("nothing acknowledged: %+v", l)
 			}
-			if l.Delivered+l.Queued+l.Lost != l.Acked {
-				t.Fatalf("delivered %d + queued %d + lost %d != acked %d", l.Delivered, l.Queued, l.Lost, l.Acked)
+			if l.Delivered+l.Queued+l.Lost != l.Acked*c.groups {
+				t.Fatalf("delivered %d + queued %d + lost %d != acked %d x %d groups", l.Delivered, l.Queued, l.Lost, l.Acked, c.groups)
 			}
 			if s.DrainSeconds < 0.2 {
 				t.Errorf("drain took %.3f s, want at least the 200 ms drain timeout", s.DrainSeconds)
