@@ -74,6 +74,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	}
 	res.Summary.Groups = max(r.groups, 1)
 	res.Summary.DrainSeconds = r.window.drain.Seconds()
+	res.Summary.SweepSeconds = r.window.sweep
 	if !sc.Rate.Max {
 		res.Summary.OfferedRate = sc.Rate.PerSecond
 	}

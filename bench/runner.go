@@ -137,6 +137,7 @@ type run struct {
 	// window is what the measured window saw, set when producers finish.
 	window struct {
 		producersDone, drain time.Duration
+		sweep                float64 // seconds the final sweep took
 		// deliveries made inside the measured window (warm-up end to producers done).
 		deliveries int64
 	}
@@ -250,6 +251,8 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	s.stop()
 	<-samplerDone
 	s.harvest(true) // the last partial interval
+	// What the engine still holds is queued, not lost.
+	r.window.sweep = r.sweepRemainder(ctx)
 
 	return r.result(s, producersDoneAt, interrupted)
 }

@@ -2,12 +2,14 @@
 // under test. An Engine owns one queue for one run: it sets it up, opens producers and consumers
 // on it, and tears it down. Payloads are opaque bytes to an engine; the runner stamps and reads them.
 //
-// Optional capabilities (engine-side lag, faults, facts for the result) are discovered by interface
-// assertion, so a design that lacks one needs no special case in the runner.
+// Optional capabilities (engine-side lag, faults, facts for the result, the final sweep of what
+// is left) are discovered by interface assertion, so a design that lacks one needs no special
+// case in the runner.
 package engines
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -83,6 +85,22 @@ type Facts struct {
 	// WAIT results.
 	Stats map[string]int64 `json:"stats,omitempty"`
 }
+
+// Sweeper is implemented by engines that store messages until they are consumed (a stream, a
+// list, a topic). Sweep reads, without consuming, every message the engine still holds for each
+// receiving group at the end of a run, and calls found for each, with the group (as Grouper
+// numbers them; 0 without groups) and the payload (valid only during the call). The runner calls
+// it once, after consumers have stopped and before the result is built: a message acknowledged,
+// never delivered and found is a backlog (queued), one not found is gone (lost). Sweep is untimed
+// for latency and bounded by ctx. An engine that stores nothing (pub/sub) does not implement it,
+// or returns ErrNothingStored, so an undelivered message stays lost.
+type Sweeper interface {
+	Sweep(ctx context.Context, found func(group int, payload []byte)) error
+}
+
+// ErrNothingStored is returned by Sweep from an engine whose design holds no messages (pub/sub
+// behind an engine type that also serves designs that do).
+var ErrNothingStored = errors.New("the design stores no messages")
 
 // FactReporter is implemented by engines that can describe themselves.
 type FactReporter interface {

@@ -96,6 +96,7 @@ func TestExportGolden(t *testing.T) {
 func TestMergeMachinesIsExact(t *testing.T) {
 	a := resultstest.Make(resultstest.Options{Seed: 1, Seconds: 4, Lost: 2})
 	b := resultstest.Make(resultstest.Options{Seed: 2, Seconds: 5, Duplicates: 3, StallAt: 2 * time.Second, StallFor: 200 * time.Millisecond})
+	a.Summary.Ledger.Queued, b.Summary.Ledger.Queued = 5, 7
 	// b's scenario has a fault a's has not, hence Force.
 	m, err := results.Merge([]*results.Result{a, b}, results.MergeOptions{Mode: results.MergeMachines, Force: true})
 	if err != nil {
@@ -119,7 +120,7 @@ func TestMergeMachinesIsExact(t *testing.T) {
 		}
 	}
 	l := m.Summary.Ledger
-	if l.Sent != a.Summary.Ledger.Sent+b.Summary.Ledger.Sent || l.Lost != 2 || l.Duplicates != 3 {
+	if l.Sent != a.Summary.Ledger.Sent+b.Summary.Ledger.Sent || l.Lost != 2 || l.Queued != 12 || l.Duplicates != 3 {
 		t.Errorf("ledger %+v", l)
 	}
 	if m.Summary.ProduceRate != a.Summary.ProduceRate+b.Summary.ProduceRate {

@@ -42,8 +42,13 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintln(w)
 	l := s.Ledger
-	fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d, delivered %d, lost %d, duplicates %d\n",
-		l.Sent, l.Acked, l.Failed, l.Delivered, l.Lost, l.Duplicates)
+	// Queued and lost are told apart: a backlog left in the engine is not a loss.
+	queued := fmt.Sprintf("queued %d", l.Queued)
+	if l.Queued > 0 {
+		queued += " (still in the engine at the end: a backlog, not a loss)"
+	}
+	fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d, delivered %d, %s, lost %d, duplicates %d\n",
+		l.Sent, l.Acked, l.Failed, l.Delivered, queued, l.Lost, l.Duplicates)
 	if l.DeliveredUnacked > 0 || l.Phantom > 0 || l.Unknown > 0 {
 		fmt.Fprintf(w, "          delivered but not acked %d, phantom %d, unknown %d\n", l.DeliveredUnacked, l.Phantom, l.Unknown)
 	}

@@ -1,6 +1,8 @@
 // Package ledger accounts for every message of a run, one by one: sent, acknowledged by the
-// engine, failed, delivered, delivered more than once. Loss is computed from these marks at the
-// end, never inferred from counters.
+// engine, failed, delivered, delivered more than once, and found still held by the engine when the
+// run ended. Loss is computed from these marks at the end, never inferred from counters: an
+// acknowledged message a group never received is queued when the engine still held it for that
+// group, and lost (gone) only when it did not.
 package ledger
 
 import (
@@ -38,6 +40,9 @@ type producerBook struct {
 	// highest is the highest sequence number each group has received from this producer, +1.
 	highest   []uint64
 	reordered int64
+	// found is a bit per sequence number per group: the message was found still held by the
+	// engine for that group at the end (Found). Allocated on the first Found.
+	found [][]uint64
 }
 
 // New makes a ledger for n producers and one receiving group.
@@ -114,6 +119,38 @@ func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
 	return first
 }
 
+// Found marks that the engine still held a message for group when the run ended (the final
+// sweep): if the group never received it, it is queued, not lost. A mark for a group or producer
+// out of range, or for a sequence number never sent, is ignored: only acknowledged messages are
+// classified. Marking twice is the same as once. Call it after consumers have stopped.
+func (l *Ledger) Found(group, producer int, seq uint64) {
+	if producer < 0 || producer >= len(l.producers) || group < 0 || group >= l.groups {
+		return
+	}
+	b := l.producers[producer]
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if seq >= uint64(len(b.flags)) {
+		return
+	}
+	if b.found == nil {
+		b.found = make([][]uint64, l.groups)
+	}
+	words := (len(b.flags) + 63) / 64
+	if len(b.found[group]) < words {
+		b.found[group] = append(b.found[group], make([]uint64, words-len(b.found[group]))...)
+	}
+	b.found[group][seq/64] |= 1 << (seq % 64)
+}
+
+// isFound reports whether seq was found for group. The caller holds b.mu.
+func (b *producerBook) isFound(group int, seq int) bool {
+	if b.found == nil || seq/64 >= len(b.found[group]) {
+		return false
+	}
+	return b.found[group][seq/64]&(1<<(seq%64)) != 0
+}
+
 // Acked is the number of messages acknowledged so far.
 func (l *Ledger) Acked() int64 { return l.acked.Load() }
 
@@ -165,7 +202,8 @@ type LostMessage struct {
 	Seq      uint64 `json:"seq"`
 }
 
-// Close computes the totals and returns up to maxLost of the lost messages, lowest first.
+// Close computes the totals and returns up to maxLost of the lost messages, lowest first. For
+// every group, each acknowledged message is delivered, queued or lost, exactly one of them.
 func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 	var t Totals
 	var lost []LostMessage
@@ -182,7 +220,7 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 				t.Failed++
 			}
 			for g := range b.deliveries {
-				if l.account(&t, f, int64(b.deliveries[g][seq])) && len(lost) < maxLost {
+				if l.account(&t, f, int64(b.deliveries[g][seq]), b.isFound(g, seq)) && len(lost) < maxLost {
 					lost = append(lost, LostMessage{Group: g, Producer: p, Seq: uint64(seq)})
 				}
 			}
@@ -194,8 +232,9 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 	return t, lost
 }
 
-// account adds one message's deliveries to one group into t, and reports whether it was lost.
-func (l *Ledger) account(t *Totals, f uint8, d int64) (lost bool) {
+// account adds one message's deliveries to one group into t, and reports whether it was lost:
+// acknowledged, never delivered to the group and not found held for it.
+func (l *Ledger) account(t *Totals, f uint8, d int64, found bool) (lost bool) {
 	if d > 0 {
 		t.Delivered++
 		t.Deliveries += d
@@ -211,6 +250,10 @@ func (l *Ledger) account(t *Totals, f uint8, d int64) (lost bool) {
 		t.DuplicatedMessages++
 	}
 	if f&flagAcked != 0 && d == 0 {
+		if found {
+			t.Queued++
+			return false
+		}
 		t.Lost++
 		return true
 	}
@@ -227,8 +270,9 @@ type Window struct {
 
 // WindowTotals is what one fault window cost.
 type WindowTotals struct {
-	// Lost counts acknowledged messages never delivered (to a group) that the window could have
-	// destroyed: those intended before the window ended and after the previous window ended.
+	// Lost counts acknowledged messages never delivered (to a group) and not found queued at the
+	// end that the window could have destroyed: those intended before the window ended and after
+	// the previous window ended.
 	Lost int64 `json:"lost"`
 	// Duplicates counts extra deliveries of the same messages.
 	Duplicates int64 `json:"duplicates"`
@@ -250,7 +294,8 @@ func (l *Ledger) Attribute(windows []Window) []WindowTotals {
 			var lost, dups int64
 			for g := range b.deliveries {
 				d := int64(b.deliveries[g][seq])
-				if f&flagAcked != 0 && d == 0 {
+				// A message still queued was not destroyed by any fault: only the lost count.
+				if f&flagAcked != 0 && d == 0 && !b.isFound(g, seq) {
 					lost++
 				}
 				if d > 1 {

@@ -125,3 +125,75 @@ func TestLedgerChargesLossToDestructiveFault(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// Every acknowledged message ends, for each group, as exactly one of delivered, queued (found held
+// by the engine at the end) or lost (neither): a backlog is never counted as loss, and a fault
+// window is charged only what is gone.
+func TestLedgerQueuedIsNotLost(t *testing.T) {
+	type mark struct {
+		group int
+		seq   uint64
+	}
+	cases := []struct {
+		name                            string
+		groups                          int
+		acked, failed                   []uint64
+		delivered, found                []mark
+		wantDelivered, wantQueued, lost int64
+		wantLostList                    []LostMessage
+		windowLost                      int64 // charged to one window covering every message
+	}{
+		{name: "nothing found: undelivered is lost", groups: 1, acked: []uint64{0, 1, 2, 3},
+			delivered: []mark{{0, 0}, {0, 1}}, wantDelivered: 2, lost: 2,
+			wantLostList: []LostMessage{{Seq: 2}, {Seq: 3}}, windowLost: 2},
+		{name: "backlog found: queued, not lost", groups: 1, acked: []uint64{0, 1, 2, 3},
+			delivered: []mark{{0, 0}, {0, 1}}, found: []mark{{0, 2}, {0, 3}}, wantDelivered: 2, wantQueued: 2},
+		{name: "part found, part gone", groups: 1, acked: []uint64{0, 1, 2, 3},
+			delivered: []mark{{0, 0}}, found: []mark{{0, 2}}, wantDelivered: 1, wantQueued: 1, lost: 2,
+			wantLostList: []LostMessage{{Seq: 1}, {Seq: 3}}, windowLost: 2},
+		{name: "found and delivered counts delivered once", groups: 1, acked: []uint64{0, 1},
+			delivered: []mark{{0, 0}, {0, 1}}, found: []mark{{0, 0}, {0, 1}, {0, 1}}, wantDelivered: 2},
+		{name: "found per group", groups: 2, acked: []uint64{0, 1},
+			delivered: []mark{{0, 0}, {0, 1}, {1, 0}}, found: []mark{{0, 1}}, wantDelivered: 3, lost: 1,
+			wantLostList: []LostMessage{{Group: 1, Seq: 1}}, windowLost: 1},
+		{name: "failed or never sent, found: not classified", groups: 1, acked: []uint64{0}, failed: []uint64{1},
+			delivered: []mark{{0, 0}}, found: []mark{{0, 1}, {0, 5000}, {3, 0}, {-1, 0}}, wantDelivered: 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := NewGroups(1, c.groups)
+			for _, s := range c.acked {
+				l.SentAt(0, s, true, 1)
+			}
+			for _, s := range c.failed {
+				l.SentAt(0, s, false, 1)
+			}
+			for _, d := range c.delivered {
+				l.DeliveredTo(d.group, 0, d.seq)
+			}
+			for _, f := range c.found {
+				l.Found(f.group, 0, f.seq)
+			}
+			l.Found(0, 9, 0) // no such producer: ignored
+			got, lost := l.Close(10)
+			if got.Delivered != c.wantDelivered || got.Queued != c.wantQueued || got.Lost != c.lost {
+				t.Fatalf("delivered %d queued %d lost %d, want %d %d %d", got.Delivered, got.Queued, got.Lost,
+					c.wantDelivered, c.wantQueued, c.lost)
+			}
+			if sum, want := got.Delivered+got.Queued+got.Lost, got.Acked*int64(c.groups); sum != want {
+				t.Fatalf("delivered + queued + lost = %d, want acked x groups = %d", sum, want)
+			}
+			if len(lost) != len(c.wantLostList) {
+				t.Fatalf("lost list %v, want %v", lost, c.wantLostList)
+			}
+			for i := range lost {
+				if lost[i] != c.wantLostList[i] {
+					t.Fatalf("lost list %v, want %v", lost, c.wantLostList)
+				}
+			}
+			if w := l.Attribute([]Window{{StartNs: 0, EndNs: 10, Destructive: true}}); w[0].Lost != c.windowLost {
+				t.Fatalf("window charged %d lost, want %d", w[0].Lost, c.windowLost)
+			}
+		})
+	}
+}
