@@ -169,3 +169,23 @@ func (c *consumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 // Ack does nothing: a taken message is gone, as with a list.
 func (*consumer) Ack(context.Context, []engines.Delivery) error { return nil }
 func (c *consumer) Close() error                                { c.idle.Stop(); return nil }
+
+// Sweep hands over what each group's channel still holds once consumers have stopped
+// (engines.Sweeper): a backlog, not a loss. The run is over, so taking from the channel is
+// reading what is left.
+func (e *Engine) Sweep(ctx context.Context, found func(group int, payload []byte)) error {
+	for g, ch := range e.groups {
+	drain:
+		for {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case p := <-ch:
+				found(g, p)
+			default:
+				break drain
+			}
+		}
+	}
+	return nil
+}

@@ -145,3 +145,30 @@ func TestRegisteredAndInProcess(t *testing.T) {
 		t.Fatal("no lag")
 	}
 }
+
+// What no consumer took is handed to the final sweep, per group: a backlog, not a loss.
+func TestSweepReportsWhatIsLeft(t *testing.T) {
+	ctx := context.Background()
+	e := newEngine(t, engines.Spec{Design: "pubsub", Consumers: 2, Producers: 1})
+	p, err := e.NewProducer(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make([]error, 3)
+	p.Send(ctx, [][]byte{[]byte("a"), []byte("b"), []byte("c")}, errs)
+	c, err := e.NewConsumer(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := c.Receive(ctx)
+	if err != nil || len(ds) != 3 {
+		t.Fatalf("group 1 received %d, %v", len(ds), err)
+	}
+	found := map[int]int{}
+	if err := e.Sweep(ctx, func(g int, _ []byte) { found[g]++ }); err != nil {
+		t.Fatal(err)
+	}
+	if found[0] != 3 || found[1] != 0 {
+		t.Fatalf("sweep found %v, want 3 left for group 0 and none for group 1", found)
+	}
+}
