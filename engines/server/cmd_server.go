@@ -70,10 +70,12 @@ func cmdFlush(all bool) handler {
 		if all {
 			for i := range c.s.store.DBs {
 				c.s.touchAllInDB(i)
+				c.s.signalDB(i, readyGone)
 			}
 			c.s.store.FlushAll()
 		} else {
 			c.s.touchAllInDB(c.db)
+			c.s.signalDB(c.db, readyGone)
 			c.keyspace().Flush()
 		}
 		return resp.OK, nil

@@ -582,10 +582,15 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 	if count == 0 {
 		count = 1000 // XREAD_BLOCKED_DEFAULT_COUNT
 	}
+	var gone any
+	if isGroup {
+		gone = errStreamGone
+	}
 	return &blockSpec{
 		keys:         keys,
 		timeout:      timeDurationMs(a.timeout),
 		timeoutReply: resp.NullArray,
+		goneReply:    gone,
 		serve: func(key string) (any, bool) {
 			idx := -1
 			for i, k := range keys {

@@ -64,7 +64,7 @@ func init() { commandTable = buildTable() }
 
 func buildTable() map[string]*command {
 	t := map[string]*command{}
-	for _, family := range [][]*command{genericCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands, persistCommands} {
+	for _, family := range [][]*command{genericCommands, keyCommands, setHashCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands, persistCommands} {
 		for _, cmd := range family {
 			cmd.fullname = cmd.name
 			if len(cmd.subs) > 0 {
@@ -214,7 +214,10 @@ func (c *client) call(cmd *command, args [][]byte) *blockSpec {
 			c.reply(v)
 		}
 	}
-	s.handleReady()
+	if !c.inExec {
+		// Inside MULTI the blocked clients are served after EXEC, against its final state.
+		s.handleReady()
+	}
 	return blk
 }
 

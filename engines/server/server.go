@@ -104,6 +104,7 @@ func New(cfg Config) *Server {
 		runID:    randomHex(40),
 	}
 	s.conf = newSettings(s)
+	s.store.OnExpired = s.onExpired
 	s.p = newPersistence(s)
 	s.cfgErr = cfgErr
 	return s
@@ -258,6 +259,7 @@ func (s *Server) activeExpire() {
 			}
 		}
 	}
+	s.handleReady() // an expired stream wakes the XREADGROUPs blocked on it
 }
 
 func (s *Server) logf(format string, args ...any) { s.cfg.Logf(format, args...) }
