@@ -84,9 +84,8 @@ func longDouble(b []byte) (*big.Float, bool) {
 		return nil, false
 	}
 	f, _, err := big.ParseFloat(string(b), 0, 64, big.ToNearestEven)
-	if err != nil {
-		// strconv accepted it, so it is out of range: Redis's strtold gives +-inf (ERANGE).
-		return nil, false
+	if err != nil || outOfLongDouble(f) {
+		return nil, false // strtold's ERANGE, which string2ld refuses
 	}
 	return f, true
 }
@@ -112,10 +111,7 @@ func cmdIncrbyfloat(c *client, args [][]byte) (any, error) {
 		return nil, errNotFloat
 	}
 	sum := new(big.Float).SetPrec(64).Add(cur, incr)
-	if sum.IsInf() {
-		return nil, redisError("ERR increment would produce NaN or Infinity")
-	}
-	if f, _ := sum.Float64(); math.IsInf(f, 0) {
+	if sum.IsInf() || outOfLongDouble(sum) {
 		return nil, redisError("ERR increment would produce NaN or Infinity")
 	}
 	out := humanLongDouble(sum)
@@ -126,6 +122,16 @@ func cmdIncrbyfloat(c *client, args [][]byte) (any, error) {
 	db.Set(key, &store.String{B: []byte(out), NoInt: true}) // the TTL stays, as in Redis
 	c.notify(notifyString, "incrbyfloat", args[1])
 	return []byte(out), nil
+}
+
+// outOfLongDouble reports a finite value beyond x87 long double's range (which overflows to
+// infinity or underflows to zero there).
+func outOfLongDouble(f *big.Float) bool {
+	if f.IsInf() || f.Sign() == 0 {
+		return false
+	}
+	e := f.MantExp(nil)
+	return e > 16384 || e < -16444
 }
 
 // humanLongDouble is ld2string's LD_STR_HUMAN: "%.17Lf" without trailing zeros.

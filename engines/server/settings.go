@@ -50,12 +50,12 @@ func newSettings(s *Server) *settings {
 		hashMaxListpackValue:   64,
 		listMaxListpackSize:    -2,
 		other: map[string]string{
-			"databases":               "16",
-			"maxmemory":               "0",
-			"maxmemory-policy":        "noeviction",
-			"timeout":                 "0",
-			"tcp-keepalive":           "300",
-			"hz":                      "10",
+			"databases":                       "16",
+			"maxmemory":                       "0",
+			"maxmemory-policy":                "noeviction",
+			"timeout":                         "0",
+			"tcp-keepalive":                   "300",
+			"hz":                              "10",
 			"zset-max-listpack-entries":       "128",
 			"zset-max-listpack-value":         "64",
 			"replica-serve-stale-data":        "yes",
@@ -68,23 +68,23 @@ func newSettings(s *Server) *settings {
 			"min-replicas-max-lag":            "10",
 			"cluster-replica-no-failover":     "no",
 			"cluster-replica-validity-factor": "10",
-			"list-compress-depth":     "0",
-			"lazyfree-lazy-user-del":  "no",
-			"slowlog-log-slower-than": "10000",
-			"slowlog-max-len":         "128",
-			"latency-tracking":        "yes",
-			"busy-reply-threshold":    "5000",
-			"io-threads":              "1",
-			"repl-diskless-sync":      "yes",
-			"dbfilename":              "dump.rdb",
-			"appendfilename":          "appendonly.aof",
-			"loglevel":                "notice",
-			"maxmemory-samples":       "5",
-			"activerehashing":         "yes",
-			"min-replicas-to-write":   "0",
-			"replica-read-only":       "yes",
-			"tracking-table-max-keys": "1000000",
-			"stream-node-max-entries": "", // live values below
+			"list-compress-depth":             "0",
+			"lazyfree-lazy-user-del":          "no",
+			"slowlog-log-slower-than":         "10000",
+			"slowlog-max-len":                 "128",
+			"latency-tracking":                "yes",
+			"busy-reply-threshold":            "5000",
+			"io-threads":                      "1",
+			"repl-diskless-sync":              "yes",
+			"dbfilename":                      "dump.rdb",
+			"appendfilename":                  "appendonly.aof",
+			"loglevel":                        "notice",
+			"maxmemory-samples":               "5",
+			"activerehashing":                 "yes",
+			"min-replicas-to-write":           "0",
+			"replica-read-only":               "yes",
+			"tracking-table-max-keys":         "1000000",
+			"stream-node-max-entries":         "", // live values below
 		},
 	}
 }
@@ -208,8 +208,9 @@ func memToBytes(s string) (int64, bool) {
 
 // set applies one CONFIG SET; the error is Redis's.
 func (st *settings) set(s *Server, name, val string) error {
+	given := name
 	bad := func(reason string) error {
-		return errorf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, reason)
+		return errorf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", given, reason)
 	}
 	if real, ok := configAliases[name]; ok {
 		name = real
