@@ -19,7 +19,7 @@ func cmdFunctionFlush(c *client, args [][]byte) (any, error) {
 	if len(args) > 3 {
 		return nil, errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try FUNCTION HELP.", args[1])
 	}
-	if (len(args) == 3 && !eq(args[2], "sync") && !eq(args[2], "async")) {
+	if len(args) == 3 && !eq(args[2], "sync") && !eq(args[2], "async") {
 		return nil, redisError("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 	}
 	return resp.OK, nil

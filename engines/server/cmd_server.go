@@ -59,6 +59,9 @@ func cmdDebug(c *client, args [][]byte) (any, error) {
 	case eq(args[1], "help"):
 		return helpReply("DEBUG", "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed."), nil
 	}
+	if v, err, ok := debugMore(c, args); ok { // cmd_debug.go
+		return v, err
+	}
 	return nil, errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP.", args[1])
 }
 

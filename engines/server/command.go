@@ -130,6 +130,7 @@ func lowerASCII(b []byte) string {
 func (c *client) execute(args [][]byte) *blockSpec {
 	s := c.s
 	s.stats.commandsProcessed++
+	c.skipThis, c.skipNext = c.skipNext, false // CLIENT REPLY SKIP covers one command
 	cmd, err := lookup(args)
 	if err != nil {
 		c.lastCmdName = ""

@@ -69,6 +69,8 @@ type Server struct {
 	isClosing atomic.Bool
 	p         *persistence
 	cfgErr    error
+	// noActiveExpire is DEBUG SET-ACTIVE-EXPIRE 0: keys expire only when read.
+	noActiveExpire bool
 }
 
 type stats struct {
@@ -250,6 +252,9 @@ func (s *Server) cronLoop() {
 func (s *Server) activeExpire() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.noActiveExpire {
+		return
+	}
 	start := time.Now()
 	for _, db := range s.store.DBs {
 		for db.ExpiresLen() > 0 && time.Since(start) < time.Millisecond {
