@@ -45,7 +45,7 @@ func debugMore(c *client, args [][]byte) (v any, err error, ok bool) {
 				if derr != nil {
 					return nil, errorf("ERR Error trying to load the RDB dump: %v", derr), true
 				}
-				db.Set(k, nv)
+				db.Set(k, s.reencode(nv))
 			}
 		}
 		return resp.OK, nil, true
@@ -77,6 +77,12 @@ func debugMore(c *client, args [][]byte) (v any, err error, ok bool) {
 			" serializedlength:" + strconv.Itoa(len(store.AppendDump(nil, val))) + " lru:0 lru_seconds_idle:0"), nil, true
 	}
 	return nil, nil, false
+}
+
+// reencode gives a loaded value the encoding Redis gives it on load, by the current limits.
+func (s *Server) reencode(v any) any {
+	st := s.conf
+	return store.Reencode(v, st.setMaxIntsetEntries, st.hashMaxListpackEntries, st.hashMaxListpackValue)
 }
 
 // digestKey is one key's contribution to DEBUG DIGEST: its database, name, value and expiry.

@@ -211,8 +211,10 @@ func cmdSpop(c *client, args [][]byte) (any, error) {
 			rand.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
 			ms = ms[:n]
 		}
+		c.logAs = [][]byte{[]byte("SREM"), clone(args[1])}
 		for _, m := range ms {
 			s.Remove(m)
+			c.logAs = append(c.logAs, m)
 		}
 		c.emptied(args[1], s.Len())
 		c.touch(args[1])
@@ -225,6 +227,7 @@ func cmdSpop(c *client, args [][]byte) (any, error) {
 	ms := s.Members()
 	m := ms[rand.Intn(len(ms))]
 	s.Remove(m)
+	c.logAs = [][]byte{[]byte("SREM"), clone(args[1]), m}
 	c.notify(notifySet, "spop", args[1])
 	c.emptied(args[1], s.Len())
 	c.touch(args[1])

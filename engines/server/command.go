@@ -189,15 +189,19 @@ func (c *client) call(cmd *command, args [][]byte) *blockSpec {
 	s := c.s
 	s.p.beginCmd(cmd)
 	defer s.p.endCmd()
+	c.logAs = nil
 	v, err := cmd.h(c, args)
 	if cmd.flags&flagWrite != 0 && err == nil {
 		s.dirty++
 		if b, ok := v.(*blockSpec); ok {
 			b.args = copyArgs(args) // logged if a later write serves it
+		} else if c.logAs != nil {
+			s.p.logCommand(c.db, c.logAs) // a random choice is logged as its outcome
 		} else {
 			s.p.logCommand(c.db, args)
 		}
 	}
+	c.logAs = nil
 	var blk *blockSpec
 	switch {
 	case err != nil:

@@ -31,6 +31,10 @@ type client struct {
 	// skipNext makes the next command's dropped too (SKIP).
 	replyOff, skipThis, skipNext bool
 
+	// logAs, if a write handler sets it, is logged to the AOF instead of the command (SPOP
+	// logs the SREM of what it chose, as Redis propagates it).
+	logAs [][]byte
+
 	// MULTI state.
 	inMulti  bool
 	multiErr bool // a command was rejected while queueing: EXEC aborts

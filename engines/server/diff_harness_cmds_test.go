@@ -130,5 +130,22 @@ func TestDiffRedisDebug(t *testing.T) {
 			DEBUG SLEEP 0.3
 			DBSIZE`},
 		{"reload", reload},
+		{"reload-reencodes", `
+			CONFIG SET hash-max-listpack-entries 2
+			CONFIG SET set-max-intset-entries 2
+			HSET h a 1 b 2 c 3
+			SADD s 1 2 3
+			SADD m 1 2
+			OBJECT ENCODING h
+			OBJECT ENCODING s
+			CONFIG SET hash-max-listpack-entries 512
+			CONFIG SET set-max-intset-entries 512
+			DEBUG RELOAD
+			OBJECT ENCODING h
+			OBJECT ENCODING s
+			CONFIG SET set-max-intset-entries 1
+			DEBUG RELOAD
+			OBJECT ENCODING m
+			CONFIG SET set-max-intset-entries 512`},
 	})
 }

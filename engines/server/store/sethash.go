@@ -220,3 +220,46 @@ func (h *Hash) Each(fn func(field, value []byte)) {
 		fn([]byte(k), v)
 	}
 }
+
+// Reencode gives a loaded set or hash the encoding Redis gives it when loading a snapshot: the
+// compact one when its size fits the current limits (hashtable values converted back), else
+// the hashtable. Other values are returned as they are.
+func Reencode(v any, intsetMax, hashMaxEntries, hashMaxValue int) any {
+	switch v := v.(type) {
+	case *Set:
+		if v.m == nil && len(v.ints) > intsetMax {
+			v.toHashtable()
+		}
+		if v.m == nil || len(v.m) > intsetMax {
+			return v
+		}
+		ns := NewSet()
+		for k := range v.m {
+			if _, ok := intsetMember([]byte(k)); !ok {
+				return v
+			}
+		}
+		for k := range v.m {
+			ns.Add([]byte(k), intsetMax)
+		}
+		return ns
+	case *Hash:
+		if v.m == nil && len(v.pairs) > hashMaxEntries {
+			v.toHashtable()
+		}
+		if v.m == nil || len(v.m) > hashMaxEntries {
+			return v
+		}
+		for k, val := range v.m {
+			if len(k) > hashMaxValue || len(val) > hashMaxValue {
+				return v
+			}
+		}
+		nh := NewHash()
+		for k, val := range v.m {
+			nh.Set([]byte(k), val, hashMaxEntries, hashMaxValue)
+		}
+		return nh
+	}
+	return v
+}
