@@ -26,6 +26,9 @@ var setHashCommands = []*command{
 	{name: "hincrby", arity: 4, flags: flagWrite | flagDenyOOM | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "hash", summary: "Increment the integer value of a hash field by the given number", h: cmdHincrby},
 }
 
+// maxRandomReply bounds SRANDMEMBER's negative count (a reply of that many members).
+const maxRandomReply = 1 << 24
+
 // getSet returns the set at key, nil if missing, or WRONGTYPE.
 func (c *client) getSet(key []byte) (*store.Set, error) {
 	v := c.keyspace().GetBytes(key)
@@ -164,6 +167,10 @@ func cmdSrandmember(c *client, args [][]byte) (any, error) {
 			return resp.Array{}, nil
 		}
 		ms := s.Members()
+		if n < 0 && -n > maxRandomReply {
+			// Redis would build the reply until memory runs out; refuse instead.
+			return nil, errorf("ERR value is out of range, value must between %d and %d", -maxRandomReply, int64(math.MaxInt64))
+		}
 		if n < 0 { // repetitions allowed
 			out := make(resp.Array, 0, min(-n, 1<<20))
 			for i := int64(0); i < -n; i++ {
