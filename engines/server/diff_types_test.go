@@ -321,6 +321,13 @@ func TestDiffRedisStringsKeys(t *testing.T) {
 		CONFIG SET lua-time-limit 5000
 		CONFIG GET busy-reply-threshold
 		CONFIG GET lua-time-limit
+		CONFIG GET slaveof
+		CONFIG GET replicaof
+		CONFIG SET slaveof "127.0.0.1 1"
+		CONFIG SET replicaof "127.0.0.1 1"
+		CONFIG GET cluster-slave-validity-factor
+		CONFIG GET slave-announce-port
+		CONFIG GET repl-ping-slave-period
 		CONFIG SET set-max-intset-entries 512
 		CONFIG GET set-max-intset-entries
 		RPUSH l a b c d e f

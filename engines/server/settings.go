@@ -68,6 +68,7 @@ func newSettings(s *Server) *settings {
 			"min-replicas-max-lag":            "10",
 			"cluster-replica-no-failover":     "no",
 			"cluster-replica-validity-factor": "10",
+			"replicaof":                       "", // immutable: set only at start in Redis
 			"list-compress-depth":             "0",
 			"lazyfree-lazy-user-del":          "no",
 			"slowlog-log-slower-than":         "10000",
@@ -109,6 +110,7 @@ var configAliases = map[string]string{
 	"min-slaves-max-lag":            "min-replicas-max-lag",
 	"cluster-slave-no-failover":     "cluster-replica-no-failover",
 	"cluster-slave-validity-factor": "cluster-replica-validity-factor",
+	"slaveof":                       "replicaof",
 }
 
 // get returns a parameter's value by its name or alias.
@@ -238,6 +240,8 @@ func (st *settings) set(s *Server, name, val string) error {
 		return nil
 	}
 	switch name {
+	case "replicaof":
+		return bad("can't set immutable config")
 	case "set-max-intset-entries":
 		return intIn(&st.setMaxIntsetEntries, 0, math.MaxInt64, false)
 	case "hash-max-listpack-entries":
