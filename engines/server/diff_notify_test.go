@@ -34,7 +34,16 @@ func notifyTrace(t *testing.T, addr, flags string, script []string, proto3 bool)
 	}
 	do(sub, "PSUBSCRIBE", "__key*@*__:*")
 	do(sub, "SUBSCRIBE", "qbench-end")
+	blk := dialRaw(t, addr) // "&CMD" blocks on it; "<" reads its reply
+	blocked := func() bool { return strings.Contains(do(c, "INFO", "clients"), "blocked_clients:1\r") }
 	for _, line := range script {
+		if line == "<" {
+			b, err := blk.readReply(5 * time.Second)
+			replies = append(replies, fmt.Sprintf("%q %v", b, err))
+			continue
+		}
+		onBlk := strings.HasPrefix(line, "&")
+		line = strings.TrimPrefix(line, "&")
 		args, ok := resp.SplitArgs([]byte(line))
 		if !ok {
 			t.Fatalf("cannot split %q", line)
@@ -42,6 +51,17 @@ func notifyTrace(t *testing.T, addr, flags string, script []string, proto3 bool)
 		var ss []string
 		for _, a := range args {
 			ss = append(ss, string(a))
+		}
+		if onBlk {
+			blk.send(args)
+			for deadline := time.Now().Add(5 * time.Second); !blocked(); {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: %q never blocked", addr, line)
+				}
+				time.Sleep(time.Millisecond)
+			}
+			replies = append(replies, "")
+			continue
 		}
 		replies = append(replies, do(c, ss...))
 	}
@@ -92,6 +112,12 @@ func TestDiffRedisKeyspaceNotifications(t *testing.T) {
 		"SPOP u", "SADD v 1 2", "SPOP v 0", "HSET h a 1 b 2", "HSET h a 2", "HMSET h c 3", "HINCRBY h n 1",
 		"HDEL h x", "HDEL h a b c", "HDEL h n",
 	}
+	blocking := []string{
+		"&BLPOP l 0", "LPUSH l a b", "<", "&BLMOVE src dst RIGHT LEFT 0", "RPUSH src x", "<",
+		"XGROUP CREATE s g $ MKSTREAM", "&XREADGROUP GROUP g c BLOCK 0 STREAMS s >", "XADD s 1-1 f v", "<",
+		"&XREADGROUP GROUP g c BLOCK 0 STREAMS s >", "DEL s", "<", "&BLMPOP 0 1 m LEFT COUNT 5",
+		"MULTI", "RPUSH m a b", "RPUSH m c", "EXEC", "<", "&BLPOP q 0", "RPUSH q2 z", "RENAME q2 q", "<",
+	}
 	cases := []struct {
 		name, flags string
 		script      []string
@@ -111,6 +137,8 @@ func TestDiffRedisKeyspaceNotifications(t *testing.T) {
 		{"streams-KEn", "KEn", streams, false},
 		{"sets-hashes-KEA", "KEA", setsHashes, false},
 		{"sets-hashes-Esh", "Esh", setsHashes, true},
+		{"blocking-KEA", "KEA", blocking, false},
+		{"blocking-KEAn", "KEAn", blocking, true},
 		{"no-K-or-E", "A", generic, false},
 		{"K-only", "K", generic, false},
 	}
@@ -120,6 +148,9 @@ func TestDiffRedisKeyspaceNotifications(t *testing.T) {
 			ge, gr := notifyTrace(t, s.Addr(), tc.flags, tc.script, tc.proto3)
 			var norm [2]normaliser
 			for i := range wr {
+				if i >= len(gr) {
+					t.Fatalf("only %d replies from qbench", len(gr))
+				}
 				if norm[0].apply([]byte(wr[i]), false) != norm[1].apply([]byte(gr[i]), false) {
 					t.Errorf("reply to %q: redis %q, qbench %q", tc.script[i], wr[i], gr[i])
 				}
