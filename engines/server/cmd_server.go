@@ -325,6 +325,14 @@ func cmdMemoryUsage(c *client, args [][]byte) (any, error) {
 		}
 	case *store.Stream:
 		size += v.MemoryUsage()
+	case *store.Set:
+		size += 32
+		for _, m := range v.Members() {
+			size += int64(len(m)) + 16
+		}
+	case *store.Hash:
+		size += 32
+		v.Each(func(f, val []byte) { size += int64(len(f)+len(val)) + 24 })
 	}
 	return size, nil
 }
