@@ -7,8 +7,8 @@ import (
 	"qbench/engines/server/store"
 )
 
-// DUMP/RESTORE in Redis 7.0's payload format (store/rdb.go) for strings, lists, sets and hashes,
-// so keys move between Redis and this server. Streams are not covered yet.
+// DUMP/RESTORE in Redis 7.0's payload format (store/rdb.go) for strings, lists, sets, hashes and
+// streams, so keys move between Redis and this server.
 var dumpCommands = []*command{
 	{name: "dump", arity: 2, flags: flagReadonly, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Return a serialized version of the value stored at the specified key.", h: cmdDump},
 	{name: "restore", arity: -4, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Create a key using the provided serialized value, previously obtained using DUMP.", h: cmdRestore},
@@ -20,7 +20,7 @@ func cmdDump(c *client, args [][]byte) (any, error) {
 		return nil, nil
 	}
 	b, ok := store.AppendRDBDump(nil, v)
-	if !ok {
+	if !ok { // every type the server has is covered; this is for a future one
 		return nil, errorf("ERR DUMP of a %s is not supported by this server", store.TypeName(v))
 	}
 	return b, nil
@@ -73,12 +73,14 @@ func cmdRestore(c *client, args [][]byte) (any, error) {
 		return nil, redisError("ERR Invalid TTL value, must be >= 0")
 	}
 	st := c.s.conf
-	v, err := store.DecodeRDBDump(args[3], st.setMaxIntsetEntries, st.hashMaxListpackEntries, st.hashMaxListpackValue)
+	v, err := store.DecodeRDBDump(args[3], store.RDBLimits{
+		IntsetMax: st.setMaxIntsetEntries, HashMaxEntries: st.hashMaxListpackEntries, HashMaxValue: st.hashMaxListpackValue,
+		NodeMaxEntries: st.streamNodeMaxEntries, NodeMaxBytes: st.streamNodeMaxBytes})
 	switch {
 	case errors.Is(err, store.ErrRDBChecksum):
 		return nil, redisError("ERR DUMP payload version or checksum are wrong")
 	case errors.Is(err, store.ErrRDBUnsupported):
-		return nil, redisError("ERR Bad data format (this server restores strings, lists, sets and hashes only)")
+		return nil, redisError("ERR Bad data format (this server restores strings, lists, sets, hashes and streams only)")
 	case err != nil:
 		return nil, redisError("ERR Bad data format")
 	}

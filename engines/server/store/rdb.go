@@ -6,10 +6,10 @@ import (
 	"strconv"
 )
 
-// Redis's DUMP payload (RDB version 10, Redis 7.0) for strings, lists, sets and hashes, so a
-// key can move between Redis and this server with DUMP/RESTORE. Writing produces valid payloads
-// that Redis restores (strings are not LZF-compressed, so the bytes differ from Redis's own
-// DUMP); reading accepts what Redis 7.0 writes, compressed or not. Streams are not covered.
+// Redis's DUMP payload (RDB version 10, Redis 7.0) for strings, lists, sets, hashes and streams
+// (rdb_stream.go), so a key can move between Redis and this server with DUMP/RESTORE. Writing
+// produces valid payloads that Redis restores (strings are not LZF-compressed, so the bytes
+// differ from Redis's own DUMP); reading accepts what Redis 7.0 writes, compressed or not.
 
 // RDB object types (rdb.h).
 const (
@@ -22,8 +22,8 @@ const (
 	rdbVersion        = 10
 )
 
-// ErrRDBUnsupported is a payload of a type this server does not restore (streams, sorted sets,
-// modules, older encodings).
+// ErrRDBUnsupported is a payload of a type this server does not restore (sorted sets, modules,
+// older encodings).
 var ErrRDBUnsupported = errors.New("store: unsupported RDB type")
 
 var errRDBBad = errors.New("store: bad RDB payload")
@@ -113,6 +113,8 @@ func AppendRDBDump(b []byte, v any) ([]byte, bool) {
 		}
 		b = rdbAppendLen(append(b, rdbHash), uint64(v.Len()))
 		v.Each(func(f, val []byte) { b = rdbAppendString(rdbAppendString(b, f), val) })
+	case *Stream:
+		b = appendRDBStream(append(b, rdbStreamListpacks2), v)
 	default:
 		return b, false
 	}
@@ -438,9 +440,16 @@ func lzfDecompress(in []byte, ulen int) ([]byte, bool) {
 	return out, len(out) == ulen
 }
 
+// RDBLimits are the settings a restored value is built with (its encoding, its stream nodes).
+type RDBLimits struct {
+	IntsetMax, HashMaxEntries, HashMaxValue int
+	NodeMaxEntries, NodeMaxBytes            int
+}
+
 // DecodeRDBDump decodes a DUMP payload written by Redis 7.0 (or by AppendRDBDump), checking
-// its RDB version and CRC. intsetMax, hashMaxEntries and hashMaxValue give the encodings.
-func DecodeRDBDump(p []byte, intsetMax, hashMaxEntries, hashMaxValue int) (any, error) {
+// its RDB version and CRC.
+func DecodeRDBDump(p []byte, lim RDBLimits) (any, error) {
+	intsetMax, hashMaxEntries, hashMaxValue := lim.IntsetMax, lim.HashMaxEntries, lim.HashMaxValue
 	if len(p) < 10 {
 		return nil, ErrRDBChecksum // verifyDumpPayload's answer to a short payload
 	}
@@ -532,6 +541,12 @@ func DecodeRDBDump(p []byte, intsetMax, hashMaxEntries, hashMaxValue int) (any, 
 			h.Set(els[i], els[i+1], hashMaxEntries, hashMaxValue)
 		}
 		v = h
+	case rdbStreamListpacks2:
+		st, err := decodeRDBStream(r, lim)
+		if err != nil {
+			return nil, err
+		}
+		v = st
 	default:
 		return nil, ErrRDBUnsupported
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 )
 
+var testLimits = RDBLimits{IntsetMax: 512, HashMaxEntries: 512, HashMaxValue: 64, NodeMaxEntries: 100, NodeMaxBytes: 4096}
+
 // TestCRC64: Redis's crc64 test vector (crc64.c).
 func TestCRC64(t *testing.T) {
 	if got := CRC64([]byte("123456789")); got != 0xe9c6d914c4b8d9ca {
@@ -37,12 +39,12 @@ func TestRDBRoundTrip(t *testing.T) {
 	ints.Add([]byte("3"), 512)
 	strs.Add([]byte("x"), 512)
 	h.Set([]byte("f"), []byte("v"), 512, 64)
-	for _, v := range []any{&String{B: []byte("hi")}, l, ints, strs, h} {
+	for _, v := range []any{&String{B: []byte("hi")}, l, ints, strs, h, sampleStream(), NewStream()} {
 		b, ok := AppendRDBDump(nil, v)
 		if !ok {
 			t.Fatalf("%T not dumped", v)
 		}
-		got, err := DecodeRDBDump(b, 512, 512, 64)
+		got, err := DecodeRDBDump(b, testLimits)
 		if err != nil {
 			t.Fatalf("%T: %v", v, err)
 		}
@@ -50,7 +52,7 @@ func TestRDBRoundTrip(t *testing.T) {
 			t.Fatalf("%T differs after a round trip", v)
 		}
 		b[len(b)-1] ^= 1
-		if _, err := DecodeRDBDump(b, 512, 512, 64); err != ErrRDBChecksum {
+		if _, err := DecodeRDBDump(b, testLimits); err != ErrRDBChecksum {
 			t.Fatalf("%T: damaged CRC gave %v", v, err)
 		}
 	}
@@ -64,9 +66,11 @@ func FuzzDecodeRDBDump(f *testing.F) {
 	l.PushRight([]byte("abc"))
 	b, _ = AppendRDBDump(nil, l)
 	f.Add(b[:len(b)-10])
+	b, _ = AppendRDBDump(nil, sampleStream())
+	f.Add(b[:len(b)-10])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p := binary.LittleEndian.AppendUint16(append([]byte(nil), body...), rdbVersion)
 		p = binary.LittleEndian.AppendUint64(p, CRC64(p))
-		DecodeRDBDump(p, 512, 512, 64)
+		DecodeRDBDump(p, testLimits)
 	})
 }
