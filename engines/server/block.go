@@ -3,6 +3,8 @@ package server
 import (
 	"math"
 	"time"
+
+	"qbench/engines/server/store"
 )
 
 // blockSpec is a blocking command that found nothing to serve: the client waits until serve
@@ -16,7 +18,10 @@ type blockSpec struct {
 	// serve retries the command when key is ready. ok is false if it still cannot be served.
 	// Store lock held.
 	serve func(key string) (reply any, ok bool)
-	args  [][]byte // the command, for the AOF when it is served
+	// goneReply, if set (XREADGROUP), is the reply when a key it waits on turns out deleted or
+	// no longer a stream after a command (Redis 7.0's unblockDeletedStreamReadgroupClients).
+	goneReply any
+	args      [][]byte // the command, for the AOF when it is served
 
 	c      *client
 	served bool     // guarded by the store lock
@@ -33,11 +38,18 @@ type dbKey struct {
 type blockRegistry struct {
 	byKey    map[dbKey][]*blockSpec
 	ready    []dbKey
-	readySet map[dbKey]bool
+	readySet map[dbKey]uint8 // readyData | readyGone
 }
 
+// Why a key is ready: data may have arrived (a push, an XADD, a key created), or the key may
+// have been deleted or overwritten (only blocked XREADGROUPs care).
+const (
+	readyData uint8 = 1 << iota
+	readyGone
+)
+
 func newBlockRegistry() *blockRegistry {
-	return &blockRegistry{byKey: map[dbKey][]*blockSpec{}, readySet: map[dbKey]bool{}}
+	return &blockRegistry{byKey: map[dbKey][]*blockSpec{}, readySet: map[dbKey]uint8{}}
 }
 
 func (r *blockRegistry) add(c *client, b *blockSpec) {
@@ -86,17 +98,37 @@ func (r *blockRegistry) count() int {
 	return len(seen)
 }
 
-// signalKey notes that key in db was written, if anyone waits on it. Store lock held.
-func (s *Server) signalKey(db int, key string) {
-	if len(s.blocked.byKey) == 0 {
+// signalKey notes that key in db was written, if anyone waits on it (Redis's
+// signalKeyAsReady). Store lock held.
+func (s *Server) signalKey(db int, key string) { s.markReady(db, key, readyData) }
+
+// signalDeleted notes that key in db may have been deleted or overwritten (Redis's
+// signalDeletedKeyAsReady). Store lock held.
+func (s *Server) signalDeleted(db int, key string) { s.markReady(db, key, readyGone) }
+
+func (s *Server) markReady(db int, key string, why uint8) {
+	r := s.blocked
+	if len(r.byKey) == 0 {
 		return
 	}
 	dk := dbKey{db, key}
-	if _, ok := s.blocked.byKey[dk]; !ok || s.blocked.readySet[dk] {
+	if _, ok := r.byKey[dk]; !ok {
 		return
 	}
-	s.blocked.readySet[dk] = true
-	s.blocked.ready = append(s.blocked.ready, dk)
+	old, queued := r.readySet[dk]
+	r.readySet[dk] = old | why
+	if !queued {
+		r.ready = append(r.ready, dk)
+	}
+}
+
+// signalDB marks every key of db that someone waits on (FLUSHDB, FLUSHALL, SWAPDB).
+func (s *Server) signalDB(db int, why uint8) {
+	for dk := range s.blocked.byKey {
+		if dk.db == db {
+			s.markReady(dk.db, dk.key, why)
+		}
+	}
 }
 
 // signalKeyBytes is signalKey for a key given as bytes; it allocates only if someone waits.
@@ -107,30 +139,66 @@ func (s *Server) signalKeyBytes(db int, key []byte) {
 	s.signalKey(db, string(key))
 }
 
-// handleReady serves clients blocked on keys written by the last command, in the order they
-// blocked. Serving one may write another key (BLMOVE), which is then handled too.
+// handleReady serves clients blocked on keys written by the last command (a whole MULTI/EXEC
+// counts as one), against the state it left, in the order they blocked, as Redis's
+// handleClientsBlockedOnKeys does after call(). Serving one may write another key (BLMOVE),
+// which is then handled too.
 func (s *Server) handleReady() {
 	r := s.blocked
 	for len(r.ready) > 0 {
 		dk := r.ready[0]
 		r.ready = r.ready[1:]
+		why := r.readySet[dk]
 		delete(r.readySet, dk)
 		q := append([]*blockSpec(nil), r.byKey[dk]...)
-		for _, b := range q {
-			if b.served {
-				continue
+		if why&readyData != 0 {
+			for _, b := range q {
+				if b.served {
+					continue
+				}
+				v, ok := b.serve(dk.key)
+				if !ok {
+					continue
+				}
+				s.wake(b, v, true, dk.key)
 			}
-			v, ok := b.serve(dk.key)
-			if !ok {
-				continue
+		}
+		// Whatever made the key ready, XREADGROUPs waiting on a key that is no longer a
+		// stream are answered with an error.
+		if _, isStream := s.store.DBs[dk.db].Get(dk.key).(*store.Stream); !isStream {
+			for _, b := range q {
+				if !b.served && b.goneReply != nil {
+					s.wake(b, b.goneReply, false, dk.key)
+				}
 			}
-			b.served = true
-			s.p.logServed(b, dk.key)
-			r.remove(b)
-			b.done <- v
 		}
 	}
 	r.ready = r.ready[:0]
+}
+
+// wake answers a blocked client; logged says whether its command wrote (the AOF logs it).
+func (s *Server) wake(b *blockSpec, reply any, logged bool, key string) {
+	b.served = true
+	if logged {
+		s.p.logServed(b, key)
+	}
+	s.blocked.remove(b)
+	b.done <- reply
+}
+
+// unblock answers a blocked client from outside (CLIENT UNBLOCK): with its timeout reply, or
+// with err. It reports whether the client was blocked.
+func (s *Server) unblock(o *client, err error) bool {
+	b := o.blockedOn
+	if b == nil || b.served {
+		return false
+	}
+	var reply any = b.timeoutReply
+	if err != nil {
+		reply = err
+	}
+	s.wake(b, reply, false, "")
+	return true
 }
 
 // parseTimeoutSeconds parses BLPOP-style timeouts: seconds, fractions allowed, rounded up to

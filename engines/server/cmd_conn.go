@@ -31,6 +31,7 @@ var connCommands = []*command{
 		{name: "kill", arity: -3, flags: flagAdmin | flagNoScript | flagLoading | flagStale, group: "connection", summary: "Kill the connection of a client", h: cmdClientKill},
 		{name: "no-evict", arity: 3, flags: flagAdmin | flagNoScript | flagLoading | flagStale, group: "connection", summary: "Set client eviction mode for the current connection", h: cmdClientOnOff},
 		{name: "reply", arity: 3, flags: flagNoScript | flagLoading | flagStale, group: "connection", summary: "Instruct the server whether to reply to commands", h: cmdClientReply},
+		{name: "unblock", arity: -3, flags: flagAdmin | flagNoScript | flagLoading | flagStale, group: "connection", summary: "Unblock a client blocked in a blocking command from a different connection", h: cmdClientUnblock},
 		{name: "help", arity: 2, flags: flagLoading | flagStale, group: "connection", summary: "Show helpful text about the different subcommands", h: cmdClientHelp},
 	}},
 }
@@ -439,14 +440,49 @@ func cmdClientOnOff(c *client, args [][]byte) (any, error) {
 	return resp.OK, nil
 }
 
+// cmdClientReply is CLIENT REPLY: OFF drops every reply (its own too) until ON; SKIP drops its
+// own reply and the next command's.
 func cmdClientReply(c *client, args [][]byte) (any, error) {
-	if eq(args[2], "on") {
+	switch {
+	case eq(args[2], "on"):
+		c.replyOff, c.skipThis, c.skipNext = false, false, false
+		return resp.OK, nil
+	case eq(args[2], "off"):
+		c.replyOff = true
+		return resp.OK, nil
+	case eq(args[2], "skip"):
+		if !c.replyOff {
+			c.skipThis, c.skipNext = true, true
+		}
 		return resp.OK, nil
 	}
-	if eq(args[2], "off") || eq(args[2], "skip") {
-		return nil, redisError("ERR CLIENT REPLY OFF|SKIP is not supported by this server")
-	}
 	return nil, errSyntax
+}
+
+// cmdClientUnblock answers a client blocked in a blocking command as if it timed out, or with
+// an error.
+func cmdClientUnblock(c *client, args [][]byte) (any, error) {
+	id, ok := parseInt(args[2])
+	if !ok {
+		return nil, errNotInteger
+	}
+	var err error
+	if len(args) == 4 {
+		switch {
+		case eq(args[3], "timeout"):
+		case eq(args[3], "error"):
+			err = redisError("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+		default:
+			return nil, redisError("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+		}
+	} else if len(args) > 4 {
+		return nil, errSyntax
+	}
+	o := c.s.clients[id]
+	if o == nil || !c.s.unblock(o, err) {
+		return 0, nil
+	}
+	return 1, nil
 }
 
 func cmdClientHelp(c *client, args [][]byte) (any, error) {

@@ -35,6 +35,7 @@ func cmdDel(c *client, args [][]byte) (any, error) {
 	for _, k := range args[1:] {
 		if c.keyspace().Delete(string(k)) {
 			c.touch(k)
+			c.notify(notifyGeneric, "del", k)
 			n++
 		}
 	}
@@ -285,9 +286,11 @@ func cmdExpire(unit time.Duration) handler {
 		c.touch(args[1])
 		if at <= now {
 			db.Delete(key)
+			c.notify(notifyGeneric, "del", args[1])
 			return 1, nil
 		}
 		db.Expire(key, at)
+		c.notify(notifyGeneric, "expire", args[1])
 		return 1, nil
 	}
 }
@@ -319,6 +322,7 @@ func cmdPersist(c *client, args [][]byte) (any, error) {
 	}
 	if db.Persist(key) {
 		c.touch(args[1])
+		c.notify(notifyGeneric, "persist", args[1])
 		return 1, nil
 	}
 	return 0, nil
@@ -384,13 +388,18 @@ func cmdSet(c *client, args [][]byte) (any, error) {
 	}
 	c.touch(args[1])
 	v := &store.String{B: clone(args[2])}
+	if old == nil {
+		c.keyAdded(args[1])
+	}
 	if keepTTL {
 		db.Set(key, v)
 	} else {
 		db.SetClearTTL(key, v)
 	}
+	c.notify(notifyString, "set", args[1])
 	if expireMs >= 0 {
 		db.Expire(key, expireMs)
+		c.notify(notifyGeneric, "expire", args[1])
 	}
 	if get {
 		return oldVal, nil
@@ -439,7 +448,11 @@ func cmdIncrBy(delta int64, fromArg bool) handler {
 		}
 		cur += delta
 		c.touch(args[1])
+		if db.Get(key) == nil {
+			c.keyAdded(args[1])
+		}
 		db.Set(key, &store.String{B: strconv.AppendInt(nil, cur, 10)})
+		c.notify(notifyString, "incrby", args[1])
 		return cur, nil
 	}
 }

@@ -44,6 +44,7 @@ func cmdPush(left, onlyExisting bool) handler {
 			}
 			l = &store.List{}
 			c.keyspace().Set(string(args[1]), l)
+			c.keyAdded(args[1])
 		}
 		for _, v := range args[2:] {
 			if left {
@@ -54,16 +55,33 @@ func cmdPush(left, onlyExisting bool) handler {
 		}
 		c.touch(args[1])
 		c.s.signalKeyBytes(c.db, args[1])
+		c.notify(notifyList, pushEvent(left), args[1])
 		return l.Len(), nil
 	}
 }
 
-// popped removes key if l is now empty (Redis never keeps empty lists).
-func (c *client) popped(key []byte, l *store.List) {
+// popped sends event and removes key if l is now empty (Redis never keeps empty lists).
+func (c *client) popped(key []byte, l *store.List, event string) {
 	c.touch(key)
+	c.notify(notifyList, event, key)
 	if l.Len() == 0 {
 		c.keyspace().Delete(string(key))
+		c.notify(notifyGeneric, "del", key)
 	}
+}
+
+func pushEvent(left bool) string {
+	if left {
+		return "lpush"
+	}
+	return "rpush"
+}
+
+func popEvent(left bool) string {
+	if left {
+		return "lpop"
+	}
+	return "rpop"
 }
 
 func popOne(l *store.List, left bool) []byte {
@@ -99,7 +117,7 @@ func cmdPop(left bool) handler {
 		}
 		if !hasCount {
 			v := popOne(l, left)
-			c.popped(args[1], l)
+			c.popped(args[1], l, popEvent(left))
 			return v, nil
 		}
 		if count == 0 {
@@ -109,7 +127,7 @@ func cmdPop(left bool) handler {
 		for i := int64(0); i < count && l.Len() > 0; i++ {
 			out = append(out, popOne(l, left))
 		}
-		c.popped(args[1], l)
+		c.popped(args[1], l, popEvent(left))
 		return out, nil
 	}
 }
@@ -190,6 +208,7 @@ func cmdLset(c *client, args [][]byte) (any, error) {
 	}
 	l.SetIndex(i, args[3])
 	c.touch(args[1])
+	c.notify(notifyList, "lset", args[1])
 	return resp.OK, nil
 }
 
@@ -219,6 +238,7 @@ func cmdLinsert(c *client, args [][]byte) (any, error) {
 			nl = append(nl, els[at:]...)
 			l.Replace(nl)
 			c.touch(args[1])
+			c.notify(notifyList, "linsert", args[1])
 			return l.Len(), nil
 		}
 	}
@@ -263,7 +283,7 @@ func cmdLrem(c *client, args [][]byte) (any, error) {
 			}
 		}
 		l.Replace(nl)
-		c.popped(args[1], l)
+		c.popped(args[1], l, "lrem")
 	}
 	return removed, nil
 }
@@ -285,7 +305,7 @@ func cmdLtrim(c *client, args [][]byte) (any, error) {
 		return resp.OK, nil
 	}
 	l.Trim(clampInt(start), clampInt(stop))
-	c.popped(args[1], l)
+	c.popped(args[1], l, "ltrim")
 	return resp.OK, nil
 }
 
@@ -408,14 +428,17 @@ func (c *client) move(src, dst []byte, fromLeft, toLeft bool) (any, error) {
 	if dl == nil {
 		dl = &store.List{}
 		c.keyspace().Set(string(dst), dl)
+		c.keyAdded(dst)
 	}
 	if toLeft {
 		dl.PushLeft(v)
 	} else {
 		dl.PushRight(v)
 	}
-	c.popped(src, sl)
+	// Redis's order: the push on dst is announced before the pop on src.
 	c.touch(dst)
+	c.notify(notifyList, pushEvent(toLeft), dst)
+	c.popped(src, sl, popEvent(fromLeft))
 	c.s.signalKeyBytes(c.db, dst)
 	return v, nil
 }
@@ -489,14 +512,14 @@ func (c *client) tryPopKeys(keys [][]byte, left bool, count int64) (any, error) 
 		}
 		if count < 0 {
 			v := popOne(l, left)
-			c.popped(k, l)
+			c.popped(k, l, popEvent(left))
 			return resp.Array{clone(k), v}, nil
 		}
 		out := make([][]byte, 0, min(count, int64(l.Len())))
 		for i := int64(0); i < count && l.Len() > 0; i++ {
 			out = append(out, popOne(l, left))
 		}
-		c.popped(k, l)
+		c.popped(k, l, popEvent(left))
 		return resp.Array{clone(k), out}, nil
 	}
 	return nil, nil

@@ -59,6 +59,9 @@ func cmdDebug(c *client, args [][]byte) (any, error) {
 	case eq(args[1], "help"):
 		return helpReply("DEBUG", "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed."), nil
 	}
+	if v, err, ok := debugMore(c, args); ok { // cmd_debug.go
+		return v, err
+	}
 	return nil, errorf("ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP.", args[1])
 }
 
@@ -70,10 +73,12 @@ func cmdFlush(all bool) handler {
 		if all {
 			for i := range c.s.store.DBs {
 				c.s.touchAllInDB(i)
+				c.s.signalDB(i, readyGone)
 			}
 			c.s.store.FlushAll()
 		} else {
 			c.s.touchAllInDB(c.db)
+			c.s.signalDB(c.db, readyGone)
 			c.keyspace().Flush()
 		}
 		return resp.OK, nil
@@ -320,6 +325,14 @@ func cmdMemoryUsage(c *client, args [][]byte) (any, error) {
 		}
 	case *store.Stream:
 		size += v.MemoryUsage()
+	case *store.Set:
+		size += 32
+		for _, m := range v.Members() {
+			size += int64(len(m)) + 16
+		}
+	case *store.Hash:
+		size += 32
+		v.Each(func(f, val []byte) { size += int64(len(f)+len(val)) + 24 })
 	}
 	return size, nil
 }

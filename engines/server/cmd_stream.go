@@ -273,6 +273,7 @@ func cmdXadd(c *client, args [][]byte) (any, error) {
 		}
 		st = c.s.newStream()
 		c.keyspace().Set(string(args[1]), st)
+		c.keyAdded(args[1])
 	}
 	if st.LastID == store.MaxID {
 		return nil, errStreamExhausted
@@ -296,8 +297,9 @@ func cmdXadd(c *client, args [][]byte) (any, error) {
 		return nil, errStreamIDSmaller
 	}
 	st.Append(id, args[fieldPos:])
-	if trim.Strategy != store.TrimNone {
-		st.Trim(trim)
+	c.notify(notifyStream, "xadd", args[1])
+	if trim.Strategy != store.TrimNone && st.Trim(trim) > 0 {
+		c.notify(notifyStream, "xtrim", args[1])
 	}
 	c.touch(args[1])
 	c.s.signalKeyBytes(c.db, args[1])
@@ -399,6 +401,7 @@ func cmdXdel(c *client, args [][]byte) (any, error) {
 	}
 	if n > 0 {
 		c.touch(args[1])
+		c.notify(notifyStream, "xdel", args[1])
 	}
 	return n, nil
 }
@@ -415,6 +418,7 @@ func cmdXtrim(c *client, args [][]byte) (any, error) {
 	n := st.Trim(trim)
 	if n > 0 {
 		c.touch(args[1])
+		c.notify(notifyStream, "xtrim", args[1])
 	}
 	return n, nil
 }
@@ -555,7 +559,7 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 		}
 		if isGroup {
 			// Redis creates (or refreshes) the consumer only when it serves it.
-			cons, _ = g.CreateConsumer(a.consumer, c.s.store.NowMs())
+			cons = c.createConsumer(g, a.consumer, key)
 			cons.SeenTime = c.s.store.NowMs()
 		}
 		start, _ := gt.Incr()
@@ -582,10 +586,15 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 	if count == 0 {
 		count = 1000 // XREAD_BLOCKED_DEFAULT_COUNT
 	}
+	var gone any
+	if isGroup {
+		gone = errStreamGone
+	}
 	return &blockSpec{
 		keys:         keys,
 		timeout:      timeDurationMs(a.timeout),
 		timeoutReply: resp.NullArray,
+		goneReply:    gone,
 		serve: func(key string) (any, bool) {
 			idx := -1
 			for i, k := range keys {
@@ -612,7 +621,7 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 				return nil, false
 			}
 			if isGroup {
-				cons, _ = g.CreateConsumer(a.consumer, c.s.store.NowMs())
+				cons = c.createConsumer(g, a.consumer, []byte(key))
 				cons.SeenTime = c.s.store.NowMs()
 			}
 			start, _ := gt.Incr()
@@ -620,6 +629,18 @@ func cmdXread(c *client, args [][]byte) (any, error) {
 			return streamsReply(c.proto, []any{key, entries}), true
 		},
 	}, nil
+}
+
+// createConsumer is streamCreateConsumer: the consumer, created if new (with its event), and
+// its seen-time refreshed.
+func (c *client) createConsumer(g *store.Group, name string, key []byte) *store.Consumer {
+	now := c.s.store.NowMs()
+	cons, created := g.CreateConsumer(name, now)
+	if created {
+		c.notify(notifyStream, "xgroup-createconsumer", key)
+	}
+	cons.SeenTime = now
+	return cons
 }
 
 // streamsReply shapes XREAD's reply: [[key, entries], ...] in RESP2, {key: entries} in RESP3.
@@ -883,11 +904,14 @@ func cmdXgroup(c *client, args [][]byte) (any, error) {
 		if st == nil {
 			st = c.s.newStream()
 			c.keyspace().Set(string(args[2]), st)
+			c.keyAdded(args[2])
+			c.s.signalKeyBytes(c.db, args[2]) // dbAdd signals a new stream
 			c.touch(args[2])
 		}
 		if _, ok := st.CreateGroup(gname, id, entriesRead); !ok {
 			return nil, errBusyGroup
 		}
+		c.notify(notifyStream, "xgroup-create", args[2])
 		return resp.OK, nil
 	case "setid":
 		var id store.ID
@@ -901,6 +925,7 @@ func cmdXgroup(c *client, args [][]byte) (any, error) {
 		}
 		g.LastID = id
 		g.EntriesRead = entriesRead
+		c.notify(notifyStream, "xgroup-setid", args[2])
 		return resp.OK, nil
 	case "destroy":
 		if g == nil {
@@ -908,15 +933,20 @@ func cmdXgroup(c *client, args [][]byte) (any, error) {
 		}
 		st.DestroyGroup(gname)
 		c.s.signalKey(c.db, string(args[2]))
+		c.notify(notifyStream, "xgroup-destroy", args[2])
 		return 1, nil
 	case "createconsumer":
 		_, created := g.CreateConsumer(string(args[4]), c.s.store.NowMs())
 		if created {
+			c.notify(notifyStream, "xgroup-createconsumer", args[2])
 			return 1, nil
 		}
 		return 0, nil
 	case "delconsumer":
 		n := g.DeleteConsumer(string(args[4]))
+		if n >= 0 {
+			c.notify(notifyStream, "xgroup-delconsumer", args[2])
+		}
 		return max(n, 0), nil
 	}
 	return nil, syntaxErr
@@ -1224,7 +1254,7 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 	var cons *store.Consumer
 	consumer := func() *store.Consumer {
 		if cons == nil {
-			cons, _ = g.CreateConsumer(string(args[3]), now)
+			cons = c.createConsumer(g, string(args[3]), args[1])
 			cons.SeenTime = now
 		}
 		return cons
@@ -1351,7 +1381,7 @@ func cmdXautoclaim(c *client, args [][]byte) (any, error) {
 	// The consumer is created (or refreshed) only if something is claimed, as in Redis.
 	var cons *store.Consumer
 	if len(toClaim) > 0 {
-		cons, _ = g.CreateConsumer(string(args[3]), now)
+		cons = c.createConsumer(g, string(args[3]), args[1])
 		cons.SeenTime = now
 	}
 	for _, nk := range toClaim {
@@ -1424,6 +1454,7 @@ func cmdXsetid(c *client, args [][]byte) (any, error) {
 		}
 	}
 	c.touch(args[1])
+	c.notify(notifyStream, "xsetid", args[1])
 	st.LastID = id
 	if entriesAdded != -1 {
 		st.EntriesAdded = uint64(entriesAdded)

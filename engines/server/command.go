@@ -64,7 +64,7 @@ func init() { commandTable = buildTable() }
 
 func buildTable() map[string]*command {
 	t := map[string]*command{}
-	for _, family := range [][]*command{genericCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands, persistCommands} {
+	for _, family := range [][]*command{genericCommands, keyCommands, setHashCommands, functionCommands, dumpCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands, persistCommands} {
 		for _, cmd := range family {
 			cmd.fullname = cmd.name
 			if len(cmd.subs) > 0 {
@@ -130,6 +130,7 @@ func lowerASCII(b []byte) string {
 func (c *client) execute(args [][]byte) *blockSpec {
 	s := c.s
 	s.stats.commandsProcessed++
+	c.skipThis, c.skipNext = c.skipNext, false // CLIENT REPLY SKIP covers one command
 	cmd, err := lookup(args)
 	if err != nil {
 		c.lastCmdName = ""
@@ -188,15 +189,19 @@ func (c *client) call(cmd *command, args [][]byte) *blockSpec {
 	s := c.s
 	s.p.beginCmd(cmd)
 	defer s.p.endCmd()
+	c.logAs = nil
 	v, err := cmd.h(c, args)
 	if cmd.flags&flagWrite != 0 && err == nil {
 		s.dirty++
 		if b, ok := v.(*blockSpec); ok {
 			b.args = copyArgs(args) // logged if a later write serves it
+		} else if c.logAs != nil {
+			s.p.logCommand(c.db, c.logAs) // a random choice is logged as its outcome
 		} else {
 			s.p.logCommand(c.db, args)
 		}
 	}
+	c.logAs = nil
 	var blk *blockSpec
 	switch {
 	case err != nil:
@@ -214,7 +219,10 @@ func (c *client) call(cmd *command, args [][]byte) *blockSpec {
 			c.reply(v)
 		}
 	}
-	s.handleReady()
+	if !c.inExec {
+		// Inside MULTI the blocked clients are served after EXEC, against its final state.
+		s.handleReady()
+	}
 	return blk
 }
 

@@ -27,6 +27,14 @@ type client struct {
 	lastCmdName string
 	closeAfter  bool // reply, then close (QUIT, protocol error)
 
+	// CLIENT REPLY: replyOff drops every reply; skipThis drops the current command's, and
+	// skipNext makes the next command's dropped too (SKIP).
+	replyOff, skipThis, skipNext bool
+
+	// logAs, if a write handler sets it, is logged to the AOF instead of the command (SPOP
+	// logs the SREM of what it chose, as Redis propagates it).
+	logAs [][]byte
+
 	// MULTI state.
 	inMulti  bool
 	multiErr bool // a command was rejected while queueing: EXEC aborts
@@ -200,8 +208,11 @@ func (c *client) isAsync() bool {
 	return c.async
 }
 
-// reply appends one reply for this client's protocol.
+// reply appends one reply for this client's protocol, unless CLIENT REPLY says not to.
 func (c *client) reply(v any) {
+	if (c.replyOff || c.skipThis) && !c.inExec {
+		return
+	}
 	if rs, ok := v.(replies); ok {
 		for _, r := range rs {
 			c.out = resp.AppendValue(c.out, r, c.proto)

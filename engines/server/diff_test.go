@@ -995,7 +995,7 @@ func TestDiffRedisArity(t *testing.T) {
 		"lastsave": true, "hello": true, "client|list": true, "client|info": true, "client|id": true,
 		"memory|stats": true, "command|count": true, "command|list": true, "command|docs": true,
 		"command|info": true, "command|help": true, "config|help": true, "client|help": true,
-		"memory|help": true, "pubsub|help": true, "config|rewrite": true, "config|resetstat": true,
+		"memory|help": true, "pubsub|help": true, "function|help": true, "config|rewrite": true, "config|resetstat": true,
 		"multi": true, "waitaof": true, "subscribe": true, "psubscribe": true, "unsubscribe": true, "punsubscribe": true}
 	var lines []string
 	add := func(cmd *command, words []string) {

@@ -57,6 +57,7 @@ const (
 	errSetIDMaxDeleted    redisError = "ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id"
 	errEntriesReadInvalid redisError = "ERR value for ENTRIESREAD must be positive or -1"
 	errNoGroupDestroyed   redisError = "NOGROUP the consumer group this client was blocked on no longer exists"
+	errStreamGone         redisError = "UNBLOCKED the stream key no longer exists"
 	errStreamKeyDeleted   redisError = "ERR The ID argument cannot be a complete ID because xadd_id_propagation is disabled"
 )
 

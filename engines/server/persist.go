@@ -282,6 +282,7 @@ func (p *persistence) apply(c *client, r aof.Record) error {
 		if err != nil {
 			return fmt.Errorf("key %q: %w", r.Args[0], err)
 		}
+		v = p.s.reencode(v)
 		db := p.s.store.DBs[r.DB]
 		db.SetClearTTL(string(r.Args[0]), v)
 		if len(r.Args[1]) > 0 {

@@ -69,6 +69,8 @@ type Server struct {
 	isClosing atomic.Bool
 	p         *persistence
 	cfgErr    error
+	// noActiveExpire is DEBUG SET-ACTIVE-EXPIRE 0: keys expire only when read.
+	noActiveExpire bool
 }
 
 type stats struct {
@@ -104,6 +106,7 @@ func New(cfg Config) *Server {
 		runID:    randomHex(40),
 	}
 	s.conf = newSettings(s)
+	s.store.OnExpired = s.onExpired
 	s.p = newPersistence(s)
 	s.cfgErr = cfgErr
 	return s
@@ -249,6 +252,9 @@ func (s *Server) cronLoop() {
 func (s *Server) activeExpire() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.noActiveExpire {
+		return
+	}
 	start := time.Now()
 	for _, db := range s.store.DBs {
 		for db.ExpiresLen() > 0 && time.Since(start) < time.Millisecond {
@@ -258,6 +264,7 @@ func (s *Server) activeExpire() {
 			}
 		}
 	}
+	s.handleReady() // an expired stream wakes the XREADGROUPs blocked on it
 }
 
 func (s *Server) logf(format string, args ...any) { s.cfg.Logf(format, args...) }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +22,13 @@ type settings struct {
 	// pub/sub client output buffer limit ("32mb 8mb 60").
 	pubsubHard, pubsubSoft int64
 	pubsubSoftSeconds      int64
+	// encoding thresholds, for OBJECT ENCODING
+	setMaxIntsetEntries    int
+	hashMaxListpackEntries int
+	hashMaxListpackValue   int
+	listMaxListpackSize    int
+	// notify-keyspace-events as flags (notify.go)
+	notifyFlags int
 	// accepted and reported, with no effect on this server
 	other map[string]string
 }
@@ -35,40 +44,91 @@ func newSettings(s *Server) *settings {
 		pubsubHard:           32 << 20,
 		pubsubSoft:           8 << 20,
 		pubsubSoftSeconds:    60,
+
+		setMaxIntsetEntries:    512,
+		hashMaxListpackEntries: 512,
+		hashMaxListpackValue:   64,
+		listMaxListpackSize:    -2,
 		other: map[string]string{
-			"databases":               "16",
-			"maxmemory":               "0",
-			"maxmemory-policy":        "noeviction",
-			"timeout":                 "0",
-			"tcp-keepalive":           "300",
-			"hz":                      "10",
-			"list-max-listpack-size":  "-2",
-			"list-compress-depth":     "0",
-			"lazyfree-lazy-user-del":  "no",
-			"notify-keyspace-events":  "",
-			"slowlog-log-slower-than": "10000",
-			"slowlog-max-len":         "128",
-			"latency-tracking":        "yes",
-			"busy-reply-threshold":    "5000",
-			"lua-time-limit":          "5000",
-			"io-threads":              "1",
-			"repl-diskless-sync":      "yes",
-			"dbfilename":              "dump.rdb",
-			"appendfilename":          "appendonly.aof",
-			"loglevel":                "notice",
-			"maxmemory-samples":       "5",
-			"activerehashing":         "yes",
-			"min-replicas-to-write":   "0",
-			"replica-read-only":       "yes",
-			"tracking-table-max-keys": "1000000",
-			"stream-node-max-entries": "", // live values below
+			"databases":                       "16",
+			"maxmemory":                       "0",
+			"maxmemory-policy":                "noeviction",
+			"timeout":                         "0",
+			"tcp-keepalive":                   "300",
+			"hz":                              "10",
+			"zset-max-listpack-entries":       "128",
+			"zset-max-listpack-value":         "64",
+			"replica-serve-stale-data":        "yes",
+			"replica-ignore-maxmemory":        "yes",
+			"replica-lazy-flush":              "no",
+			"replica-priority":                "100",
+			"replica-announce-ip":             "",
+			"replica-announce-port":           "0",
+			"repl-ping-replica-period":        "10",
+			"min-replicas-max-lag":            "10",
+			"cluster-replica-no-failover":     "no",
+			"cluster-replica-validity-factor": "10",
+			"replicaof":                       "", // immutable: set only at start in Redis
+			"list-compress-depth":             "0",
+			"lazyfree-lazy-user-del":          "no",
+			"slowlog-log-slower-than":         "10000",
+			"slowlog-max-len":                 "128",
+			"latency-tracking":                "yes",
+			"busy-reply-threshold":            "5000",
+			"io-threads":                      "1",
+			"repl-diskless-sync":              "yes",
+			"dbfilename":                      "dump.rdb",
+			"appendfilename":                  "appendonly.aof",
+			"loglevel":                        "notice",
+			"maxmemory-samples":               "5",
+			"activerehashing":                 "yes",
+			"min-replicas-to-write":           "0",
+			"replica-read-only":               "yes",
+			"tracking-table-max-keys":         "1000000",
+			"stream-node-max-entries":         "", // live values below
 		},
 	}
 }
 
-// names are every parameter, for CONFIG GET patterns.
+// configAliases are Redis 7.0's old names (config.c): each reads and writes its new name.
+var configAliases = map[string]string{
+	"list-max-ziplist-size":         "list-max-listpack-size",
+	"hash-max-ziplist-entries":      "hash-max-listpack-entries",
+	"hash-max-ziplist-value":        "hash-max-listpack-value",
+	"zset-max-ziplist-entries":      "zset-max-listpack-entries",
+	"zset-max-ziplist-value":        "zset-max-listpack-value",
+	"lua-time-limit":                "busy-reply-threshold",
+	"slave-serve-stale-data":        "replica-serve-stale-data",
+	"slave-read-only":               "replica-read-only",
+	"slave-ignore-maxmemory":        "replica-ignore-maxmemory",
+	"slave-lazy-flush":              "replica-lazy-flush",
+	"slave-priority":                "replica-priority",
+	"slave-announce-ip":             "replica-announce-ip",
+	"slave-announce-port":           "replica-announce-port",
+	"repl-ping-slave-period":        "repl-ping-replica-period",
+	"min-slaves-to-write":           "min-replicas-to-write",
+	"min-slaves-max-lag":            "min-replicas-max-lag",
+	"cluster-slave-no-failover":     "cluster-replica-no-failover",
+	"cluster-slave-validity-factor": "cluster-replica-validity-factor",
+	"slaveof":                       "replicaof",
+}
+
+// get returns a parameter's value by its name or alias.
 func (st *settings) get(name string, s *Server) (string, bool) {
+	if real, ok := configAliases[name]; ok {
+		name = real
+	}
 	switch name {
+	case "set-max-intset-entries":
+		return strconv.Itoa(st.setMaxIntsetEntries), true
+	case "hash-max-listpack-entries":
+		return strconv.Itoa(st.hashMaxListpackEntries), true
+	case "hash-max-listpack-value":
+		return strconv.Itoa(st.hashMaxListpackValue), true
+	case "list-max-listpack-size":
+		return strconv.Itoa(st.listMaxListpackSize), true
+	case "notify-keyspace-events":
+		return notifyFlagsString(st.notifyFlags), true
 	case "requirepass":
 		return st.requirePass, true
 	case "maxclients":
@@ -103,9 +163,14 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 	return v, ok
 }
 
+// names are every parameter and alias, for CONFIG GET patterns.
 func (st *settings) names() []string {
 	n := []string{"requirepass", "maxclients", "protected-mode", "proto-max-bulk-len", "stream-node-max-entries",
-		"stream-node-max-bytes", "client-output-buffer-limit", "port", "bind"}
+		"stream-node-max-bytes", "client-output-buffer-limit", "port", "bind", "set-max-intset-entries",
+		"hash-max-listpack-entries", "hash-max-listpack-value", "list-max-listpack-size", "notify-keyspace-events"}
+	for a := range configAliases {
+		n = append(n, a)
+	}
 	n = append(n, persistConfigNames...)
 	for k := range st.other {
 		if k != "stream-node-max-entries" {
@@ -145,10 +210,52 @@ func memToBytes(s string) (int64, bool) {
 
 // set applies one CONFIG SET; the error is Redis's.
 func (st *settings) set(s *Server, name, val string) error {
+	given := name
 	bad := func(reason string) error {
-		return errorf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, reason)
+		return errorf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", given, reason)
+	}
+	if real, ok := configAliases[name]; ok {
+		name = real
+	}
+	// intIn parses an integer setting as Redis's numeric configs do.
+	intIn := func(dst *int, lo, hi int64, memory bool) error {
+		var n int64
+		if memory {
+			v, ok := memToBytes(val)
+			if !ok {
+				return bad("argument must be a memory value")
+			}
+			n = v
+		} else {
+			v, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return bad("argument couldn't be parsed into an integer")
+			}
+			n = v
+		}
+		if n < lo || n > hi {
+			return bad(fmt.Sprintf("argument must be between %d and %d inclusive", lo, hi))
+		}
+		*dst = int(n)
+		return nil
 	}
 	switch name {
+	case "replicaof":
+		return bad("can't set immutable config")
+	case "set-max-intset-entries":
+		return intIn(&st.setMaxIntsetEntries, 0, math.MaxInt64, false)
+	case "hash-max-listpack-entries":
+		return intIn(&st.hashMaxListpackEntries, 0, math.MaxInt64, false)
+	case "hash-max-listpack-value":
+		return intIn(&st.hashMaxListpackValue, 0, math.MaxInt64, true)
+	case "list-max-listpack-size":
+		return intIn(&st.listMaxListpackSize, math.MinInt32, math.MaxInt32, false)
+	case "notify-keyspace-events":
+		f, ok := notifyFlagsParse(val)
+		if !ok {
+			return bad("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.")
+		}
+		st.notifyFlags = f
 	case "requirepass":
 		st.requirePass = val
 	case "maxclients":

@@ -11,6 +11,11 @@ import (
 func (c *client) touch(key []byte) { c.s.touch(c.db, key) }
 
 func (s *Server) touch(db int, key []byte) {
+	// Every modification may be a deletion or an overwrite: a blocked XREADGROUP checks its
+	// key after the command (only if the key is no longer a stream does it act).
+	if len(s.blocked.byKey) > 0 {
+		s.signalDeleted(db, string(key))
+	}
 	if len(s.watchers) == 0 {
 		return
 	}

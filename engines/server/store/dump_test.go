@@ -27,7 +27,17 @@ func TestDumpRoundTrip(t *testing.T) {
 	l := &List{}
 	l.PushRight([]byte("a"))
 	l.PushLeft([]byte("b"))
-	for _, v := range []any{&String{B: []byte("hello")}, l, sampleStream(), NewStream()} {
+	ints, strs, small, big := NewSet(), NewSet(), NewHash(), NewHash()
+	for i := 0; i < 20; i++ {
+		ints.Add([]byte{byte('0' + i%10)}, 512)
+		strs.Add([]byte{'m', byte('a' + i)}, 512)
+		small.Set([]byte{'f', byte('z' - i)}, []byte{byte(i)}, 512, 64)
+		big.Set([]byte{'f', byte('a' + i)}, []byte{byte(i)}, 4, 64)
+	}
+	if !ints.IsIntset() || strs.IsIntset() || !small.IsListpack() || big.IsListpack() {
+		t.Fatal("unexpected encodings")
+	}
+	for _, v := range []any{&String{B: []byte("hello")}, l, sampleStream(), NewStream(), ints, strs, small, big, NewSet(), NewHash()} {
 		b := AppendDump(nil, v)
 		got, err := DecodeDump(b)
 		if err != nil {
@@ -43,6 +53,12 @@ func TestDumpRoundTrip(t *testing.T) {
 func FuzzDecodeDump(f *testing.F) {
 	f.Add(AppendDump(nil, sampleStream()))
 	f.Add(AppendDump(nil, &String{B: []byte("x")}))
+	h := NewHash()
+	h.Set([]byte("f"), []byte("v"), 512, 64)
+	f.Add(AppendDump(nil, h))
+	st := NewSet()
+	st.Add([]byte("7"), 512)
+	f.Add(AppendDump(nil, st))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := DecodeDump(b)
 		if err == nil && v == nil {

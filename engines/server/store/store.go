@@ -15,13 +15,16 @@ type Store struct {
 	Now func() time.Time
 	// ExpiredKeys counts keys removed because their time to live passed.
 	ExpiredKeys int64
+	// OnExpired, if set, is called after a key is removed because its time to live passed
+	// (keyspace notifications, blocked clients).
+	OnExpired func(db int, key string, v any)
 }
 
 // New returns an empty store using the wall clock.
 func New() *Store {
 	s := &Store{Now: time.Now}
 	for i := range s.DBs {
-		s.DBs[i] = &DB{store: s, keys: map[string]any{}, expires: map[string]int64{}}
+		s.DBs[i] = &DB{store: s, id: i, keys: map[string]any{}, expires: map[string]int64{}}
 	}
 	return s
 }
@@ -36,15 +39,20 @@ func (s *Store) FlushAll() {
 	}
 }
 
-// DB is one numbered database. Values are *String, *List or *Stream.
+// DB is one numbered database. Values are *String, *List, *Stream, *Set or *Hash.
 type DB struct {
 	store   *Store
+	id      int
 	keys    map[string]any
 	expires map[string]int64 // Unix ms
 }
 
-// String is a string value.
-type String struct{ B []byte }
+// String is a string value; NoInt marks one Redis would not store as an integer
+// (INCRBYFLOAT results are embstr even when they read as integers).
+type String struct {
+	B     []byte
+	NoInt bool
+}
 
 // Get returns the live value at key, or nil. An expired key is deleted on access, as in Redis.
 func (db *DB) Get(key string) any {
@@ -53,12 +61,24 @@ func (db *DB) Get(key string) any {
 		return nil
 	}
 	if at, ok := db.expires[key]; ok && at <= db.store.NowMs() {
-		db.Delete(key)
-		db.store.ExpiredKeys++
+		db.expired(key, v)
 		return nil
 	}
 	return v
 }
+
+// expired removes key, whose time to live passed.
+func (db *DB) expired(key string, v any) {
+	delete(db.keys, key)
+	delete(db.expires, key)
+	db.store.ExpiredKeys++
+	if db.store.OnExpired != nil {
+		db.store.OnExpired(db.id, key, v)
+	}
+}
+
+// ID is the database's number.
+func (db *DB) ID() int { return db.id }
 
 // GetBytes is Get for a key given as bytes, without allocating a string.
 func (db *DB) GetBytes(key []byte) any {
@@ -68,8 +88,7 @@ func (db *DB) GetBytes(key []byte) any {
 	}
 	if len(db.expires) > 0 {
 		if at, ok := db.expires[string(key)]; ok && at <= db.store.NowMs() {
-			db.Delete(string(key))
-			db.store.ExpiredKeys++
+			db.expired(string(key), v)
 			return nil
 		}
 	}
@@ -146,13 +165,17 @@ func (db *DB) ExpireSome(sample int) (checked, deleted int) {
 		}
 		checked++
 		if at <= now {
-			delete(db.keys, k)
-			delete(db.expires, k)
+			db.expired(k, db.keys[k])
 			deleted++
 		}
 	}
-	db.store.ExpiredKeys += int64(deleted)
 	return checked, deleted
+}
+
+// Swap exchanges the contents of two databases (SWAPDB).
+func (db *DB) Swap(o *DB) {
+	db.keys, o.keys = o.keys, db.keys
+	db.expires, o.expires = o.expires, db.expires
 }
 
 // Flush removes every key.
@@ -172,6 +195,10 @@ func TypeName(v any) string {
 		return "list"
 	case *Stream:
 		return "stream"
+	case *Set:
+		return "set"
+	case *Hash:
+		return "hash"
 	}
 	return "unknown"
 }
