@@ -1,7 +1,10 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"net"
+	"sync"
 	"testing"
 	"time"
 )
@@ -58,3 +61,68 @@ func round(t *testing.T, addr string, wait time.Duration) {
 }
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
+
+// rawExchange sends b on a new connection and returns every byte received until the server
+// closes it (or 2 s pass: closed is then false).
+func rawExchange(t *testing.T, addr string, b string) (got string, closed bool) {
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.Write([]byte(b))
+	nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+	var out []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := nc.Read(buf)
+		out = append(out, buf[:n]...)
+		if err != nil {
+			var ne net.Error
+			return string(out), !(errors.As(err, &ne) && ne.Timeout())
+		}
+	}
+}
+
+// TestHTTPIsDropped: an HTTP request carrying commands in its body (cross-protocol scripting
+// from a web page) is dropped at POST or Host: without running anything, byte for byte as
+// redis-server 7.0.15 does, and the attempt is logged with Redis's words.
+func TestHTTPIsDropped(t *testing.T) {
+	var mu sync.Mutex
+	var logs []string
+	s := startServer(t, Config{Logf: func(f string, a ...any) { mu.Lock(); logs = append(logs, fmt.Sprintf(f, a...)); mu.Unlock() }})
+	real := startOwnRealRedis(t)
+	cases := []struct{ name, in, key string }{
+		{"POST with a body", "POST / HTTP/1.1\r\nHost: 127.0.0.1:6379\r\nContent-Type: text/plain\r\n\r\nSET xproto1 pwned\r\n", "xproto1"},
+		{"Host first", "Host: 127.0.0.1\r\nSET xproto2 pwned\r\n", "xproto2"},
+		{"post in a multibulk, after a command", "*1\r\n$4\r\nPING\r\n*2\r\n$4\r\npost\r\n$1\r\n/\r\n*3\r\n$3\r\nSET\r\n$7\r\nxproto3\r\n$5\r\npwned\r\n", "xproto3"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, side := range []struct{ name, addr string }{{"redis-server", real}, {"qbench", s.Addr()}} {
+				got, closed := rawExchange(t, side.addr, tc.in)
+				if !closed {
+					t.Errorf("%s kept the connection open (sent %q)", side.name, got)
+				}
+				if got != "" {
+					t.Errorf("%s sent %q before closing, want nothing", side.name, got)
+				}
+				if v := mustPDial(t, side.addr).mustDo(t, "GET", tc.key); v != nil {
+					t.Errorf("%s ran the SET in the request: %s = %v", side.name, tc.key, v)
+				}
+			}
+		})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	const want = "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted."
+	n := 0
+	for _, l := range logs {
+		if l == want {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("the warning was logged %d times, want once (at most once a minute): %q", n, logs)
+	}
+}

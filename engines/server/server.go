@@ -69,6 +69,8 @@ type Server struct {
 	isClosing atomic.Bool
 	p         *persistence
 	cfgErr    error
+
+	lastSecurityLog time.Time // store lock; see securityWarning
 }
 
 type stats struct {
