@@ -70,7 +70,11 @@ func serveCmd() *cobra.Command {
 				var sig os.Signal
 				select {
 				case sig = <-sigs:
-				case <-s.Done(): // SHUTDOWN
+				case <-s.Done(): // SHUTDOWN, or an AOF error under always (Redis exits 1)
+					if err := s.Err(); err != nil {
+						s.Close()
+						return fmt.Errorf("server stopped: %w", err)
+					}
 					return s.Close()
 				}
 				if sig != syscall.SIGUSR1 && sig != syscall.SIGUSR2 {

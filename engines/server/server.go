@@ -71,6 +71,9 @@ type Server struct {
 	cfgErr    error
 
 	lastSecurityLog time.Time // store lock; see securityWarning
+
+	fatalMu  sync.Mutex
+	fatalErr error // why the server stopped itself (AOF error under always)
 }
 
 type stats struct {

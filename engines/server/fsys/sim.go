@@ -21,6 +21,7 @@ type Sim struct {
 	dirs    map[string]bool
 
 	writeErr, syncErr error
+	syncErrOnce       error // fails the next file Sync only (Linux reports a writeback error once)
 	spaceLeft         int64 // bytes that may still be written; <0 = unlimited
 
 	Writes, Syncs int64 // counters, for tests
@@ -32,7 +33,12 @@ type Sim struct {
 
 type inode struct {
 	data   []byte
-	synced int // bytes made durable by fsync
+	synced int // bytes covered by fsync (see dropped)
+	// dropped are byte ranges whose writeback failed: Linux (4.13+) reports the error to one
+	// fsync, marks the pages clean and returns 0 from the next fsync, so these bytes never reach
+	// the disk although later fsyncs succeed. The page cache still holds them (reads see them);
+	// a power cut leaves zeros there.
+	dropped [][2]int
 }
 
 // NewSim returns an empty simulated file system with unlimited space.
@@ -45,8 +51,14 @@ func clean(name string) string { return filepath.Clean(name) }
 // FailWrites makes every later Write fail with err (nil clears it), like EIO.
 func (s *Sim) FailWrites(err error) { s.mu.Lock(); s.writeErr = err; s.mu.Unlock() }
 
-// FailSyncs makes every later Sync fail with err (nil clears it).
+// FailSyncs makes every later Sync fail with err (nil clears it), as a failing disk: each
+// failure drops the file's dirty pages, as Linux does (see inode.dropped).
 func (s *Sim) FailSyncs(err error) { s.mu.Lock(); s.syncErr = err; s.mu.Unlock() }
+
+// FailSyncOnce makes the next file Sync fail with err, dropping the file's dirty pages; later
+// Syncs succeed (and do not write the dropped bytes): Linux's behaviour on a transient
+// writeback error, the "fsyncgate" case.
+func (s *Sim) FailSyncOnce(err error) { s.mu.Lock(); s.syncErrOnce = err; s.mu.Unlock() }
 
 // SetSpace limits how many more bytes may be written (a full disk: short write then ENOSPC);
 // n < 0 means unlimited.
@@ -66,6 +78,12 @@ func (s *Sim) PowerLoss(torn bool, rng *rand.Rand) {
 		}
 		ino.data = ino.data[:keep:keep]
 		ino.synced = keep
+		for _, d := range ino.dropped {
+			for i := d[0]; i < d[1] && i < keep; i++ {
+				ino.data[i] = 0
+			}
+		}
+		ino.dropped = nil
 		s.live[name] = ino
 	}
 }
@@ -114,6 +132,7 @@ func (s *Sim) open(name string, trunc bool) (File, error) {
 	} else if trunc {
 		ino.data = nil
 		ino.synced = 0
+		ino.dropped = nil
 	}
 	return &simFile{s: s, name: name, ino: ino}, nil
 }
@@ -158,8 +177,15 @@ func (f *simFile) Sync() error {
 	if f.closed {
 		return fs.ErrClosed
 	}
-	if s.syncErr != nil {
-		return &fs.PathError{Op: "sync", Path: f.name, Err: s.syncErr}
+	err := s.syncErr
+	if err == nil {
+		err, s.syncErrOnce = s.syncErrOnce, nil
+	}
+	if err != nil {
+		if len(f.ino.data) > f.ino.synced {
+			f.ino.dropped = append(f.ino.dropped, [2]int{f.ino.synced, len(f.ino.data)})
+		}
+		return &fs.PathError{Op: "sync", Path: f.name, Err: err}
 	}
 	f.ino.synced = len(f.ino.data)
 	s.Syncs++
@@ -176,6 +202,13 @@ func (f *simFile) Truncate(size int64) error {
 		}
 		f.ino.data = f.ino.data[:size:size]
 		f.ino.synced = min(f.ino.synced, int(size))
+		var kept [][2]int
+		for _, d := range f.ino.dropped {
+			if d[0] < int(size) {
+				kept = append(kept, [2]int{d[0], min(d[1], int(size))})
+			}
+		}
+		f.ino.dropped = kept
 	}
 	return nil
 }
