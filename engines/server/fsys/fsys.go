@@ -54,7 +54,7 @@ func (OS) OpenAppend(name string) (File, error) {
 
 // Create's file syncs with fsync: a new file (a snapshot, a manifest, a new base) is written
 // once, and fsync makes all of its inode durable.
-func (OS) Create(name string) (File, error) { return os.Create(name) }
+func (OS) Create(name string) (File, error)      { return os.Create(name) }
 func (OS) ReadFile(name string) ([]byte, error)  { return os.ReadFile(name) }
 func (OS) WriteFile(name string, b []byte) error { return os.WriteFile(name, b, 0o644) }
 func (OS) Rename(o, n string) error              { return os.Rename(o, n) }
