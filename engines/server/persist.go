@@ -172,22 +172,29 @@ func (p *persistence) load() error {
 		s.logf("%s", w)
 	}
 	if err != nil {
+		s.logf("Fatal error loading the append only file: %v", err)
 		return fmt.Errorf("loading the append only file: %w", err)
 	}
 	s.logf("DB loaded from append only file: %d records in %.3f seconds", n, p.loadTime.Seconds())
-	if len(p.layout.Incrs) == 0 {
-		seq := p.layout.NextSeq()
-		p.layout.Incrs, p.layout.IncrSeqs = []string{p.layout.IncrName(seq)}, []int{seq}
-		if err := p.layout.Save(); err != nil {
-			return err
-		}
-	}
 	if p.layout.Base != "" {
 		p.baseSize, _ = p.fs.Size(p.layout.Path(p.layout.Base))
+	}
+	// A new incremental file is created (and made durable) before the manifest names it, so
+	// every file a manifest lists exists: a missing one is damage, and loading refuses it.
+	newIncr := len(p.layout.Incrs) == 0
+	if newIncr {
+		seq := p.layout.NextSeq()
+		p.layout.Incrs, p.layout.IncrSeqs = []string{p.layout.IncrName(seq)}, []int{seq}
 	}
 	f, size, err := p.layout.OpenIncr(p.layout.Incrs[len(p.layout.Incrs)-1])
 	if err != nil {
 		return err
+	}
+	if newIncr {
+		if err := p.layout.Save(); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	p.w = p.newWriter(f, size)
 	return nil

@@ -558,3 +558,49 @@ func TestTransactionIsOneRecord(t *testing.T) {
 		t.Fatalf("after tearing the transaction: %v", got)
 	}
 }
+
+// TestMissingIncrementalFileRefusesStart: after a rewrite, the incremental file the manifest
+// lists is deleted. The server must refuse to start with a clear log line, as Redis does (it
+// used to start with the base only, dropping the file's writes without a word).
+func TestMissingIncrementalFileRefusesStart(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	s := startServer(t, Config{AppendOnly: true, AppendFsync: "always", FS: sim, Dir: "/d"})
+	c := mustPDial(t, s.Addr())
+	for i := 0; i < 200; i++ {
+		c.mustDo(t, "RPUSH", "l", fmt.Sprint(i))
+	}
+	c.mustDo(t, "BGREWRITEAOF")
+	s.p.waitBackground()
+	for i := 200; i < 250; i++ {
+		c.mustDo(t, "RPUSH", "l", fmt.Sprint(i))
+	}
+	s.Close()
+	names, _ := sim.ReadDir("/d/appendonlydir")
+	removed := ""
+	for _, n := range names {
+		if strings.HasSuffix(n, ".incr.qaof") {
+			removed = n
+		}
+	}
+	if removed == "" {
+		t.Fatalf("no incremental file in %v", names)
+	}
+	if err := sim.Remove("/d/appendonlydir/" + removed); err != nil {
+		t.Fatal(err)
+	}
+	var logs []string
+	cfg := s.cfg
+	cfg.Logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
+	s2 := New(cfg)
+	err := s2.Start()
+	if err == nil {
+		defer s2.Close()
+		n := mustPDial(t, s2.Addr()).mustDo(t, "LLEN", "l")
+		t.Fatalf("started without %s (LLEN l = %v)", removed, n)
+	}
+	want := "Unable to obtain the AOF file " + removed + " length. stat: No such file or directory"
+	if !strings.Contains(err.Error(), want) || !strings.Contains(strings.Join(logs, "\n"), want) {
+		t.Fatalf("error %q, log %q: want both to say %q", err, logs, want)
+	}
+}

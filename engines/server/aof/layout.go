@@ -150,8 +150,12 @@ func (l *Layout) Replay(fn func(r Record) error) (n int64, warns []Warning, err 
 		path := l.Path(name)
 		data, err := l.FS.ReadFile(path)
 		if err != nil {
-			if fsys.IsNotExist(err) && i == len(files)-1 && name != l.Base {
-				continue // created by the manifest, lost before it was written: nothing in it
+			// A file the manifest lists is missing: Redis 7 refuses to start ("If an AOF exists
+			// in the manifest but not on the disk, we consider this to be a fatal error"), as
+			// loading the rest would silently drop its writes. The server creates a file before
+			// the manifest names it, so this is damage, not a crash window.
+			if fsys.IsNotExist(err) {
+				return n, warns, fmt.Errorf("Unable to obtain the AOF file %s length. stat: No such file or directory (the manifest lists it; restore it, or run qbench aof check)", name)
 			}
 			return n, warns, err
 		}
