@@ -23,6 +23,7 @@ func serveCmd() *cobra.Command {
 	var maxClients int
 	var dir, appendonly, appendfsync, save string
 	var simFS bool
+	var enableDebug, enableProtected string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the in-repo Redis-protocol server standalone (for redis-cli, redis-benchmark, other clients)",
@@ -53,9 +54,12 @@ func serveCmd() *cobra.Command {
 				AppendOnly:  appendonly == "yes",
 				AppendFsync: appendfsync,
 				Save:        save,
+
+				EnableDebugCommand:     enableDebug,
+				EnableProtectedConfigs: enableProtected,
 			})
 			if err := s.Start(); err != nil {
-				if strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "save \"") {
+				if strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "save \"") || strings.Contains(err.Error(), "enable-") {
 					return usageError{err}
 				}
 				return err
@@ -110,6 +114,8 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&appendonly, "appendonly", "no", "yes: log every write to the append-only file and replay it at start")
 	cmd.Flags().StringVar(&appendfsync, "appendfsync", "everysec", "always (fsync before replying; group commit), everysec or no")
 	cmd.Flags().BoolVar(&simFS, "simulated-fs", false, "keep --dir in memory on a file system that tracks fsyncs: SIGUSR1 then simulates a power loss, SIGUSR2 a process crash (each followed by recovery)")
+	cmd.Flags().StringVar(&enableDebug, "enable-debug-command", "no", "DEBUG (it can stall every client): no, yes, or local (loopback clients only), as Redis 7")
+	cmd.Flags().StringVar(&enableProtected, "enable-protected-configs", "no", "CONFIG SET dir/dbfilename at run time: no, yes, or local, as Redis 7")
 	cmd.Flags().StringVar(&save, "save", "", `snapshot rules "<seconds> <changes> ...", e.g. "3600 1 300 100"; "" = none`)
 	return cmd
 }

@@ -146,6 +146,10 @@ func (c *client) execute(args [][]byte) *blockSpec {
 		c.reject(args, errNoAuth, true)
 		return nil
 	}
+	if cmd.name == "debug" && !c.allowProtected(s.cfg.EnableDebugCommand) {
+		c.reject(args, redisError(errDebugNotAllowed), true)
+		return nil
+	}
 	if c.proto == 2 && c.subscriptions() > 0 && cmd.flags&flagSubscribeOK == 0 {
 		c.reply(errorf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.fullname))
 		return nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -124,5 +125,44 @@ func TestHTTPIsDropped(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("the warning was logged %d times, want once (at most once a minute): %q", n, logs)
+	}
+}
+
+// TestProtectedConfigsAndDebug: with Redis 7.0's defaults (enable-protected-configs no,
+// enable-debug-command no) CONFIG SET dir and dbfilename and DEBUG are refused with
+// redis-server's exact replies; "local" allows them from loopback; both options are immutable.
+// (CONFIG SET dir used to create the tree, and SAVE wrote there; DEBUG was on by default.)
+func TestProtectedConfigsAndDebug(t *testing.T) {
+	real := startOwnRealRedis(t, "--enable-debug-command", "no", "--enable-protected-configs", "no")
+	s := startServer(t, Config{})
+	dir := t.TempDir() + "/evil"
+	cmds := [][]string{
+		{"CONFIG", "SET", "dir", dir},
+		{"CONFIG", "SET", "dbfilename", "authorized_keys"},
+		{"CONFIG", "SET", "maxclients", "100", "dir", dir},
+		{"CONFIG", "SET", "enable-debug-command", "yes"},
+		{"CONFIG", "SET", "enable-protected-configs", "yes"},
+		{"CONFIG", "GET", "enable-debug-command"},
+		{"CONFIG", "GET", "enable-protected-configs"},
+		{"DEBUG", "SLEEP", "0"},
+		{"MULTI"}, {"DEBUG", "SLEEP", "0"}, {"EXEC"},
+	}
+	rc, oc := mustPDial(t, real), mustPDial(t, s.Addr())
+	for _, cmd := range cmds {
+		want, werr := rc.do(cmd...)
+		got, gerr := oc.do(cmd...)
+		if fmt.Sprint(got, gerr) != fmt.Sprint(want, werr) {
+			t.Errorf("%q: got %q, redis-server %q", cmd, got, want)
+		}
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("%s was created", dir)
+	}
+	local := startServer(t, Config{EnableDebugCommand: "local", EnableProtectedConfigs: "local"})
+	lc := mustPDial(t, local.Addr())
+	lc.mustDo(t, "DEBUG", "SLEEP", "0")
+	lc.mustDo(t, "CONFIG", "SET", "dir", t.TempDir())
+	if err := New(Config{EnableDebugCommand: "sometimes"}).Start(); err == nil {
+		t.Error("enable-debug-command sometimes accepted")
 	}
 }

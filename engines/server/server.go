@@ -36,6 +36,10 @@ type Config struct {
 	AppendFsync string  // "appendfsync": "always", "everysec" (the default, "") or "no"
 	Save        string  // "save" rules, e.g. "3600 1 300 100"; "" = no automatic snapshots
 	FS          fsys.FS // nil = the real file system; *fsys.Sim to simulate power loss
+
+	// Redis 7.0's protected actions (protect.go): "no" (the default, ""), "yes" or "local".
+	EnableProtectedConfigs string // CONFIG SET dir / dbfilename
+	EnableDebugCommand     string // DEBUG
 }
 
 // Server is one server instance.
@@ -97,6 +101,11 @@ func New(cfg Config) *Server {
 		cfg.Logf = func(string, ...any) {}
 	}
 	cfgErr := persistDefaults(&cfg)
+	for _, o := range [][2]string{{"enable-protected-configs", cfg.EnableProtectedConfigs}, {"enable-debug-command", cfg.EnableDebugCommand}} {
+		if err := checkProtectedOption(o[0], o[1]); err != nil && cfgErr == nil {
+			cfgErr = err
+		}
+	}
 	s := &Server{
 		cfg:      cfg,
 		store:    store.New(),

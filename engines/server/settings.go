@@ -71,6 +71,10 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 	switch name {
 	case "requirepass":
 		return st.requirePass, true
+	case "enable-protected-configs":
+		return protectedOption(s.cfg.EnableProtectedConfigs), true
+	case "enable-debug-command":
+		return protectedOption(s.cfg.EnableDebugCommand), true
 	case "maxclients":
 		return strconv.Itoa(st.maxClients), true
 	case "protected-mode":
@@ -105,7 +109,7 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 
 func (st *settings) names() []string {
 	n := []string{"requirepass", "maxclients", "protected-mode", "proto-max-bulk-len", "stream-node-max-entries",
-		"stream-node-max-bytes", "client-output-buffer-limit", "port", "bind"}
+		"stream-node-max-bytes", "client-output-buffer-limit", "port", "bind", "enable-protected-configs", "enable-debug-command"}
 	n = append(n, persistConfigNames...)
 	for k := range st.other {
 		if k != "stream-node-max-entries" {
