@@ -128,6 +128,14 @@ func (s *Server) Start() error {
 	if s.cfgErr != nil {
 		return s.cfgErr
 	}
+	n, err := adjustOpenFilesLimit(s.cfg.MaxClients, s.logf)
+	if err != nil {
+		s.logf("%v", err)
+		return err
+	}
+	s.mu.Lock()
+	s.conf.maxClients = n
+	s.mu.Unlock()
 	if err := s.p.load(); err != nil {
 		return err
 	}
@@ -213,14 +221,22 @@ func (s *Server) acceptLoop() {
 			if s.isClosing.Load() {
 				return
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return
 			}
-			s.cfg.Logf("accept: %v", err)
-			return
+			// Anything else is temporary as far as the server can tell: EMFILE/ENFILE (out of
+			// descriptors until some client leaves), ENOBUFS, ECONNABORTED. Redis logs it and
+			// accepts again on the next event; here: log once per episode, back off up to 1 s.
+			if delay == 0 {
+				s.cfg.Logf("Accepting client connection: %v", err)
+			}
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			select {
+			case <-time.After(delay):
+			case <-s.closing:
+				return
+			}
+			continue
 		}
 		delay = 0
 		s.connMu.Lock()
