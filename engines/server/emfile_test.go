@@ -37,8 +37,12 @@ type syncBuffer struct {
 	b  bytes.Buffer
 }
 
-func (w *syncBuffer) Write(p []byte) (int, error) { w.mu.Lock(); defer w.mu.Unlock(); return w.b.Write(p) }
-func (w *syncBuffer) String() string              { w.mu.Lock(); defer w.mu.Unlock(); return w.b.String() }
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+func (w *syncBuffer) String() string { w.mu.Lock(); defer w.mu.Unlock(); return w.b.String() }
 
 // TestEMFILE: a server started under `ulimit -n 64` with the default maxclients (10000)
 // lowers maxclients to fit, as Redis does, with Redis's log lines; and when accept fails with
