@@ -166,3 +166,43 @@ func TestProtectedConfigsAndDebug(t *testing.T) {
 		t.Error("enable-debug-command sometimes accepted")
 	}
 }
+
+// TestBindIPv4IsIPv4Only: --bind 0.0.0.0 listens on IPv4 only, as redis-server's bind does
+// (Go's "tcp" on 0.0.0.0 opened a dual-stack socket that also accepted [::1]).
+func TestBindIPv4IsIPv4Only(t *testing.T) {
+	probe, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	probe.Close()
+	s := startServer(t, Config{Addr: "0.0.0.0:0"})
+	_, port, _ := net.SplitHostPort(s.Addr())
+	if nc, err := net.DialTimeout("tcp6", "[::1]:"+port, time.Second); err == nil {
+		nc.Close()
+		t.Fatalf("a server bound to 0.0.0.0 accepted a connection on [::1]:%s", port)
+	}
+	if v := mustPDial(t, "127.0.0.1:"+port).mustDo(t, "PING"); v != "PONG" {
+		t.Fatalf("PING on IPv4 = %v", v)
+	}
+	if got := listenNetwork("[::1]:6379"); got != "tcp6" {
+		t.Fatalf("listenNetwork([::1]) = %s", got)
+	}
+}
+
+// TestAuthPasswords: right, wrong, a prefix and a longer string (the comparison is in constant
+// time, crypto/subtle; that it takes constant time is not measured here).
+func TestAuthPasswords(t *testing.T) {
+	s := startServer(t, Config{RequirePass: "s3cret"})
+	c := mustPDial(t, s.Addr())
+	for _, tc := range []struct{ pass, want string }{
+		{"s3cre", "WRONGPASS invalid username-password pair or user is disabled."},
+		{"s3cret!", "WRONGPASS invalid username-password pair or user is disabled."},
+		{"", "WRONGPASS invalid username-password pair or user is disabled."},
+		{"s3cret", "OK"},
+	} {
+		v, err := c.do("AUTH", tc.pass)
+		if err != nil || fmt.Sprint(v) != tc.want {
+			t.Errorf("AUTH %q = %v, %v; want %s", tc.pass, v, err, tc.want)
+		}
+	}
+}

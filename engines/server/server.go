@@ -139,7 +139,7 @@ func (s *Server) Start() error {
 	if err := s.p.load(); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", s.cfg.Addr)
+	ln, err := net.Listen(listenNetwork(s.cfg.Addr), s.cfg.Addr)
 	if err != nil {
 		return err
 	}
@@ -154,6 +154,23 @@ func (s *Server) Start() error {
 	s.wg.Add(1)
 	go s.p.cron()
 	return nil
+}
+
+// listenNetwork is "tcp4" for an IPv4 literal and "tcp6" for an IPv6 one: Go's "tcp" on
+// 0.0.0.0 opens a dual-stack socket that also accepts IPv6, which is not what --bind 0.0.0.0
+// says (Redis binds exactly the addresses given). Names and empty hosts keep "tcp".
+func listenNetwork(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "tcp"
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		if ip.To4() != nil {
+			return "tcp4"
+		}
+		return "tcp6"
+	}
+	return "tcp"
 }
 
 // Addr is the listening address ("127.0.0.1:port") once started.
