@@ -517,17 +517,24 @@ func (p *persistence) startRewrite() error {
 		if err != nil {
 			return err
 		}
+		// The manifest names the new file before any record goes there: if saving it fails (a
+		// full disk), the log carries on in the old file, still the last one listed. (Rotating
+		// first sent acknowledged writes to a file no manifest listed.) If the rotation fails,
+		// the new file listed stays empty, which replays as nothing.
+		p.layout.Incrs = append(p.layout.Incrs, incr)
+		p.layout.IncrSeqs = append(p.layout.IncrSeqs, seq)
+		if err := p.layout.Save(); err != nil {
+			p.layout.Incrs = p.layout.Incrs[:len(p.layout.Incrs)-1]
+			p.layout.IncrSeqs = p.layout.IncrSeqs[:len(p.layout.IncrSeqs)-1]
+			f.Close()
+			return err
+		}
 		old, err := p.w.Rotate(f, size)
 		if err != nil {
 			f.Close()
 			return err
 		}
 		old.Close()
-		p.layout.Incrs = append(p.layout.Incrs, incr)
-		p.layout.IncrSeqs = append(p.layout.IncrSeqs, seq)
-		if err := p.layout.Save(); err != nil {
-			return err
-		}
 	} else if err := p.fs.MkdirAll(p.layout.Dir); err != nil {
 		return err
 	}

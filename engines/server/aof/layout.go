@@ -141,11 +141,21 @@ func (w Warning) String() string {
 }
 
 // Replay calls fn with every record of every file in order. A truncated final record of the
-// last file is dropped and reported as a warning (Redis's aof-load-truncated yes), and the file
+// last file holding records is dropped and reported as a warning (Redis's aof-load-truncated yes), and the file
 // is cut there so new records follow a clean frame; any other damage is an error naming the
 // file and byte offset, and nothing more is loaded. It returns the number of records.
 func (l *Layout) Replay(fn func(r Record) error) (n int64, warns []Warning, err error) {
 	files := l.Files()
+	// The log ends in the last file holding records: files listed after it with no record
+	// (a rotation that failed after the manifest named the new file) do not make a truncated
+	// final record there a mid-log hole.
+	last := len(files) - 1
+	for last > 0 {
+		if size, err := l.FS.Size(l.Path(files[last])); err != nil || size > int64(len(Magic)) || files[last] == l.Base {
+			break
+		}
+		last--
+	}
 	for i, name := range files {
 		path := l.Path(name)
 		data, err := l.FS.ReadFile(path)
@@ -168,7 +178,7 @@ func (l *Layout) Replay(fn func(r Record) error) (n int64, warns []Warning, err 
 		})
 		if err != nil {
 			fe, ok := err.(*FormatError)
-			if ok && fe.Truncated && i == len(files)-1 {
+			if ok && fe.Truncated && i == last {
 				warns = append(warns, Warning{File: path, Offset: end, Discarded: int64(len(data)) - end, Reason: fe.Reason})
 				if err := truncateFile(l.FS, path, end); err != nil {
 					return n, warns, err
@@ -217,8 +227,15 @@ func (l *Layout) OpenIncr(name string) (fsys.File, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if size == 0 {
+	if size < int64(len(Magic)) {
+		// New, or left with part of its header by a failed write (a full disk): start it over,
+		// so the file never begins with a torn header.
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, 0, err
+		}
 		if _, err := f.Write([]byte(Magic)); err != nil {
+			f.Truncate(0)
 			f.Close()
 			return nil, 0, err
 		}

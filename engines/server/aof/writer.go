@@ -101,6 +101,7 @@ type Stats struct {
 	Writes         int64 // write calls
 	DelayedFsync   int64 // aof_delayed_fsync
 	LastWriteErr   error
+	Errors         int64 // write and fsync errors seen (each failed attempt)
 	PendingBytes   int64 // aof_buffer_length
 	BgSyncRunning  bool
 	CurrentSize    int64
@@ -286,6 +287,7 @@ func (w *Writer) syncedLocked(pos, size int64) {
 // failLocked makes err sticky and logs it with Redis's words. Under always it is fatal: a reply
 // may already depend on the data (or a reader may have seen it), so Redis exits.
 func (w *Writer) failLocked(err error, errSync bool) {
+	w.st.Errors++
 	w.err, w.errSync = err, w.errSync || errSync
 	w.st.LastWriteErr = err
 	if w.policy == Always && !w.fatal {

@@ -25,6 +25,7 @@ type Sim struct {
 	spaceLeft         int64 // bytes that may still be written; <0 = unlimited
 
 	Writes, Syncs int64 // counters, for tests
+	failures      int64 // writes and syncs failed by an injected error (Failures)
 
 	// SyncHook, if set, runs at the start of every file Sync, outside the lock: a test can hold
 	// an fsync in progress.
@@ -59,6 +60,9 @@ func (s *Sim) FailSyncs(err error) { s.mu.Lock(); s.syncErr = err; s.mu.Unlock()
 // Syncs succeed (and do not write the dropped bytes): Linux's behaviour on a transient
 // writeback error, the "fsyncgate" case.
 func (s *Sim) FailSyncOnce(err error) { s.mu.Lock(); s.syncErrOnce = err; s.mu.Unlock() }
+
+// Failures counts writes and syncs that an injected error failed.
+func (s *Sim) Failures() int64 { s.mu.Lock(); defer s.mu.Unlock(); return s.failures }
 
 // SetSpace limits how many more bytes may be written (a full disk: short write then ENOSPC);
 // n < 0 means unlimited.
@@ -148,6 +152,7 @@ func (f *simFile) Write(p []byte) (int, error) {
 		return 0, fs.ErrClosed
 	}
 	if s.writeErr != nil {
+		s.failures++
 		return 0, &fs.PathError{Op: "write", Path: f.name, Err: s.writeErr}
 	}
 	n := len(p)
@@ -155,6 +160,7 @@ func (f *simFile) Write(p []byte) (int, error) {
 	if s.spaceLeft >= 0 && int64(n) > s.spaceLeft {
 		n = int(s.spaceLeft)
 		err = &fs.PathError{Op: "write", Path: f.name, Err: errNoSpace}
+		s.failures++
 	}
 	f.ino.data = append(f.ino.data, p[:n]...)
 	if s.spaceLeft >= 0 {
@@ -182,6 +188,7 @@ func (f *simFile) Sync() error {
 		err, s.syncErrOnce = s.syncErrOnce, nil
 	}
 	if err != nil {
+		s.failures++
 		if len(f.ino.data) > f.ino.synced {
 			f.ino.dropped = append(f.ino.dropped, [2]int{f.ino.synced, len(f.ino.data)})
 		}
