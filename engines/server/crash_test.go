@@ -422,7 +422,7 @@ func childTrial(t *testing.T, policy string, rng *rand.Rand, seed uint64) trialR
 	c := startChild(t, dir, policy)
 	done := make(chan [][]ack)
 	go func() { a, _ := writeUntilDead(c.addr, seed, defaultLoad); done <- a }() // no refusals without faults
-	time.Sleep(time.Duration(5+rng.IntN(70)) * time.Millisecond) // the random moment of the crash
+	time.Sleep(time.Duration(5+rng.IntN(70)) * time.Millisecond)                 // the random moment of the crash
 	crashAt := time.Now()
 	c.kill()
 	acks := <-done
