@@ -186,7 +186,11 @@ func (p *persistence) load() error {
 		seq := p.layout.NextSeq()
 		p.layout.Incrs, p.layout.IncrSeqs = []string{p.layout.IncrName(seq)}, []int{seq}
 	}
-	f, size, err := p.layout.OpenIncr(p.layout.Incrs[len(p.layout.Incrs)-1])
+	open := p.layout.OpenIncr
+	if newIncr {
+		open = p.layout.CreateIncr
+	}
+	f, size, err := open(p.layout.Incrs[len(p.layout.Incrs)-1])
 	if err != nil {
 		return err
 	}
@@ -240,7 +244,7 @@ func (p *persistence) startAOFLocked() error {
 		p.baseSize = int64(len(data))
 	}
 	incr := p.layout.IncrName(seq)
-	f, size, err := p.layout.OpenIncr(incr)
+	f, size, err := p.layout.CreateIncr(incr)
 	if err != nil {
 		return err
 	}
@@ -513,7 +517,7 @@ func (p *persistence) startRewrite() error {
 	incr := ""
 	if p.w != nil {
 		incr = p.layout.IncrName(seq)
-		f, size, err := p.layout.OpenIncr(incr)
+		f, size, err := p.layout.CreateIncr(incr)
 		if err != nil {
 			return err
 		}

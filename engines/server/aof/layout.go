@@ -211,10 +211,21 @@ func truncateFile(fs fsys.FS, name string, size int64) error {
 	return f.Close()
 }
 
-// OpenIncr opens (creating) an incremental file for appending, writing the magic header to a
-// new or empty file and making it durable with its directory entry. It returns the file and
-// its size.
+// OpenIncr opens the listed incremental file name for appending (at start-up), writing the
+// header if it has none. It returns the file and its size.
 func (l *Layout) OpenIncr(name string) (fsys.File, int64, error) {
+	return l.openIncr(name, false)
+}
+
+// CreateIncr creates the new incremental file name, empty but for its header, made durable
+// with its directory entry before a manifest names it. A file of that name left by an earlier
+// attempt that failed (a torn header after a full disk, or a header whose fsync failed and
+// whose pages Linux dropped: later fsyncs would not write them) is started over.
+func (l *Layout) CreateIncr(name string) (fsys.File, int64, error) {
+	return l.openIncr(name, true)
+}
+
+func (l *Layout) openIncr(name string, fresh bool) (fsys.File, int64, error) {
 	if err := l.FS.MkdirAll(l.Dir); err != nil {
 		return nil, 0, err
 	}
@@ -227,26 +238,25 @@ func (l *Layout) OpenIncr(name string) (fsys.File, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if size < int64(len(Magic)) {
-		// New, or left with part of its header by a failed write (a full disk): start it over,
-		// so the file never begins with a torn header.
+	if fresh || size < int64(len(Magic)) {
+		fail := func(err error) (fsys.File, int64, error) {
+			f.Truncate(0)
+			f.Close()
+			return nil, 0, err
+		}
 		if err := f.Truncate(0); err != nil {
 			f.Close()
 			return nil, 0, err
 		}
 		if _, err := f.Write([]byte(Magic)); err != nil {
-			f.Truncate(0)
-			f.Close()
-			return nil, 0, err
+			return fail(err)
 		}
 		size = int64(len(Magic))
 		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, 0, err
+			return fail(err)
 		}
 		if err := l.FS.SyncDir(l.Dir); err != nil {
-			f.Close()
-			return nil, 0, err
+			return fail(err)
 		}
 	}
 	return f, size, nil
