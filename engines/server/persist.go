@@ -691,14 +691,17 @@ func (p *persistence) cron() {
 
 // close makes the log durable and waits for background saves (at Close).
 func (p *persistence) close() error {
-	if !p.killed {
+	p.s.mu.Lock()
+	killed := p.killed
+	p.s.mu.Unlock()
+	if !killed {
 		p.waitBackground()
 	}
 	p.bg.Wait()
 	p.s.mu.Lock()
-	w := p.w
+	w, killed := p.w, p.killed // Crash sets killed under the lock, maybe from another goroutine (fatal)
 	p.s.mu.Unlock()
-	if w == nil || p.killed {
+	if w == nil || killed {
 		return nil
 	}
 	return w.Close()
