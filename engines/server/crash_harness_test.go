@@ -19,6 +19,16 @@ import (
 // BGREWRITEAOF running meanwhile; and, in TestCrashHarnessFaults, an injected write or fsync
 // error with Linux's semantics. 20 trials each by default; QBENCH_SOAK=1 runs 200.
 
+// harnessSeed is QBENCH_SEED if set (to replay a failed run), else the clock; it is logged.
+func harnessSeed(t *testing.T) uint64 {
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("QBENCH_SEED"); v != "" {
+		fmt.Sscan(v, &seed)
+	}
+	t.Logf("seed %d (QBENCH_SEED=%d replays this run's draws)", seed, seed)
+	return seed
+}
+
 func harnessTrials() int {
 	if os.Getenv("QBENCH_SOAK") == "1" {
 		return 200
@@ -79,7 +89,7 @@ func checkTrial(t *testing.T, i int, policy string, power bool, interval time.Du
 // TestCrashHarness: randomized kill -9 / crash / power-cut trials under load and rewrites.
 func TestCrashHarness(t *testing.T) {
 	const interval = 50 * time.Millisecond
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	rng := rand.New(rand.NewPCG(harnessSeed(t), 11))
 	rows := map[string]*harnessRow{}
 	for i := 0; i < harnessTrials(); i++ {
 		policy := []string{"always", "everysec", "no"}[rng.IntN(3)]
@@ -116,7 +126,7 @@ func TestCrashHarness(t *testing.T) {
 // logged it and refused writes until it was repaired (everysec, no).
 func TestCrashHarnessFaults(t *testing.T) {
 	const interval = 50 * time.Millisecond
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 12))
+	rng := rand.New(rand.NewPCG(harnessSeed(t), 12))
 	rows := map[string]*harnessRow{}
 	faults := []string{"fsync-once", "fsync-fail", "write-fail", "enospc"}
 	for i := 0; i < harnessTrials(); i++ {
