@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,5 +159,54 @@ func TestServeAnswersRedisClients(t *testing.T) {
 	}
 	if n, err := c.XLen(ctx, "s").Result(); err != nil || n != 1 {
 		t.Fatalf("XLEN = %d, %v", n, err)
+	}
+}
+
+// qbench serve takes the password from a file or the environment, so it stays out of ps, and
+// says so in --help.
+func TestServePasswordOutOfPs(t *testing.T) {
+	const pass = "hunter2-secret"
+	file := filepath.Join(t.TempDir(), "pass")
+	if err := os.WriteFile(file, []byte(pass+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	help, _ := exec.Command(qbenchBin, "serve", "--help").CombinedOutput()
+	for _, want := range []string{"--requirepass-file", "QBENCH_REQUIREPASS", "protected mode"} {
+		if !strings.Contains(string(help), want) {
+			t.Errorf("serve --help does not mention %q:\n%s", want, help)
+		}
+	}
+	for _, how := range []string{"file", "env"} {
+		t.Run(how, func(t *testing.T) {
+			cmd := exec.Command(qbenchBin, "serve", "--port", "0")
+			if how == "file" {
+				cmd.Args = append(cmd.Args, "--requirepass-file", file)
+			} else {
+				cmd.Env = append(os.Environ(), "QBENCH_REQUIREPASS="+pass)
+			}
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+			addr, err := bufio.NewReader(stdout).ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid)); err == nil && strings.Contains(string(b), pass) {
+				t.Fatalf("the password shows in the command line: %q", b)
+			}
+			ctx := context.Background()
+			c := redis.NewClient(&redis.Options{Addr: strings.TrimSpace(addr)})
+			defer c.Close()
+			if err := c.Ping(ctx).Err(); err == nil || !strings.HasPrefix(err.Error(), "NOAUTH") {
+				t.Fatalf("PING without AUTH = %v, want NOAUTH", err)
+			}
+			c2 := redis.NewClient(&redis.Options{Addr: strings.TrimSpace(addr), Password: pass})
+			defer c2.Close()
+			if err := c2.Ping(ctx).Err(); err != nil {
+				t.Fatalf("PING with the password: %v", err)
+			}
+		})
 	}
 }

@@ -19,10 +19,11 @@ import (
 
 func serveCmd() *cobra.Command {
 	var port int
-	var bind, requirePass string
+	var bind, requirePass, requirePassFile string
 	var maxClients int
 	var dir, appendonly, appendfsync, save string
 	var simFS bool
+	var enableDebug, enableProtected string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the in-repo Redis-protocol server standalone (for redis-cli, redis-benchmark, other clients)",
@@ -31,7 +32,20 @@ func serveCmd() *cobra.Command {
 			if port < 0 || port > 65535 {
 				return usageError{fmt.Errorf("--port %d: must be 0 to 65535", port)}
 			}
-			if requirePass == "" {
+			// The password, from (in order) --requirepass, --requirepass-file, QBENCH_REQUIREPASS.
+			// Only the first shows in ps: say so when it is used.
+			if requirePass != "" {
+				fmt.Fprintln(os.Stderr, "qbench: warning: --requirepass is visible to every user in ps; prefer --requirepass-file or QBENCH_REQUIREPASS")
+			} else if requirePassFile != "" {
+				b, err := os.ReadFile(requirePassFile)
+				if err != nil {
+					return usageError{fmt.Errorf("--requirepass-file: %w", err)}
+				}
+				requirePass = strings.TrimRight(string(b), "\r\n")
+				if requirePass == "" {
+					return usageError{fmt.Errorf("--requirepass-file %s is empty", requirePassFile)}
+				}
+			} else {
 				requirePass = os.Getenv("QBENCH_REQUIREPASS")
 			}
 			if appendonly != "yes" && appendonly != "no" {
@@ -53,9 +67,12 @@ func serveCmd() *cobra.Command {
 				AppendOnly:  appendonly == "yes",
 				AppendFsync: appendfsync,
 				Save:        save,
+
+				EnableDebugCommand:     enableDebug,
+				EnableProtectedConfigs: enableProtected,
 			})
 			if err := s.Start(); err != nil {
-				if strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "save \"") {
+				if strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "save \"") || strings.Contains(err.Error(), "enable-") {
 					return usageError{err}
 				}
 				return err
@@ -70,7 +87,11 @@ func serveCmd() *cobra.Command {
 				var sig os.Signal
 				select {
 				case sig = <-sigs:
-				case <-s.Done(): // SHUTDOWN
+				case <-s.Done(): // SHUTDOWN, or an AOF error under always (Redis exits 1)
+					if err := s.Err(); err != nil {
+						s.Close()
+						return fmt.Errorf("server stopped: %w", err)
+					}
 					return s.Close()
 				}
 				if sig != syscall.SIGUSR1 && sig != syscall.SIGUSR2 {
@@ -99,13 +120,16 @@ func serveCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&port, "port", 6379, "TCP port (0 picks a free one)")
-	cmd.Flags().StringVar(&bind, "bind", "127.0.0.1", "address to listen on; anything but loopback needs --requirepass")
-	cmd.Flags().StringVar(&requirePass, "requirepass", "", "password clients must AUTH with (or set QBENCH_REQUIREPASS, which keeps it out of ps)")
+	cmd.Flags().StringVar(&bind, "bind", "127.0.0.1", "address to listen on (an IPv4 address listens on IPv4 only); while no password is set, protected mode refuses clients not on loopback, as Redis does")
+	cmd.Flags().StringVar(&requirePass, "requirepass", "", "password clients must AUTH with; visible in ps: prefer --requirepass-file or the QBENCH_REQUIREPASS environment variable")
+	cmd.Flags().StringVar(&requirePassFile, "requirepass-file", "", "read the password from this file (first line), keeping it out of ps")
 	cmd.Flags().IntVar(&maxClients, "maxclients", 10000, "most clients connected at once")
 	cmd.Flags().StringVar(&dir, "dir", ".", "directory for the append-only files (appendonlydir/) and snapshots (dump.qdb)")
 	cmd.Flags().StringVar(&appendonly, "appendonly", "no", "yes: log every write to the append-only file and replay it at start")
 	cmd.Flags().StringVar(&appendfsync, "appendfsync", "everysec", "always (fsync before replying; group commit), everysec or no")
 	cmd.Flags().BoolVar(&simFS, "simulated-fs", false, "keep --dir in memory on a file system that tracks fsyncs: SIGUSR1 then simulates a power loss, SIGUSR2 a process crash (each followed by recovery)")
+	cmd.Flags().StringVar(&enableDebug, "enable-debug-command", "no", "DEBUG (it can stall every client): no, yes, or local (loopback clients only), as Redis 7")
+	cmd.Flags().StringVar(&enableProtected, "enable-protected-configs", "no", "CONFIG SET dir/dbfilename at run time: no, yes, or local, as Redis 7")
 	cmd.Flags().StringVar(&save, "save", "", `snapshot rules "<seconds> <changes> ...", e.g. "3600 1 300 100"; "" = none`)
 	return cmd
 }

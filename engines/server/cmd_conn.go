@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/subtle"
 	"fmt"
 	"strings"
 	"time"
@@ -78,7 +79,8 @@ func (c *client) checkPassword(user, pass []byte) bool {
 	if string(user) != "default" {
 		return false
 	}
-	return want == "" || string(pass) == want
+	// Constant time, so the time a wrong password takes tells nothing of its common prefix.
+	return want == "" || subtle.ConstantTimeCompare(pass, []byte(want)) == 1
 }
 
 func (c *client) setAuthed(ok bool) {

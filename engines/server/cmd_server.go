@@ -153,6 +153,9 @@ func cmdConfigSet(c *client, args [][]byte) (any, error) {
 	if (len(args)-2)%2 != 0 {
 		return nil, errArity("config|set")
 	}
+	if err := c.configSetRefusal(args); err != nil {
+		return nil, err
+	}
 	for i := 2; i+1 < len(args); i += 2 {
 		if err := c.s.conf.set(c.s, strings.ToLower(string(args[i])), string(args[i+1])); err != nil {
 			return nil, err

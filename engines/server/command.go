@@ -2,6 +2,7 @@ package server
 
 import (
 	"strings"
+	"time"
 
 	"qbench/engines/server/resp"
 	"qbench/engines/server/store"
@@ -130,6 +131,10 @@ func lowerASCII(b []byte) string {
 func (c *client) execute(args [][]byte) *blockSpec {
 	s := c.s
 	s.stats.commandsProcessed++
+	if isHTTPCommand(args[0]) {
+		s.securityWarning(c)
+		return nil
+	}
 	c.skipThis, c.skipNext = c.skipNext, false // CLIENT REPLY SKIP covers one command
 	cmd, err := lookup(args)
 	if err != nil {
@@ -140,6 +145,10 @@ func (c *client) execute(args [][]byte) *blockSpec {
 	c.lastCmdName = cmd.fullname
 	if !c.authed && cmd.flags&flagNoAuth == 0 {
 		c.reject(args, errNoAuth, true)
+		return nil
+	}
+	if cmd.name == "debug" && !c.allowProtected(s.cfg.EnableDebugCommand) {
+		c.reject(args, redisError(errDebugNotAllowed), true)
 		return nil
 	}
 	if c.proto == 2 && c.subscriptions() > 0 && cmd.flags&flagSubscribeOK == 0 {
@@ -231,3 +240,23 @@ func (c *client) keyspace() *store.DB { return c.s.store.DBs[c.db] }
 
 // subscriptions counts the client's channels and patterns.
 func (c *client) subscriptions() int { return len(c.channels) + len(c.patterns) }
+
+// isHTTPCommand reports whether name is POST or Host:, the commands Redis registers only to
+// catch HTTP sent to it (securityWarningCommand): a web page can make a browser send an HTTP
+// request to 127.0.0.1:6379 with Redis commands in its body (cross-protocol scripting).
+func isHTTPCommand(name []byte) bool {
+	return strings.EqualFold(string(name), "post") || strings.EqualFold(string(name), "host:")
+}
+
+// securityWarning drops c without a reply, dropping the replies of its batch too (Redis frees
+// the client asynchronously and skips writes to clients about to close), and logs at most once
+// a minute so an attacker cannot flood the log.
+func (s *Server) securityWarning(c *client) {
+	now := time.Now()
+	if now.Sub(s.lastSecurityLog) > time.Minute {
+		s.logf("Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. Connection aborted.")
+		s.lastSecurityLog = now
+	}
+	c.closeAfter, c.abort = true, true
+	c.out = c.out[:0]
+}

@@ -26,6 +26,7 @@ type client struct {
 	lastCmd     time.Time
 	lastCmdName string
 	closeAfter  bool // reply, then close (QUIT, protocol error)
+	abort       bool // close without a reply (an HTTP request: see securityWarning)
 
 	// CLIENT REPLY: replyOff drops every reply; skipThis drops the current command's, and
 	// skipNext makes the next command's dropped too (SKIP).
@@ -147,6 +148,10 @@ func (c *client) loop() {
 			if !ok {
 				break
 			}
+		}
+		if c.abort {
+			s.mu.Unlock()
+			return
 		}
 		// Group commit: no reply leaves before the log holds what it depends on (persist.go).
 		aofEnd, aofW := s.p.batchEnd(), s.p.w

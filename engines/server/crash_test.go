@@ -32,17 +32,54 @@ type ack struct {
 type trialResult struct {
 	acked    int
 	lost     int
+	refused  int           // writes answered with an error (MISCONF while the log could not be written)
 	tickGap  time.Duration // the longest gap between everysec ticks the server saw
 	maxAge   time.Duration // of a lost write, before the crash
 	wrongErr string
 }
 
+// load is what the writers do: how many, how many commands each sends before reading the
+// replies (1 = not pipelined), XADD or RPUSH, and whether another client keeps asking for
+// BGREWRITEAOF meanwhile.
+type load struct {
+	writers  int
+	pipeline int
+	xadd     bool
+	rewrites bool
+}
+
+var defaultLoad = load{writers: crashWriters, pipeline: 4}
+
 // writeUntilDead runs the writers against addr until their connections die; each pipelines 1 to
-// 4 RPUSHes (or XADD *s, with xadd) at a time so batches from several connections share fsyncs.
-func writeUntilDead(addr string, seed uint64, xadd bool) [][]ack {
-	out := make([][]ack, crashWriters)
+// ld.pipeline RPUSHes (or XADD *s) at a time so batches from several connections share fsyncs.
+// A write answered with an error is not acknowledged and was not executed: the writer records
+// its number (the recovered list must skip it) and waits 1 ms before the next batch.
+func writeUntilDead(addr string, seed uint64, ld load) ([][]ack, [][]int) {
+	out := make([][]ack, ld.writers)
+	refused := make([][]int, ld.writers)
 	var wg sync.WaitGroup
-	for w := 0; w < crashWriters; w++ {
+	stop := make(chan struct{})
+	if ld.rewrites {
+		go func() {
+			c, err := pdial(addr)
+			if err != nil {
+				return
+			}
+			defer c.nc.Close()
+			rng := rand.New(rand.NewPCG(seed, 99))
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Duration(rng.IntN(15)) * time.Millisecond):
+				}
+				if _, err := c.do("BGREWRITEAOF"); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	for w := 0; w < ld.writers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -54,9 +91,9 @@ func writeUntilDead(addr string, seed uint64, xadd bool) [][]ack {
 			rng := rand.New(rand.NewPCG(seed, uint64(w)))
 			key := fmt.Sprintf("k%d", w)
 			for seq := 0; ; {
-				n := 1 + rng.IntN(4)
+				n := 1 + rng.IntN(max(ld.pipeline, 1))
 				for i := 0; i < n; i++ {
-					if xadd {
+					if ld.xadd {
 						c.send("XADD", key, "*", "seq", strconv.Itoa(seq+i))
 					} else {
 						c.send("RPUSH", key, strconv.Itoa(seq+i))
@@ -65,27 +102,39 @@ func writeUntilDead(addr string, seed uint64, xadd bool) [][]ack {
 				if c.bw.Flush() != nil {
 					return
 				}
+				ok := 0
 				for i := 0; i < n; i++ {
 					v, err := c.read()
 					if err != nil {
 						return
 					}
 					id, isID := v.(string)
-					if _, ok := v.(int64); !ok && !isID {
-						return
+					if _, isInt := v.(int64); !isInt && !isID {
+						if _, isErr := v.(replyErr); !isErr {
+							return
+						}
+						refused[w] = append(refused[w], seq+i)
+						continue
 					}
+					ok++
 					out[w] = append(out[w], ack{seq + i, time.Now(), id})
 				}
 				seq += n
+				if ok < n {
+					time.Sleep(time.Millisecond)
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	return out
+	close(stop)
+	return out, refused
 }
 
-// countLost compares what was acknowledged with what the restarted server at addr holds.
-func countLost(addr string, acks [][]ack, crashAt time.Time, xadd bool) trialResult {
+// countLost compares what was acknowledged with what the restarted server at addr holds. The
+// recovered list of writer w must be a prefix of the elements it sent that were not refused,
+// in order: no gaps, no reordering, nothing invented, no refused write executed.
+func countLost(addr string, acks [][]ack, refused [][]int, crashAt time.Time, xadd bool) trialResult {
 	var r trialResult
 	c, err := pdial(addr)
 	if err != nil {
@@ -95,6 +144,23 @@ func countLost(addr string, acks [][]ack, crashAt time.Time, xadd bool) trialRes
 	defer c.nc.Close()
 	for w, as := range acks {
 		r.acked += len(as)
+		var skip map[int]bool
+		if w < len(refused) {
+			r.refused += len(refused[w])
+			skip = map[int]bool{}
+			for _, q := range refused[w] {
+				skip[q] = true
+			}
+		}
+		next := 0 // the sequence number the next recovered element must have
+		advance := func() int {
+			for skip[next] {
+				next++
+			}
+			q := next
+			next++
+			return q
+		}
 		var v any
 		if xadd {
 			v, err = c.do("XRANGE", fmt.Sprintf("k%d", w), "-", "+")
@@ -107,11 +173,12 @@ func countLost(addr string, acks [][]ack, crashAt time.Time, xadd bool) trialRes
 		}
 		got, _ := v.([]any)
 		for i, e := range got {
+			want := advance()
 			if xadd {
 				// An entry: [id, [seq, n]]; its ID must be the one XADD acknowledged.
 				ent, _ := e.([]any)
-				if len(ent) != 2 || fmt.Sprint(ent[1]) != fmt.Sprintf("[seq %d]", i) {
-					r.wrongErr = fmt.Sprintf("k%d entry %d = %v: not a prefix of what was sent", w, i, e)
+				if len(ent) != 2 || fmt.Sprint(ent[1]) != fmt.Sprintf("[seq %d]", want) {
+					r.wrongErr = fmt.Sprintf("k%d entry %d = %v, want seq %d: not a prefix of what was sent", w, i, e, want)
 					return r
 				}
 				if i < len(as) && ent[0] != as[i].id {
@@ -120,13 +187,18 @@ func countLost(addr string, acks [][]ack, crashAt time.Time, xadd bool) trialRes
 				}
 				continue
 			}
-			if e != strconv.Itoa(i) {
-				r.wrongErr = fmt.Sprintf("k%d[%d] = %v: not a prefix of what was sent", w, i, e)
+			if e != strconv.Itoa(want) {
+				r.wrongErr = fmt.Sprintf("k%d[%d] = %v, want %d: not a prefix of what was sent", w, i, e, want)
 				return r
 			}
 		}
+		have := map[int]bool{}
+		next = 0
+		for range got {
+			have[advance()] = true
+		}
 		for _, a := range as {
-			if a.seq >= len(got) {
+			if !have[a.seq] {
 				r.lost++
 				r.maxAge = max(r.maxAge, crashAt.Sub(a.at))
 			}
@@ -137,38 +209,80 @@ func countLost(addr string, acks [][]ack, crashAt time.Time, xadd bool) trialRes
 
 // inProcessTrial crashes an in-process server on the simulated file system.
 func inProcessTrial(t *testing.T, policy string, power bool, interval time.Duration, rng *rand.Rand, seed uint64, xadd bool) trialResult {
-	return inProcessTrialFor(t, policy, power, interval, time.Duration(2+rng.IntN(70))*time.Millisecond, rng, seed, xadd)
+	ld := defaultLoad
+	ld.xadd = xadd
+	return runInProcess(t, trialOpts{policy: policy, power: power, interval: interval,
+		runFor: time.Duration(2+rng.IntN(70)) * time.Millisecond, load: ld}, rng, seed)
 }
 
 // inProcessTrialFor crashes after runFor.
 func inProcessTrialFor(t *testing.T, policy string, power bool, interval, runFor time.Duration, rng *rand.Rand, seed uint64, xadd bool) trialResult {
+	ld := defaultLoad
+	ld.xadd = xadd
+	return runInProcess(t, trialOpts{policy: policy, power: power, interval: interval, runFor: runFor, load: ld}, rng, seed)
+}
+
+// trialOpts describe one in-process crash trial.
+type trialOpts struct {
+	policy           string
+	power            bool // a power cut after the crash (the simulated FS drops what was not fsynced)
+	interval, runFor time.Duration
+	load             load
+	fault            string // "", or an injected I/O error: see injectFault
+}
+
+// runInProcess runs the writers against an in-process server on the simulated file system,
+// injects the fault (if any) at a random moment, crashes the server after runFor, and counts
+// acknowledged writes lost after a restart on the same files.
+func runInProcess(t *testing.T, o trialOpts, rng *rand.Rand, seed uint64) trialResult {
 	sim := fsys.NewSim()
 	sim.MkdirAll("/d")
-	cfg := Config{AppendOnly: true, AppendFsync: policy, FS: sim, Dir: "/d"}
+	var logMu sync.Mutex
+	var logs []string
+	cfg := Config{AppendOnly: true, AppendFsync: o.policy, FS: sim, Dir: "/d",
+		Logf: func(f string, a ...any) { logMu.Lock(); logs = append(logs, fmt.Sprintf(f, a...)); logMu.Unlock() }}
 	s := New(cfg)
-	s.p.interval = interval
+	s.p.interval = o.interval
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan [][]ack)
-	go func() { done <- writeUntilDead(s.Addr(), seed, xadd) }()
-	time.Sleep(runFor) // the random moment of the crash
+	type written struct {
+		acks    [][]ack
+		refused [][]int
+	}
+	done := make(chan written)
+	go func() { a, r := writeUntilDead(s.Addr(), seed, o.load); done <- written{a, r} }()
+	if o.fault != "" {
+		at := time.Duration(rng.Int64N(int64(o.runFor)))
+		time.Sleep(at)
+		injectFault(sim, o.fault, rng)
+		time.Sleep(o.runFor - at)
+	} else {
+		time.Sleep(o.runFor) // the random moment of the crash
+	}
 	crashAt := time.Now()
 	s.mu.Lock()
 	gap := max(s.p.maxTickGap, time.Since(s.p.lastTickAt))
 	s.mu.Unlock()
 	s.Crash()
-	if power {
+	clearFaults(sim)
+	if o.power {
 		sim.PowerLoss(rng.IntN(2) == 0, rng)
 	}
-	acks := <-done
+	w := <-done
 	s2 := New(cfg)
 	if err := s2.Start(); err != nil {
 		return trialResult{wrongErr: "restart: " + err.Error()}
 	}
 	defer s2.Close()
-	r := countLost(s2.Addr(), acks, crashAt, xadd)
+	r := countLost(s2.Addr(), w.acks, w.refused, crashAt, o.load.xadd)
 	r.tickGap = gap
+	if o.fault != "" && r.wrongErr == "" {
+		logMu.Lock()
+		joined := strings.Join(logs, "\n")
+		logMu.Unlock()
+		r.wrongErr = checkFaultHandled(s, sim, o.policy, joined, r.refused)
+	}
 	return r
 }
 
@@ -307,14 +421,14 @@ func childTrial(t *testing.T, policy string, rng *rand.Rand, seed uint64) trialR
 	dir := t.TempDir()
 	c := startChild(t, dir, policy)
 	done := make(chan [][]ack)
-	go func() { done <- writeUntilDead(c.addr, seed, false) }()
-	time.Sleep(time.Duration(5+rng.IntN(70)) * time.Millisecond) // the random moment of the crash
+	go func() { a, _ := writeUntilDead(c.addr, seed, defaultLoad); done <- a }() // no refusals without faults
+	time.Sleep(time.Duration(5+rng.IntN(70)) * time.Millisecond)                 // the random moment of the crash
 	crashAt := time.Now()
 	c.kill()
 	acks := <-done
 	c2 := startChild(t, dir, policy)
 	defer c2.kill()
-	return countLost(c2.addr, acks, crashAt, false)
+	return countLost(c2.addr, acks, nil, crashAt, false)
 }
 
 // TestEverysecRealPeriod checks everysec's bound at its real period (one second): power cuts after

@@ -9,7 +9,7 @@ import (
 func runDiffCases(t *testing.T, cases []struct{ name, script string }) {
 	t.Helper()
 	realAddr := startRealRedis(t)
-	s := startServer(t, Config{})
+	s := startServer(t, Config{EnableDebugCommand: "yes"}) // as the redis-server it is compared with
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var lines []string

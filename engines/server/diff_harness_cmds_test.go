@@ -28,7 +28,7 @@ func TestDiffRedisClientReply(t *testing.T) {
 // blocked, against both servers (the blocked client's id differs, so it is read first).
 func TestDiffRedisClientUnblock(t *testing.T) {
 	realAddr := startRealRedis(t)
-	s := startServer(t, Config{})
+	s := startServer(t, Config{EnableDebugCommand: "yes"}) // as the redis-server it is compared with
 	cases := []struct{ block, how string }{
 		{"BLPOP l 0", ""},
 		{"BLPOP l 0", " TIMEOUT"},

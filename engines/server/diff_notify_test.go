@@ -83,7 +83,7 @@ func notifyTrace(t *testing.T, addr, flags string, script []string, proto3 bool)
 // payloads and order, against redis-server, for every class flag.
 func TestDiffRedisKeyspaceNotifications(t *testing.T) {
 	realAddr := startRealRedis(t)
-	s := startServer(t, Config{})
+	s := startServer(t, Config{EnableDebugCommand: "yes"}) // as the redis-server it is compared with
 	generic := []string{
 		"SET k v", "SET k v2 EX 100", "SET k v3 PX 100 NX", "SET k v4 KEEPTTL", "EXPIRE k 1000", "PEXPIRE k 10 NX",
 		"PERSIST k", "PERSIST k", "EXPIRE k 0", "EXPIRE nokey 10", "SET k v", "DEL k nokey", "UNLINK nokey",

@@ -909,7 +909,7 @@ var diffCases = []struct {
 
 func TestDiffRedis(t *testing.T) {
 	realAddr := startRealRedis(t)
-	s := startServer(t, Config{})
+	s := startServer(t, Config{EnableDebugCommand: "yes"}) // as the shared redis-server
 	for _, tc := range diffCases {
 		t.Run(tc.name, func(t *testing.T) {
 			var lines []string

@@ -35,7 +35,7 @@ func newClient(t testing.TB, s *Server, proto int) *redis.Client {
 func TestGoRedis(t *testing.T) {
 	for _, proto := range []int{3, 2} {
 		t.Run(map[int]string{2: "resp2", 3: "resp3"}[proto], func(t *testing.T) {
-			s := startServer(t, Config{})
+			s := startServer(t, Config{EnableDebugCommand: "local"}) // DEBUG SLEEP below
 			rdb := newClient(t, s, proto)
 			ctx := context.Background()
 			must := func(err error) {

@@ -20,10 +20,18 @@ const childServerEnv = "QBENCH_SERVER_CHILD"
 
 // runChildServer serves until stdin closes; it prints the address on stdout.
 func runChildServer() {
-	s := New(Config{})
+	cfg := Config{}
+	hog := os.Getenv(childHogEnv) != ""
+	if hog {
+		cfg.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	}
+	s := New(cfg)
 	if err := s.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if hog {
+		hogFDs(5)
 	}
 	fmt.Println(s.Addr())
 	bufio.NewReader(os.Stdin).ReadString('\n')

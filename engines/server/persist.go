@@ -172,24 +172,35 @@ func (p *persistence) load() error {
 		s.logf("%s", w)
 	}
 	if err != nil {
+		s.logf("Fatal error loading the append only file: %v", err)
 		return fmt.Errorf("loading the append only file: %w", err)
 	}
 	s.logf("DB loaded from append only file: %d records in %.3f seconds", n, p.loadTime.Seconds())
-	if len(p.layout.Incrs) == 0 {
-		seq := p.layout.NextSeq()
-		p.layout.Incrs, p.layout.IncrSeqs = []string{p.layout.IncrName(seq)}, []int{seq}
-		if err := p.layout.Save(); err != nil {
-			return err
-		}
-	}
 	if p.layout.Base != "" {
 		p.baseSize, _ = p.fs.Size(p.layout.Path(p.layout.Base))
 	}
-	f, size, err := p.layout.OpenIncr(p.layout.Incrs[len(p.layout.Incrs)-1])
+	// A new incremental file is created (and made durable) before the manifest names it, so
+	// every file a manifest lists exists: a missing one is damage, and loading refuses it.
+	newIncr := len(p.layout.Incrs) == 0
+	if newIncr {
+		seq := p.layout.NextSeq()
+		p.layout.Incrs, p.layout.IncrSeqs = []string{p.layout.IncrName(seq)}, []int{seq}
+	}
+	open := p.layout.OpenIncr
+	if newIncr {
+		open = p.layout.CreateIncr
+	}
+	f, size, err := open(p.layout.Incrs[len(p.layout.Incrs)-1])
 	if err != nil {
 		return err
 	}
-	p.w = aof.NewWriter(p.fs, f, size, p.policy, p.interval)
+	if newIncr {
+		if err := p.layout.Save(); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	p.w = p.newWriter(f, size)
 	return nil
 }
 
@@ -233,7 +244,7 @@ func (p *persistence) startAOFLocked() error {
 		p.baseSize = int64(len(data))
 	}
 	incr := p.layout.IncrName(seq)
-	f, size, err := p.layout.OpenIncr(incr)
+	f, size, err := p.layout.CreateIncr(incr)
 	if err != nil {
 		return err
 	}
@@ -245,7 +256,7 @@ func (p *persistence) startAOFLocked() error {
 		return err
 	}
 	p.removeFiles(old)
-	p.w = aof.NewWriter(p.fs, f, size, p.policy, p.interval)
+	p.w = p.newWriter(f, size)
 	return nil
 }
 
@@ -507,8 +518,20 @@ func (p *persistence) startRewrite() error {
 	incr := ""
 	if p.w != nil {
 		incr = p.layout.IncrName(seq)
-		f, size, err := p.layout.OpenIncr(incr)
+		f, size, err := p.layout.CreateIncr(incr)
 		if err != nil {
+			return err
+		}
+		// The manifest names the new file before any record goes there: if saving it fails (a
+		// full disk), the log carries on in the old file, still the last one listed. (Rotating
+		// first sent acknowledged writes to a file no manifest listed.) If the rotation fails,
+		// the new file listed stays empty, which replays as nothing.
+		p.layout.Incrs = append(p.layout.Incrs, incr)
+		p.layout.IncrSeqs = append(p.layout.IncrSeqs, seq)
+		if err := p.layout.Save(); err != nil {
+			p.layout.Incrs = p.layout.Incrs[:len(p.layout.Incrs)-1]
+			p.layout.IncrSeqs = p.layout.IncrSeqs[:len(p.layout.IncrSeqs)-1]
+			f.Close()
 			return err
 		}
 		old, err := p.w.Rotate(f, size)
@@ -517,11 +540,6 @@ func (p *persistence) startRewrite() error {
 			return err
 		}
 		old.Close()
-		p.layout.Incrs = append(p.layout.Incrs, incr)
-		p.layout.IncrSeqs = append(p.layout.IncrSeqs, seq)
-		if err := p.layout.Save(); err != nil {
-			return err
-		}
 	} else if err := p.fs.MkdirAll(p.layout.Dir); err != nil {
 		return err
 	}
@@ -674,14 +692,17 @@ func (p *persistence) cron() {
 
 // close makes the log durable and waits for background saves (at Close).
 func (p *persistence) close() error {
-	if !p.killed {
+	p.s.mu.Lock()
+	killed := p.killed
+	p.s.mu.Unlock()
+	if !killed {
 		p.waitBackground()
 	}
 	p.bg.Wait()
 	p.s.mu.Lock()
-	w := p.w
+	w, killed := p.w, p.killed // Crash sets killed under the lock, maybe from another goroutine (fatal)
 	p.s.mu.Unlock()
-	if w == nil || p.killed {
+	if w == nil || killed {
 		return nil
 	}
 	return w.Close()

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"qbench/engines/server/aof"
 	"qbench/engines/server/fsys"
@@ -298,30 +299,63 @@ func truncateSim(sim *fsys.Sim, path string, size int64) error {
 	return f.Sync()
 }
 
-// TestWriteErrorsAreSticky: a failed write or fsync is never acknowledged, later writes (and
-// PING) get MISCONF with the system error, INFO says err, and all clears once the disk does.
+// TestWriteErrorsAreSticky, with Linux's semantics of a failed fsync (the error is reported
+// once, the dirty pages are dropped, the next fsync returns 0):
+//   - under always any write or fsync error stops the server, as Redis exits with "Can't
+//     recover from AOF write error..." / "Can't persist AOF for fsync error...": the write is
+//     not acknowledged, and after a restart (and a power cut) only acknowledged data is there;
+//   - under everysec and no a failed write is not acknowledged, later writes (and PING) get
+//     MISCONF with the system error, INFO says err, and all clears once the disk does.
 func TestWriteErrorsAreSticky(t *testing.T) {
 	cases := []struct {
 		policy string
 		inject func(sim *fsys.Sim)
 		errno  string
+		exits  string // the log line of the exit, under always
 	}{
-		{"always", func(sim *fsys.Sim) { sim.SetSpace(0) }, "No space left on device"},
-		{"always", func(sim *fsys.Sim) { sim.FailSyncs(syscall.EIO) }, "Input/output error"},
-		{"everysec", func(sim *fsys.Sim) { sim.FailWrites(syscall.ENOSPC) }, "No space left on device"},
-		{"no", func(sim *fsys.Sim) { sim.SetSpace(5) }, "No space left on device"},
+		{"always", func(sim *fsys.Sim) { sim.SetSpace(0) }, "No space left on device", "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting..."},
+		{"always", func(sim *fsys.Sim) { sim.FailSyncOnce(syscall.EIO) }, "Input/output error", "Can't persist AOF for fsync error when the AOF fsync policy is 'always': Input/output error. Exiting..."},
+		{"everysec", func(sim *fsys.Sim) { sim.FailWrites(syscall.ENOSPC) }, "No space left on device", ""},
+		{"no", func(sim *fsys.Sim) { sim.SetSpace(5) }, "No space left on device", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.policy+"/"+tc.errno, func(t *testing.T) {
 			sim := fsys.NewSim()
 			sim.MkdirAll("/d")
-			s := startServer(t, Config{AppendOnly: true, AppendFsync: tc.policy, FS: sim, Dir: "/d"})
+			var mu sync.Mutex
+			var logs []string
+			logf := func(f string, a ...any) { mu.Lock(); logs = append(logs, fmt.Sprintf(f, a...)); mu.Unlock() }
+			s := startServer(t, Config{AppendOnly: true, AppendFsync: tc.policy, FS: sim, Dir: "/d", Logf: logf})
 			c := mustPDial(t, s.Addr())
 			c.mustDo(t, "RPUSH", "l", "stored")
 			tc.inject(sim)
 			// The write that fails is not acknowledged: the connection closes without a reply.
 			if v, err := c.do("RPUSH", "l", "lost"); err == nil {
 				t.Fatalf("write on a failing disk was answered: %v", v)
+			}
+			if tc.exits != "" {
+				select {
+				case <-s.Done():
+				case <-time.After(5 * time.Second):
+					t.Fatal("the server did not stop after an AOF error under always")
+				}
+				if s.Err() == nil {
+					t.Fatal("Err() = nil after the fatal AOF error")
+				}
+				mu.Lock()
+				found := strings.Contains(strings.Join(logs, "\n"), tc.exits)
+				mu.Unlock()
+				if !found {
+					t.Fatalf("log lacks %q: %q", tc.exits, logs)
+				}
+				sim.SetSpace(-1)
+				sim.PowerLoss(false, nil)
+				s2 := restart(t, s)
+				got := mustPDial(t, s2.Addr()).mustDo(t, "LRANGE", "l", "0", "-1")
+				if fmt.Sprint(got) != "[stored]" {
+					t.Fatalf("after the exit and a power cut l = %v, want [stored]", got)
+				}
+				return
 			}
 			c2 := mustPDial(t, s.Addr())
 			want := replyErr("MISCONF Errors writing to the AOF file: " + tc.errno)
@@ -354,6 +388,74 @@ func TestWriteErrorsAreSticky(t *testing.T) {
 				t.Fatalf("after restart l = %v", got)
 			}
 		})
+	}
+}
+
+// TestFsyncFailureIsNotTrustedLater ("fsyncgate"): under everysec a background fsync fails
+// once, Linux drops the dirty pages and the next fsync returns 0. The server must refuse writes
+// (MISCONF, INFO err) until it has written the unsynced bytes again and fsynced them; an
+// acknowledged write is then on disk: after a power cut every acknowledged write is there and
+// the server starts. (It used to count the dropped bytes as synced: WAITAOF confirmed them, and
+// after the power cut the log held zeros and the server refused to start.)
+func TestFsyncFailureIsNotTrustedLater(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	var mu sync.Mutex
+	var logs []string
+	logf := func(f string, a ...any) { mu.Lock(); logs = append(logs, fmt.Sprintf(f, a...)); mu.Unlock() }
+	s := startServer(t, Config{AppendOnly: true, AppendFsync: "everysec", FS: sim, Dir: "/d", Logf: logf})
+	c := mustPDial(t, s.Addr())
+	c.mustDo(t, "RPUSH", "l", "a")
+	c.mustDo(t, "WAITAOF", "1", "0", "0")
+	sim.FailSyncOnce(syscall.EIO)
+	c.mustDo(t, "RPUSH", "l", "b") // acknowledged (written); its fsync is the one that fails
+	deadline := time.Now().Add(5 * time.Second)
+	for s.p.w.Err() == nil && time.Now().Before(deadline) {
+		if v, _ := c.do("WAITAOF", "1", "0", "0"); v != nil {
+			if _, isErr := v.(replyErr); isErr {
+				break
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The error clears only after the repair, which the cron does within about 100 ms; until
+	// then writes are refused. Either way, after it every acknowledged write must survive.
+	deadline = time.Now().Add(5 * time.Second)
+	for {
+		v, err := c.do("RPUSH", "l", "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v == int64(3) {
+			break
+		}
+		if e, ok := v.(replyErr); !ok || !strings.HasPrefix(string(e), "MISCONF") {
+			t.Fatalf("RPUSH after the failed fsync = %v", v)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the log was not repaired within 5 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.mustDo(t, "WAITAOF", "1", "0", "0")
+	mu.Lock()
+	joined := strings.Join(logs, "\n")
+	mu.Unlock()
+	for _, want := range []string{"Fail to fsync the AOF file: Input/output error", "AOF write error looks solved, Redis can write again."} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("log lacks %q:\n%s", want, joined)
+		}
+	}
+	s.Crash()
+	sim.PowerLoss(false, nil)
+	s2 := New(s.cfg)
+	if err := s2.Start(); err != nil {
+		t.Fatalf("restart after the power cut: %v", err)
+	}
+	defer s2.Close()
+	got := mustPDial(t, s2.Addr()).mustDo(t, "LRANGE", "l", "0", "-1")
+	if fmt.Sprint(got) != "[a b c]" {
+		t.Fatalf("after the power cut l = %v, want [a b c]", got)
 	}
 }
 
@@ -454,5 +556,51 @@ func TestTransactionIsOneRecord(t *testing.T) {
 	defer s2.Close()
 	if got := mustPDial(t, s2.Addr()).mustDo(t, "LRANGE", "l", "0", "-1"); fmt.Sprint(got) != "[before]" {
 		t.Fatalf("after tearing the transaction: %v", got)
+	}
+}
+
+// TestMissingIncrementalFileRefusesStart: after a rewrite, the incremental file the manifest
+// lists is deleted. The server must refuse to start with a clear log line, as Redis does (it
+// used to start with the base only, dropping the file's writes without a word).
+func TestMissingIncrementalFileRefusesStart(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	s := startServer(t, Config{AppendOnly: true, AppendFsync: "always", FS: sim, Dir: "/d"})
+	c := mustPDial(t, s.Addr())
+	for i := 0; i < 200; i++ {
+		c.mustDo(t, "RPUSH", "l", fmt.Sprint(i))
+	}
+	c.mustDo(t, "BGREWRITEAOF")
+	s.p.waitBackground()
+	for i := 200; i < 250; i++ {
+		c.mustDo(t, "RPUSH", "l", fmt.Sprint(i))
+	}
+	s.Close()
+	names, _ := sim.ReadDir("/d/appendonlydir")
+	removed := ""
+	for _, n := range names {
+		if strings.HasSuffix(n, ".incr.qaof") {
+			removed = n
+		}
+	}
+	if removed == "" {
+		t.Fatalf("no incremental file in %v", names)
+	}
+	if err := sim.Remove("/d/appendonlydir/" + removed); err != nil {
+		t.Fatal(err)
+	}
+	var logs []string
+	cfg := s.cfg
+	cfg.Logf = func(f string, a ...any) { logs = append(logs, fmt.Sprintf(f, a...)) }
+	s2 := New(cfg)
+	err := s2.Start()
+	if err == nil {
+		defer s2.Close()
+		n := mustPDial(t, s2.Addr()).mustDo(t, "LLEN", "l")
+		t.Fatalf("started without %s (LLEN l = %v)", removed, n)
+	}
+	want := "Unable to obtain the AOF file " + removed + " length. stat: No such file or directory"
+	if !strings.Contains(err.Error(), want) || !strings.Contains(strings.Join(logs, "\n"), want) {
+		t.Fatalf("error %q, log %q: want both to say %q", err, logs, want)
 	}
 }

@@ -65,7 +65,7 @@ func TestTypesSurviveRestart(t *testing.T) {
 // TestDebugReloadKeepsDigest: DEBUG RELOAD (every value through the dump encoding) leaves
 // DEBUG DIGEST unchanged, and a change to any key changes it.
 func TestDebugReloadKeepsDigest(t *testing.T) {
-	s := startServer(t, Config{})
+	s := startServer(t, Config{EnableDebugCommand: "yes"}) // as the redis-server it is compared with
 	typesWorkload(t, s)
 	c := mustPDial(t, s.Addr())
 	c.mustDo(t, "RPUSH", "l", "a", "b")

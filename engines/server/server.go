@@ -36,6 +36,10 @@ type Config struct {
 	AppendFsync string  // "appendfsync": "always", "everysec" (the default, "") or "no"
 	Save        string  // "save" rules, e.g. "3600 1 300 100"; "" = no automatic snapshots
 	FS          fsys.FS // nil = the real file system; *fsys.Sim to simulate power loss
+
+	// Redis 7.0's protected actions (protect.go): "no" (the default, ""), "yes" or "local".
+	EnableProtectedConfigs string // CONFIG SET dir / dbfilename
+	EnableDebugCommand     string // DEBUG
 }
 
 // Server is one server instance.
@@ -71,6 +75,11 @@ type Server struct {
 	cfgErr    error
 	// noActiveExpire is DEBUG SET-ACTIVE-EXPIRE 0: keys expire only when read.
 	noActiveExpire bool
+
+	lastSecurityLog time.Time // store lock; see securityWarning
+
+	fatalMu  sync.Mutex
+	fatalErr error // why the server stopped itself (AOF error under always)
 }
 
 type stats struct {
@@ -94,6 +103,11 @@ func New(cfg Config) *Server {
 		cfg.Logf = func(string, ...any) {}
 	}
 	cfgErr := persistDefaults(&cfg)
+	for _, o := range [][2]string{{"enable-protected-configs", cfg.EnableProtectedConfigs}, {"enable-debug-command", cfg.EnableDebugCommand}} {
+		if err := checkProtectedOption(o[0], o[1]); err != nil && cfgErr == nil {
+			cfgErr = err
+		}
+	}
 	s := &Server{
 		cfg:      cfg,
 		store:    store.New(),
@@ -117,10 +131,18 @@ func (s *Server) Start() error {
 	if s.cfgErr != nil {
 		return s.cfgErr
 	}
+	n, err := adjustOpenFilesLimit(s.cfg.MaxClients, s.logf)
+	if err != nil {
+		s.logf("%v", err)
+		return err
+	}
+	s.mu.Lock()
+	s.conf.maxClients = n
+	s.mu.Unlock()
 	if err := s.p.load(); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", s.cfg.Addr)
+	ln, err := net.Listen(listenNetwork(s.cfg.Addr), s.cfg.Addr)
 	if err != nil {
 		return err
 	}
@@ -135,6 +157,23 @@ func (s *Server) Start() error {
 	s.wg.Add(1)
 	go s.p.cron()
 	return nil
+}
+
+// listenNetwork is "tcp4" for an IPv4 literal and "tcp6" for an IPv6 one: Go's "tcp" on
+// 0.0.0.0 opens a dual-stack socket that also accepts IPv6, which is not what --bind 0.0.0.0
+// says (Redis binds exactly the addresses given). Names and empty hosts keep "tcp".
+func listenNetwork(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "tcp"
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		if ip.To4() != nil {
+			return "tcp4"
+		}
+		return "tcp6"
+	}
+	return "tcp"
 }
 
 // Addr is the listening address ("127.0.0.1:port") once started.
@@ -202,14 +241,22 @@ func (s *Server) acceptLoop() {
 			if s.isClosing.Load() {
 				return
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return
 			}
-			s.cfg.Logf("accept: %v", err)
-			return
+			// Anything else is temporary as far as the server can tell: EMFILE/ENFILE (out of
+			// descriptors until some client leaves), ENOBUFS, ECONNABORTED. Redis logs it and
+			// accepts again on the next event; here: log once per episode, back off up to 1 s.
+			if delay == 0 {
+				s.cfg.Logf("Accepting client connection: %v", err)
+			}
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			select {
+			case <-time.After(delay):
+			case <-s.closing:
+				return
+			}
+			continue
 		}
 		delay = 0
 		s.connMu.Lock()

@@ -131,6 +131,10 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 		return notifyFlagsString(st.notifyFlags), true
 	case "requirepass":
 		return st.requirePass, true
+	case "enable-protected-configs":
+		return protectedOption(s.cfg.EnableProtectedConfigs), true
+	case "enable-debug-command":
+		return protectedOption(s.cfg.EnableDebugCommand), true
 	case "maxclients":
 		return strconv.Itoa(st.maxClients), true
 	case "protected-mode":
@@ -167,7 +171,8 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 func (st *settings) names() []string {
 	n := []string{"requirepass", "maxclients", "protected-mode", "proto-max-bulk-len", "stream-node-max-entries",
 		"stream-node-max-bytes", "client-output-buffer-limit", "port", "bind", "set-max-intset-entries",
-		"hash-max-listpack-entries", "hash-max-listpack-value", "list-max-listpack-size", "notify-keyspace-events"}
+		"hash-max-listpack-entries", "hash-max-listpack-value", "list-max-listpack-size", "notify-keyspace-events",
+		"enable-protected-configs", "enable-debug-command"}
 	for a := range configAliases {
 		n = append(n, a)
 	}

@@ -141,17 +141,31 @@ func (w Warning) String() string {
 }
 
 // Replay calls fn with every record of every file in order. A truncated final record of the
-// last file is dropped and reported as a warning (Redis's aof-load-truncated yes), and the file
+// last file holding records is dropped and reported as a warning (Redis's aof-load-truncated yes), and the file
 // is cut there so new records follow a clean frame; any other damage is an error naming the
 // file and byte offset, and nothing more is loaded. It returns the number of records.
 func (l *Layout) Replay(fn func(r Record) error) (n int64, warns []Warning, err error) {
 	files := l.Files()
+	// The log ends in the last file holding records: files listed after it with no record
+	// (a rotation that failed after the manifest named the new file) do not make a truncated
+	// final record there a mid-log hole.
+	last := len(files) - 1
+	for last > 0 {
+		if size, err := l.FS.Size(l.Path(files[last])); err != nil || size > int64(len(Magic)) || files[last] == l.Base {
+			break
+		}
+		last--
+	}
 	for i, name := range files {
 		path := l.Path(name)
 		data, err := l.FS.ReadFile(path)
 		if err != nil {
-			if fsys.IsNotExist(err) && i == len(files)-1 && name != l.Base {
-				continue // created by the manifest, lost before it was written: nothing in it
+			// A file the manifest lists is missing: Redis 7 refuses to start ("If an AOF exists
+			// in the manifest but not on the disk, we consider this to be a fatal error"), as
+			// loading the rest would silently drop its writes. The server creates a file before
+			// the manifest names it, so this is damage, not a crash window.
+			if fsys.IsNotExist(err) {
+				return n, warns, fmt.Errorf("Unable to obtain the AOF file %s length. stat: No such file or directory (the manifest lists it; restore it, or run qbench aof check)", name)
 			}
 			return n, warns, err
 		}
@@ -164,7 +178,7 @@ func (l *Layout) Replay(fn func(r Record) error) (n int64, warns []Warning, err 
 		})
 		if err != nil {
 			fe, ok := err.(*FormatError)
-			if ok && fe.Truncated && i == len(files)-1 {
+			if ok && fe.Truncated && i == last {
 				warns = append(warns, Warning{File: path, Offset: end, Discarded: int64(len(data)) - end, Reason: fe.Reason})
 				if err := truncateFile(l.FS, path, end); err != nil {
 					return n, warns, err
@@ -197,10 +211,21 @@ func truncateFile(fs fsys.FS, name string, size int64) error {
 	return f.Close()
 }
 
-// OpenIncr opens (creating) an incremental file for appending, writing the magic header to a
-// new or empty file and making it durable with its directory entry. It returns the file and
-// its size.
+// OpenIncr opens the listed incremental file name for appending (at start-up), writing the
+// header if it has none. It returns the file and its size.
 func (l *Layout) OpenIncr(name string) (fsys.File, int64, error) {
+	return l.openIncr(name, false)
+}
+
+// CreateIncr creates the new incremental file name, empty but for its header, made durable
+// with its directory entry before a manifest names it. A file of that name left by an earlier
+// attempt that failed (a torn header after a full disk, or a header whose fsync failed and
+// whose pages Linux dropped: later fsyncs would not write them) is started over.
+func (l *Layout) CreateIncr(name string) (fsys.File, int64, error) {
+	return l.openIncr(name, true)
+}
+
+func (l *Layout) openIncr(name string, fresh bool) (fsys.File, int64, error) {
 	if err := l.FS.MkdirAll(l.Dir); err != nil {
 		return nil, 0, err
 	}
@@ -213,19 +238,25 @@ func (l *Layout) OpenIncr(name string) (fsys.File, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if size == 0 {
-		if _, err := f.Write([]byte(Magic)); err != nil {
+	if fresh || size < int64(len(Magic)) {
+		fail := func(err error) (fsys.File, int64, error) {
+			f.Truncate(0)
 			f.Close()
 			return nil, 0, err
+		}
+		if err := f.Truncate(0); err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+		if _, err := f.Write([]byte(Magic)); err != nil {
+			return fail(err)
 		}
 		size = int64(len(Magic))
 		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, 0, err
+			return fail(err)
 		}
 		if err := l.FS.SyncDir(l.Dir); err != nil {
-			f.Close()
-			return nil, 0, err
+			return fail(err)
 		}
 	}
 	return f, size, nil

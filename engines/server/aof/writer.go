@@ -3,7 +3,9 @@ package aof
 import (
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"qbench/engines/server/fsys"
@@ -32,6 +34,11 @@ func ParsePolicy(s string) (Policy, bool) {
 }
 
 func (p Policy) String() string { return [...]string{"always", "everysec", "no"}[p] }
+
+// maxTail bounds the bytes kept to repair a failed fsync. Under everysec they are about a
+// second of writes; under no (never fsynced but at rotation and close) they could grow without
+// bound, so past this the repair is given up (and a failed fsync stays an error).
+const maxTail = 64 << 20
 
 // maxYields bounds how often a group-commit leader lets other connections add records before
 // it writes and fsyncs.
@@ -66,6 +73,22 @@ type Writer struct {
 	err      error     // sticky write/fsync error
 	errSync  bool      // the sticky error came from an fsync
 	dead     bool
+	fatal    bool // an error under always: permanent (the server exits, as Redis does)
+
+	// tail is every byte written to the current file since the last fsync that succeeded, and
+	// syncedSize the file's size then. After a failed fsync Linux drops the dirty pages and the
+	// next fsync returns 0, so these bytes are never counted as synced until they have been
+	// written again (the file truncated to syncedSize, the tail re-appended) and fsynced.
+	tail       []byte
+	tailLost   bool // the tail outgrew maxTail (policy no): a failed fsync cannot be repaired
+	syncedSize int64
+	syncGen    int64 // bumped when tail is rewritten, so a background fsync's result is not misapplied
+
+	// Logf logs errors and recoveries with Redis's lines; nil = silent. OnFatal runs (without
+	// w.mu) once an error under always makes the log unrecoverable.
+	Logf    func(format string, args ...any)
+	OnFatal func(err error)
+	lastLog time.Time
 
 	st Stats
 }
@@ -78,6 +101,7 @@ type Stats struct {
 	Writes         int64 // write calls
 	DelayedFsync   int64 // aof_delayed_fsync
 	LastWriteErr   error
+	Errors         int64 // write and fsync errors seen (each failed attempt)
 	PendingBytes   int64 // aof_buffer_length
 	BgSyncRunning  bool
 	CurrentSize    int64
@@ -89,7 +113,7 @@ func NewWriter(fs fsys.FS, f fsys.File, size int64, policy Policy, interval time
 	if interval == 0 {
 		interval = time.Second
 	}
-	w := &Writer{fs: fs, f: f, size: size, policy: policy, interval: interval}
+	w := &Writer{fs: fs, f: f, size: size, syncedSize: size, policy: policy, interval: interval}
 	w.cond = sync.NewCond(&w.mu)
 	return w
 }
@@ -168,7 +192,7 @@ func (w *Writer) Commit(end int64) error {
 }
 
 // flushLocked writes the buffer (and fsyncs if sync) with w.mu released during the I/O. On
-// failure the data stays buffered and the error becomes sticky.
+// failure the data stays buffered and the error becomes sticky; under always it is fatal.
 func (w *Writer) flushLocked(sync bool) {
 	w.flushing = true
 	buf, recs, target := w.buf, w.bufRecs, w.appended
@@ -199,20 +223,28 @@ func (w *Writer) flushLocked(sync bool) {
 	w.mu.Lock()
 	w.flushing = false
 	w.st.Writes++
-	if err != nil {
+	w.keepTail(buf[:n])
+	switch {
+	case errSync:
+		// The bytes reached the file but their fsync failed: they count as written (the repair
+		// in Retry writes them again from the tail), never as synced.
+		w.size += int64(len(buf))
+		w.written = target
+		w.st.WrittenRecords += recs
+		w.failLocked(err, true)
+	case err != nil:
 		// Keep what did not reach the file buffered, in front of what came meanwhile: a later
 		// successful write completes a short one, so the file stays a clean sequence of frames.
 		w.size += int64(n)
 		w.buf = append(buf[n:len(buf):len(buf)], w.buf...)
 		w.bufRecs += recs
-		w.err, w.errSync = err, errSync
-		w.st.LastWriteErr = err
-	} else {
+		w.failLocked(err, false)
+	default:
 		w.size += int64(len(buf))
 		w.written = target
 		w.st.WrittenRecords += recs
 		if sync {
-			w.synced = target
+			w.syncedLocked(target, w.size)
 			w.st.Fsyncs++
 			w.st.SyncedRecords += recs
 		}
@@ -221,17 +253,134 @@ func (w *Writer) flushLocked(sync bool) {
 	w.cond.Broadcast()
 }
 
-// Retry tries to write buffered data that failed before; it clears the sticky error when the
-// write (and the fsync, under always or after an fsync error) succeeds.
+// keepTail records bytes written since the last successful fsync (w.mu held). Under no there
+// is no fsync to repair, and the tail would only grow.
+func (w *Writer) keepTail(b []byte) {
+	if w.tailLost || len(b) == 0 {
+		return
+	}
+	if w.policy == No || len(w.tail)+len(b) > maxTail {
+		w.tail, w.tailLost = nil, true
+		return
+	}
+	w.tail = append(w.tail, b...)
+}
+
+// syncedLocked records a successful fsync covering the log up to pos, the file up to size.
+func (w *Writer) syncedLocked(pos, size int64) {
+	w.synced = max(w.synced, pos)
+	if size <= w.syncedSize {
+		return
+	}
+	if w.tailLost {
+		if size == w.size { // everything in the file is synced: nothing left to repair
+			w.tail, w.tailLost = nil, false
+		}
+	} else if k := min(int(size-w.syncedSize), len(w.tail)); k == len(w.tail) {
+		w.tail = w.tail[:0]
+	} else {
+		w.tail = w.tail[k:]
+	}
+	w.syncedSize = size
+}
+
+// failLocked makes err sticky and logs it with Redis's words. Under always it is fatal: a reply
+// may already depend on the data (or a reader may have seen it), so Redis exits.
+func (w *Writer) failLocked(err error, errSync bool) {
+	w.st.Errors++
+	w.err, w.errSync = err, w.errSync || errSync
+	w.st.LastWriteErr = err
+	if w.policy == Always && !w.fatal {
+		w.fatal = true
+		if errSync {
+			w.logf("Can't persist AOF for fsync error when the AOF fsync policy is 'always': %s. Exiting...", errText(err))
+		} else {
+			w.logf("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+		}
+		if w.OnFatal != nil {
+			fn := w.OnFatal
+			w.mu.Unlock()
+			fn(err)
+			w.mu.Lock()
+		}
+		return
+	}
+	// Redis logs write errors at most every 30 seconds (AOF_WRITE_LOG_ERROR_RATE).
+	if time.Since(w.lastLog) >= 30*time.Second {
+		w.lastLog = time.Now()
+		if errSync {
+			w.logf("Fail to fsync the AOF file: %s", errText(err))
+		} else {
+			w.logf("Error writing to the AOF file: %s", errText(err))
+		}
+	}
+}
+
+func (w *Writer) logf(format string, args ...any) {
+	if w.Logf != nil {
+		w.Logf(format, args...)
+	}
+}
+
+// errText is the system error's text as strerror gives it ("Input/output error").
+func errText(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		if s := errno.Error(); s != "" {
+			return strings.ToUpper(s[:1]) + s[1:]
+		}
+	}
+	return err.Error()
+}
+
+// Retry tries again after an error (not under always, where errors are fatal). After a write
+// error it writes what is still buffered. After an fsync error the pages may be gone although
+// the next fsync would succeed, so it first repairs the file: truncate to the size of the last
+// good fsync, append the tail again, fsync. Only then is the error cleared.
 func (w *Writer) Retry() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err == nil || w.dead || w.flushing {
+	if w.err == nil || w.dead || w.flushing || w.bgSync || w.fatal {
 		return w.err
 	}
-	sync := w.policy == Always || w.errSync
+	if w.errSync {
+		if w.tailLost {
+			return w.err
+		}
+		w.flushing = true
+		f, base, tail := w.f, w.syncedSize, w.tail
+		w.syncGen++
+		w.mu.Unlock()
+		err := f.Truncate(base)
+		if err == nil && len(tail) > 0 {
+			var n int
+			n, err = f.Write(tail)
+			if err == nil && n < len(tail) {
+				err = errors.New("short write")
+			}
+		}
+		if err == nil {
+			err = f.Sync()
+		}
+		w.mu.Lock()
+		w.flushing = false
+		w.cond.Broadcast()
+		if err != nil {
+			w.err = err
+			w.st.LastWriteErr = err
+			return err
+		}
+		w.size = base + int64(len(tail))
+		w.syncedSize = w.size
+		w.synced = w.written
+		w.tail = w.tail[:0:0]
+		w.st.Fsyncs++
+	}
 	w.err, w.errSync = nil, false
-	w.flushLocked(sync)
+	w.logf("AOF write error looks solved, Redis can write again.")
+	if len(w.buf) > 0 {
+		w.flushLocked(w.policy == Always)
+	}
 	return w.err
 }
 
@@ -268,7 +417,7 @@ func (w *Writer) Tick(now time.Time) {
 		return
 	}
 	w.bgSync, w.bgStart = true, now
-	target, recs, f := w.written, w.st.WrittenRecords, w.f
+	target, recs, f, size, gen := w.written, w.st.WrittenRecords, w.f, w.size, w.syncGen
 	go func() {
 		err := f.Sync()
 		w.mu.Lock()
@@ -279,11 +428,10 @@ func (w *Writer) Tick(now time.Time) {
 			return
 		}
 		if err != nil {
-			w.err, w.errSync = err, true
-			w.st.LastWriteErr = err
-		} else if target > w.synced {
+			w.failLocked(err, true)
+		} else if target > w.synced && gen == w.syncGen && f == w.f {
 			w.st.SyncedRecords = recs // everything written before this fsync began
-			w.synced = target
+			w.syncedLocked(target, size)
 			w.st.Fsyncs++
 		}
 		w.cond.Broadcast()
@@ -322,7 +470,9 @@ func (w *Writer) Rotate(f fsys.File, size int64) (old fsys.File, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	old = w.f
-	w.f, w.size = f, size
+	w.f, w.size, w.syncedSize = f, size, size
+	w.tail, w.tailLost = nil, false
+	w.syncGen++
 	return old, nil
 }
 

@@ -42,9 +42,18 @@ type FS interface {
 // OS is the real file system.
 type OS struct{}
 
+// OpenAppend's file syncs with fdatasync on Linux (datasync_linux.go): an append changes the
+// data and the size, which fdatasync makes durable, and not the timestamps, which it skips.
 func (OS) OpenAppend(name string) (File, error) {
-	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return wrap(f), nil
 }
+
+// Create's file syncs with fsync: a new file (a snapshot, a manifest, a new base) is written
+// once, and fsync makes all of its inode durable.
 func (OS) Create(name string) (File, error)      { return os.Create(name) }
 func (OS) ReadFile(name string) ([]byte, error)  { return os.ReadFile(name) }
 func (OS) WriteFile(name string, b []byte) error { return os.WriteFile(name, b, 0o644) }

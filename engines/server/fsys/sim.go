@@ -21,9 +21,11 @@ type Sim struct {
 	dirs    map[string]bool
 
 	writeErr, syncErr error
+	syncErrOnce       error // fails the next file Sync only (Linux reports a writeback error once)
 	spaceLeft         int64 // bytes that may still be written; <0 = unlimited
 
 	Writes, Syncs int64 // counters, for tests
+	failures      int64 // writes and syncs failed by an injected error (Failures)
 
 	// SyncHook, if set, runs at the start of every file Sync, outside the lock: a test can hold
 	// an fsync in progress.
@@ -32,7 +34,12 @@ type Sim struct {
 
 type inode struct {
 	data   []byte
-	synced int // bytes made durable by fsync
+	synced int // bytes covered by fsync (see dropped)
+	// dropped are byte ranges whose writeback failed: Linux (4.13+) reports the error to one
+	// fsync, marks the pages clean and returns 0 from the next fsync, so these bytes never reach
+	// the disk although later fsyncs succeed. The page cache still holds them (reads see them);
+	// a power cut leaves zeros there.
+	dropped [][2]int
 }
 
 // NewSim returns an empty simulated file system with unlimited space.
@@ -45,8 +52,17 @@ func clean(name string) string { return filepath.Clean(name) }
 // FailWrites makes every later Write fail with err (nil clears it), like EIO.
 func (s *Sim) FailWrites(err error) { s.mu.Lock(); s.writeErr = err; s.mu.Unlock() }
 
-// FailSyncs makes every later Sync fail with err (nil clears it).
+// FailSyncs makes every later Sync fail with err (nil clears it), as a failing disk: each
+// failure drops the file's dirty pages, as Linux does (see inode.dropped).
 func (s *Sim) FailSyncs(err error) { s.mu.Lock(); s.syncErr = err; s.mu.Unlock() }
+
+// FailSyncOnce makes the next file Sync fail with err, dropping the file's dirty pages; later
+// Syncs succeed (and do not write the dropped bytes): Linux's behaviour on a transient
+// writeback error, the "fsyncgate" case.
+func (s *Sim) FailSyncOnce(err error) { s.mu.Lock(); s.syncErrOnce = err; s.mu.Unlock() }
+
+// Failures counts writes and syncs that an injected error failed.
+func (s *Sim) Failures() int64 { s.mu.Lock(); defer s.mu.Unlock(); return s.failures }
 
 // SetSpace limits how many more bytes may be written (a full disk: short write then ENOSPC);
 // n < 0 means unlimited.
@@ -66,6 +82,12 @@ func (s *Sim) PowerLoss(torn bool, rng *rand.Rand) {
 		}
 		ino.data = ino.data[:keep:keep]
 		ino.synced = keep
+		for _, d := range ino.dropped {
+			for i := d[0]; i < d[1] && i < keep; i++ {
+				ino.data[i] = 0
+			}
+		}
+		ino.dropped = nil
 		s.live[name] = ino
 	}
 }
@@ -114,6 +136,7 @@ func (s *Sim) open(name string, trunc bool) (File, error) {
 	} else if trunc {
 		ino.data = nil
 		ino.synced = 0
+		ino.dropped = nil
 	}
 	return &simFile{s: s, name: name, ino: ino}, nil
 }
@@ -129,6 +152,7 @@ func (f *simFile) Write(p []byte) (int, error) {
 		return 0, fs.ErrClosed
 	}
 	if s.writeErr != nil {
+		s.failures++
 		return 0, &fs.PathError{Op: "write", Path: f.name, Err: s.writeErr}
 	}
 	n := len(p)
@@ -136,6 +160,7 @@ func (f *simFile) Write(p []byte) (int, error) {
 	if s.spaceLeft >= 0 && int64(n) > s.spaceLeft {
 		n = int(s.spaceLeft)
 		err = &fs.PathError{Op: "write", Path: f.name, Err: errNoSpace}
+		s.failures++
 	}
 	f.ino.data = append(f.ino.data, p[:n]...)
 	if s.spaceLeft >= 0 {
@@ -158,8 +183,16 @@ func (f *simFile) Sync() error {
 	if f.closed {
 		return fs.ErrClosed
 	}
-	if s.syncErr != nil {
-		return &fs.PathError{Op: "sync", Path: f.name, Err: s.syncErr}
+	err := s.syncErr
+	if err == nil {
+		err, s.syncErrOnce = s.syncErrOnce, nil
+	}
+	if err != nil {
+		s.failures++
+		if len(f.ino.data) > f.ino.synced {
+			f.ino.dropped = append(f.ino.dropped, [2]int{f.ino.synced, len(f.ino.data)})
+		}
+		return &fs.PathError{Op: "sync", Path: f.name, Err: err}
 	}
 	f.ino.synced = len(f.ino.data)
 	s.Syncs++
@@ -176,6 +209,13 @@ func (f *simFile) Truncate(size int64) error {
 		}
 		f.ino.data = f.ino.data[:size:size]
 		f.ino.synced = min(f.ino.synced, int(size))
+		var kept [][2]int
+		for _, d := range f.ino.dropped {
+			if d[0] < int(size) {
+				kept = append(kept, [2]int{d[0], min(d[1], int(size))})
+			}
+		}
+		f.ino.dropped = kept
 	}
 	return nil
 }

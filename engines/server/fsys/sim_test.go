@@ -92,3 +92,32 @@ func TestSimTornAndFaults(t *testing.T) {
 		t.Fatalf("write = %v, want EIO", err)
 	}
 }
+
+// TestSyncFailureDropsPages: Linux semantics of a failed fsync. The error is reported once,
+// the next fsync returns nil, but the bytes whose writeback failed never reach the disk: after a
+// power cut they read as zeros, while bytes written after the failure survive.
+func TestSyncFailureDropsPages(t *testing.T) {
+	s := NewSim()
+	s.MkdirAll("/d")
+	f, _ := s.Create("/d/f")
+	s.SyncDir("/d")
+	f.Write([]byte("aaaa"))
+	f.Sync()
+	f.Write([]byte("bbbb"))
+	s.FailSyncOnce(syscall.EIO)
+	if err := f.Sync(); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("first sync after the failure: %v, want EIO", err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatalf("second sync: %v, want nil (the error is reported once)", err)
+	}
+	if b, _ := s.ReadFile("/d/f"); string(b) != "aaaabbbb" {
+		t.Fatalf("page cache = %q", b)
+	}
+	f.Write([]byte("cccc"))
+	f.Sync()
+	s.PowerLoss(false, nil)
+	if b, _ := s.ReadFile("/d/f"); string(b) != "aaaa\x00\x00\x00\x00cccc" {
+		t.Fatalf("after power loss = %q, want the dropped bytes as zeros", b)
+	}
+}

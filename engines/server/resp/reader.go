@@ -30,7 +30,7 @@ const (
 	ErrUnauthMultibulkLen  = ProtocolError("unauthenticated multibulk length")
 	ErrInvalidBulkLen      = ProtocolError("invalid bulk length")
 	ErrUnauthBulkLen       = ProtocolError("unauthenticated bulk length")
-	ErrTooBigMultibulk     = ProtocolError("too big mult bulk count")
+	ErrTooBigMultibulk     = ProtocolError("too big mbulk count string")
 	ErrTooBigBulkCount     = ProtocolError("too big bulk count string")
 	ErrTooBigInline        = ProtocolError("too big inline request")
 	ErrUnbalancedQuotes    = ProtocolError("unbalanced quotes in request")
@@ -58,7 +58,22 @@ type Reader struct {
 	// need is how many unparsed bytes the pending command needs at least (its bulk lengths
 	// are known), so a large argument arriving in pieces is not re-parsed on every read.
 	need int
+
+	// The multibulk being parsed, kept across reads as Redis keeps c->multibulklen and
+	// c->bulklen: a command of many arguments arriving in pieces is parsed once, not from its
+	// start on every read. Offsets are from r.r, so compaction does not move them.
+	mbLeft int64 // arguments still to parse; 0 = no multibulk in progress
+	mbPos  int   // bytes of the command parsed so far
+	mbOffs []int // start, end of each argument parsed so far
+
+	// work counts bytes examined by the parser (tests bound it).
+	work int64
 }
+
+// bigArg is Redis's PROTO_MBULK_BIG_ARG: past it a bulk's bytes are awaited in a buffer that
+// grows as they arrive (never reserved whole from the announced length, which costs nothing to
+// send).
+const bigArg = 32 << 10
 
 // NewReader returns a Reader on rd.
 func NewReader(rd io.Reader) *Reader {
@@ -121,7 +136,10 @@ func (r *Reader) Fill() error {
 		// A huge argument grew the buffer; do not keep it for the connection's life.
 		r.buf, r.r, r.w, r.raw = make([]byte, 16<<10), 0, 0, nil
 	}
-	r.makeRoom(max(4096, r.need-(r.w-r.r)))
+	// Grow towards what the pending bulk needs, but by at most what has already arrived (and
+	// bigArg): an announced length reserves memory only as its bytes arrive, as Redis's query
+	// buffer does.
+	r.makeRoom(max(4096, min(r.need-(r.w-r.r), max(r.w-r.r, bigArg))))
 	n, err := r.rd.Read(r.buf[r.w:])
 	r.w += n
 	if n > 0 {
@@ -157,53 +175,61 @@ func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
 	if b[0] != '*' {
 		return r.parseInline(b)
 	}
-	// The count line: Redis looks for '\r' and assumes '\n' follows.
-	cr := indexByte(b, '\r')
-	if cr < 0 {
-		if len(b) > InlineMaxSize {
-			return nil, 0, ErrTooBigMultibulk
-		}
-		return nil, 0, nil
-	}
-	if cr > len(b)-2 {
-		return nil, 0, nil
-	}
-	count, ok := parseInt(b[1:cr])
-	if !ok || count > 1<<31-1 {
-		return nil, 0, ErrInvalidMultibulkLen
-	}
-	if count > unauthMultibulkLen && r.Unauthenticated {
-		return nil, 0, ErrUnauthMultibulkLen
-	}
-	pos := cr + 2
-	if count <= 0 {
-		return nil, pos, nil
-	}
-	args = r.args[:0]
 	maxBulk := r.MaxBulkLen
 	if maxBulk <= 0 {
 		maxBulk = DefaultMaxBulkLen
 	}
-	for i := int64(0); i < count; i++ {
+	if r.mbLeft == 0 {
+		// The count line: Redis looks for '\r' and assumes '\n' follows.
+		cr := indexByte(b, '\r')
+		r.work += int64(max(cr+1, len(b)))
+		if cr < 0 {
+			if len(b) > InlineMaxSize {
+				return nil, 0, ErrTooBigMultibulk
+			}
+			return nil, 0, nil
+		}
+		if cr > len(b)-2 {
+			return nil, 0, nil
+		}
+		count, ok := parseInt(b[1:cr])
+		if !ok || count > 1<<31-1 {
+			return nil, 0, ErrInvalidMultibulkLen
+		}
+		if count > unauthMultibulkLen && r.Unauthenticated {
+			return nil, 0, ErrUnauthMultibulkLen
+		}
+		if count <= 0 {
+			return nil, cr + 2, nil
+		}
+		r.mbLeft, r.mbPos, r.mbOffs = count, cr+2, r.mbOffs[:0]
+	}
+	for r.mbLeft > 0 {
+		pos := r.mbPos
 		rest := b[pos:]
 		cr := indexByte(rest, '\r')
 		if cr < 0 {
+			r.work += int64(len(rest))
 			if len(rest) > InlineMaxSize {
 				return nil, 0, ErrTooBigBulkCount
 			}
 			return nil, 0, nil
 		}
+		r.work += int64(cr + 1)
 		if cr > len(rest)-2 {
 			return nil, 0, nil
 		}
 		if rest[0] != '$' {
+			r.mbLeft = 0
 			return nil, 0, errExpectedDollar(rest[0])
 		}
 		l, ok := parseInt(rest[1:cr])
 		if !ok || l < 0 || l > maxBulk {
+			r.mbLeft = 0
 			return nil, 0, ErrInvalidBulkLen
 		}
 		if l > unauthBulkLen && r.Unauthenticated {
+			r.mbLeft = 0
 			return nil, 0, ErrUnauthBulkLen
 		}
 		start := pos + cr + 2
@@ -212,15 +238,29 @@ func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
 			return nil, 0, nil
 		}
 		end := start + int(l)
-		args = append(args, b[start:end:end])
-		pos = end + 2 // Redis skips the two bytes after the payload without checking them
+		r.mbOffs = append(r.mbOffs, start, end)
+		r.mbPos = end + 2 // Redis skips the two bytes after the payload without checking them
+		r.mbLeft--
+	}
+	args = r.args[:0]
+	for i := 0; i < len(r.mbOffs); i += 2 {
+		args = append(args, b[r.mbOffs[i]:r.mbOffs[i+1]:r.mbOffs[i+1]])
 	}
 	r.args = args
-	return args, pos, nil
+	if cap(r.mbOffs) > 1<<16 {
+		r.mbOffs = nil // a huge command's offsets are not kept for the connection's life
+	}
+	return args, r.mbPos, nil
 }
 
 func (r *Reader) parseInline(b []byte) ([][]byte, int, error) {
 	nl := indexByte(b, '\n')
+	// Redis finds the newline with strchr, which stops at the first NUL: a NUL before the
+	// newline means "no newline yet", and Redis waits for more (up to the inline limit).
+	if nl >= 0 && indexByte(b[:nl], 0) >= 0 {
+		nl = -1
+	}
+	r.work += int64(len(b))
 	if nl < 0 {
 		if len(b) > InlineMaxSize {
 			return nil, 0, ErrTooBigInline

@@ -137,6 +137,10 @@ func FuzzReader(f *testing.F) {
 	for _, s := range []string{
 		"*2\r\n$4\r\nPING\r\n$2\r\nhi\r\n", "PING\r\n", "SET a \"b c\"\r\n", "*1\r\n$-1\r\n",
 		"*x\r\n", "ECHO 'a\\'b'\r\n", "*3\r\n$1\r\na\r\n$0\r\n\r\n$1\r\nb\r\n", "\"\\x4", "*1\r\n:1\r\n",
+		// Hostile inputs: NULs before a newline, a huge announced count and bulk,
+		// an HTTP request.
+		strings.Repeat("\x00", 64) + "\r\nPING\r\n", "*2147483647\r\n$1\r\nx\r\n$1\r\ny\r\n",
+		"*2\r\n$3\r\nSET\r\n$536870912\r\nx", "POST / HTTP/1.1\r\nHost: x\r\n\r\nSET a b\r\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -1,0 +1,84 @@
+package resp
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+// chunkReader hands out its input in pieces of at most n bytes, then io.EOF.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.b) == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), c.n, len(c.b))
+	copy(p, c.b[:k])
+	c.b = c.b[k:]
+	return k, nil
+}
+
+// TestUnfinishedMultibulkIsLinear: a command of n one-byte arguments arriving a few bytes at a
+// time costs the parser O(n) bytes examined, not O(n^2) (it used to re-parse the command from
+// its start on every read). The count of bytes examined does not depend on the machine's load.
+func TestUnfinishedMultibulkIsLinear(t *testing.T) {
+	work := func(n int) int64 {
+		var b strings.Builder
+		b.WriteString("*2147483647\r\n")
+		for i := 0; i < n; i++ {
+			b.WriteString("$1\r\nx\r\n")
+		}
+		r := NewReader(&chunkReader{b: []byte(b.String()), n: 7})
+		if _, err := r.ReadCommand(); err != io.EOF {
+			t.Fatalf("n=%d: err = %v, want EOF (the command never completes)", n, err)
+		}
+		return r.work
+	}
+	n := 25_000
+	w1, w4 := work(n), work(4*n)
+	ratio := float64(w4) / float64(w1)
+	t.Logf("bytes examined: %d for %d args, %d for %d args (ratio %.2f; 4 is linear, 16 quadratic)", w1, n, w4, 4*n, ratio)
+	if ratio > 6 {
+		t.Fatalf("parsing work grows %.1fx for 4x the arguments: not linear", ratio)
+	}
+	if per := float64(w4) / float64(4*n*7); per > 4 {
+		t.Fatalf("%.1f bytes examined per byte received", per)
+	}
+}
+
+// TestAnnouncedBulkNotReserved: a bulk length announced but not sent does not make the reader
+// allocate it; the buffer grows with the bytes that arrive.
+func TestAnnouncedBulkNotReserved(t *testing.T) {
+	in := "*2\r\n$3\r\nSET\r\n$536870912\r\n" + strings.Repeat("x", 100_000)
+	r := NewReader(&chunkReader{b: []byte(in), n: 4096})
+	if _, err := r.ReadCommand(); err != io.EOF {
+		t.Fatalf("err = %v, want EOF", err)
+	}
+	if len(r.buf) > 1<<20 {
+		t.Fatalf("reader holds %d bytes for %d received", len(r.buf), len(in))
+	}
+}
+
+// TestHostileInputs: Redis 7.0.15's exact error text, and NUL bytes in an inline request
+// (Redis looks for the newline with strchr, which stops at the first NUL, so it waits for more).
+func TestHostileInputs(t *testing.T) {
+	if got := ErrTooBigMultibulk.Error(); got != "ERR Protocol error: too big mbulk count string" {
+		t.Fatalf("got %q", got)
+	}
+	for _, in := range []string{strings.Repeat("\x00", 64), strings.Repeat("\x00", 64) + "\r\nPING\r\n", "PI\x00NG\r\n"} {
+		r := NewReader(strings.NewReader(in))
+		args, err := r.ReadCommand()
+		if !errors.Is(err, io.EOF) {
+			t.Fatalf("%q: got %q, %v; want to wait for more (EOF)", in, args, err)
+		}
+	}
+	r := NewReader(strings.NewReader(strings.Repeat("\x00", InlineMaxSize+1) + "\n"))
+	if _, err := r.ReadCommand(); !errors.Is(err, ErrTooBigInline) {
+		t.Fatalf("64 KB of NULs: %v, want %v", err, ErrTooBigInline)
+	}
+}
