@@ -2,7 +2,7 @@ package redisq
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -11,8 +11,8 @@ import (
 	"qbench/engines"
 )
 
-// listDesign: producers LPUSH (or RPUSH) to one list; consumers pop the other end with BRPOP
-// (or BLPOP). Popping is the delivery and there is no acknowledgement: a consumer that dies
+// listDesign: producers LPUSH (or RPUSH) to one list; consumers pop the other end with BLMPOP,
+// up to list.count at a time. Popping is the delivery and there is no acknowledgement: a consumer that dies
 // after popping loses the message. That is the design.
 type listDesign struct {
 	client *redis.Client
@@ -57,6 +57,9 @@ func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads []
 	return cmds
 }
 
+// listConsumer pops up to list.count messages in one round trip: BLMPOP timeout 1 key
+// RIGHT|LEFT COUNT n (Redis 7.0) waits for the first and takes whatever else is there, up to n,
+// so a busy list costs one round trip per batch and an idle one still wakes the consumer at once.
 type listConsumer struct {
 	l *listDesign
 }
@@ -70,19 +73,50 @@ func popTimeout(spec engines.Spec) time.Duration {
 }
 
 func (c *listConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
-	cmd := "BRPOP"
-	if c.l.spec.List.Push == "rpush" {
-		cmd = "BLPOP"
-	}
-	res, err := c.l.client.Do(ctx, cmd, c.l.ready, seconds(popTimeout(c.l.spec))).StringSlice()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
+	raw, err := c.l.client.DoRaw(ctx, "BLMPOP", seconds(popTimeout(c.l.spec)), 1, c.l.ready, c.l.popEnd(), "COUNT", popCount(c.l.spec)).Result()
 	if err != nil {
 		return nil, err
 	}
-	return []engines.Delivery{{Payload: []byte(res[1])}}, nil
+	return poppedOf(raw)
 }
+
+// poppedOf reads a raw BLMPOP reply, [key, [element...]] or null on timeout; payloads are slices
+// of raw (see rawReply), so a popped message costs no allocation of its own.
+func poppedOf(raw []byte) ([]engines.Delivery, error) {
+	r := rawReply{b: raw}
+	n, null, err := r.array()
+	if err != nil || null {
+		return nil, err
+	}
+	if n != 2 {
+		return nil, fmt.Errorf("BLMPOP: reply of %d elements", n)
+	}
+	if err := r.skip(); err != nil { // the key
+		return nil, err
+	}
+	m, _, err := r.array()
+	if err != nil {
+		return nil, err
+	}
+	ds := make([]engines.Delivery, m)
+	for i := range ds {
+		if ds[i].Payload, _, err = r.bulk(); err != nil {
+			return nil, err
+		}
+	}
+	return ds, nil
+}
+
+// popEnd is the end of the ready list consumers take from: the other end from the producers'.
+func (l *listDesign) popEnd() string {
+	if l.spec.List.Push == "rpush" {
+		return "LEFT"
+	}
+	return "RIGHT"
+}
+
+// popCount is how many elements one pop takes at most.
+func popCount(spec engines.Spec) int { return max(spec.List.Count, 1) }
 
 // seconds formats a blocking timeout the way Redis 6+ takes it, in fractional seconds. (go-redis's
 // typed BRPOP/BLMOVE round anything under a second up to 1 s.)

@@ -2,7 +2,7 @@ package redisq
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -114,18 +114,22 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 	if c.replaying {
 		id = "0"
 	}
-	args := &redis.XReadGroupArgs{
-		Group: c.group, Consumer: c.name, Streams: []string{c.s.key, id},
-		Count: opts.Count, NoAck: opts.Ack == "noack",
-	}
+	// XREADGROUP through Do, not go-redis's XReadGroup: its typed reply builds a map per entry,
+	// and the consumer only needs each entry's ID and its one field (see entriesOf).
+	args := make([]any, 0, 12)
+	args = append(args, "XREADGROUP", "GROUP", c.group, c.name, "COUNT", max(opts.Count, 1))
 	if !c.replaying {
-		args.Block = block
-	} else {
-		args.Block = -1 // no BLOCK: the pending history is answered at once
+		// Replaying reads with no BLOCK: the pending history is answered at once.
+		args = append(args, "BLOCK", block.Milliseconds())
 	}
-	res, err := c.s.client.XReadGroup(ctx, args).Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
+	if opts.Ack == "noack" {
+		args = append(args, "NOACK")
+	}
+	args = append(args, "STREAMS", c.s.key, id)
+	raw, err := c.s.client.DoRaw(ctx, args...).Result()
+	var ds []engines.Delivery
+	if err == nil {
+		ds, err = entriesOf(raw)
 	}
 	if err != nil && strings.HasPrefix(err.Error(), "NOGROUP") {
 		// The server lost the group (a restart without persistence): make it again, from the
@@ -136,19 +140,7 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 		// A reply lost with the connection may have delivered entries to this consumer that it
 		// never saw: they sit in its pending list. Read that first when the server answers again.
 		c.replaying = true
-	}
-	if err != nil {
 		return nil, err
-	}
-	var ds []engines.Delivery
-	for _, st := range res {
-		for _, m := range st.Messages {
-			v, ok := m.Values[streamField].(string)
-			if !ok {
-				continue // an entry deleted while pending comes back with no fields
-			}
-			ds = append(ds, engines.Delivery{Payload: []byte(v), Handle: m.ID})
-		}
 	}
 	if c.replaying && len(ds) == 0 {
 		c.replaying = false
@@ -156,6 +148,77 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 	if opts.Ack == "before" && len(ds) > 0 {
 		if err := c.xack(ctx, ds); err != nil {
 			return ds, err
+		}
+	}
+	return ds, nil
+}
+
+// entriesOf reads the deliveries out of a raw XREADGROUP reply: under RESP3 a map from stream key
+// to entries, under RESP2 an array of [key, entries] pairs, or null when BLOCK timed out. Each
+// entry is [id, [field, value, ...]], with no fields (null) for an entry deleted while pending,
+// which is skipped. Payloads are slices of raw; each handle points into one slice of IDs per
+// reply, so an entry costs one allocation (its ID).
+func entriesOf(raw []byte) ([]engines.Delivery, error) {
+	r := rawReply{b: raw}
+	isMap := len(raw) > 0 && raw[0] == '%'
+	n, null, err := r.array()
+	if err != nil || null {
+		return nil, err
+	}
+	var ds []engines.Delivery
+	var ids []string
+	for st := 0; st < n; {
+		if isMap {
+			st += 2
+		} else {
+			st++
+			if k, _, err := r.array(); err != nil || k != 2 {
+				return nil, fmt.Errorf("XREADGROUP: unexpected stream reply (%v)", err)
+			}
+		}
+		if err := r.skip(); err != nil { // the stream's key
+			return nil, err
+		}
+		m, _, err := r.array()
+		if err != nil {
+			return nil, err
+		}
+		ds = append(make([]engines.Delivery, 0, len(ds)+m), ds...)
+		ids = make([]string, m) // fixed: handles point into it
+		for i := 0; i < m; i++ {
+			if k, _, err := r.array(); err != nil || k != 2 {
+				return nil, fmt.Errorf("XREADGROUP: unexpected entry (%v)", err)
+			}
+			id, _, err := r.bulk()
+			if err != nil {
+				return nil, err
+			}
+			f, null, err := r.array()
+			if err != nil {
+				return nil, err
+			}
+			ids[i] = string(id)
+			var payload []byte
+			found := false
+			if f%2 != 0 {
+				return nil, fmt.Errorf("XREADGROUP: odd field list in entry %s", id)
+			}
+			for j := 0; j < f; j += 2 {
+				name, _, err := r.bulk()
+				if err != nil {
+					return nil, err
+				}
+				v, _, err := r.bulk()
+				if err != nil {
+					return nil, err
+				}
+				if !found && string(name) == streamField {
+					payload, found = v, true
+				}
+			}
+			if !null && found {
+				ds = append(ds, engines.Delivery{Payload: payload, Handle: &ids[i]})
+			}
 		}
 	}
 	return ds, nil
@@ -174,7 +237,12 @@ func (c *streamConsumer) xack(ctx context.Context, ds []engines.Delivery) error 
 	}
 	ids := make([]string, len(ds))
 	for i, d := range ds {
-		ids[i] = d.Handle.(string)
+		switch h := d.Handle.(type) {
+		case *string: // read by entriesOf
+			ids[i] = *h
+		case string: // claimed
+			ids[i] = h
+		}
 	}
 	return c.s.client.XAck(ctx, c.s.key, c.group, ids...).Err()
 }
