@@ -6,11 +6,10 @@ import (
 	"strconv"
 )
 
-// rawReply reads one RESP2 or RESP3 reply from the raw bytes go-redis's DoRaw returns. The
-// consumer paths read their replies with it rather than through go-redis's typed or generic
-// replies, which allocate a string, an interface and (for streams) a map per element: here a
-// payload is a slice of the one reply buffer, which DoRaw allocates afresh for every reply, so
-// it stays valid as long as a delivery refers to it.
+// rawReply reads one RESP2 or RESP3 reply from the raw bytes go-redis's DoRaw / DoRawWriteTo
+// give. The consumer paths read their replies with it rather than through go-redis's typed or
+// generic replies, which allocate a string, an interface and (for streams) a map per element:
+// here a payload is a slice of the reply buffer.
 type rawReply struct {
 	b   []byte
 	pos int
@@ -54,10 +53,11 @@ func (r *rawReply) header() (typ byte, rest []byte, err error) {
 	return l[0], l[1:], nil
 }
 
-// redisErr is a server's error reply.
+// redisErr is a server's error reply; like go-redis's own, it is a redis.Error.
 type redisErr string
 
 func (e redisErr) Error() string { return string(e) }
+func (e redisErr) RedisError()   {}
 
 // array reads an array (or set, or push) header and returns its length; null reports a null
 // array (RESP2 *-1, RESP3 _). A map (RESP3 %) is returned as an array of 2n elements, keys and

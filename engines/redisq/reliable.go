@@ -124,7 +124,7 @@ func (r *reliableDesign) requeue(ctx context.Context, consumer string) int64 {
 }
 
 func (r *reliableDesign) newConsumer(ctx context.Context, id int) (engines.Consumer, error) {
-	c := &reliableConsumer{r: r, name: consumerName(id)}
+	c := &reliableConsumer{r: r, name: consumerName(id), conn: dedicated{client: r.client}}
 	// A consumer that restarts under its name first returns what it held when it died.
 	if err := c.beat(ctx); err != nil {
 		return nil, err
@@ -156,6 +156,8 @@ type reliableConsumer struct {
 	lastBeat time.Time
 	// extra is how many non-blocking LMOVEs follow the next BLMOVE (see Receive).
 	extra int
+	// conn carries the moves and acknowledgements (the heartbeat and the reaper use the client).
+	conn dedicated
 }
 
 func (c *reliableConsumer) beat(ctx context.Context) error {
@@ -190,7 +192,7 @@ func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, err
 	}
 	pop, _ := c.r.ends()
 	proc := c.r.processing(c.name)
-	pipe := c.r.client.Pipeline()
+	pipe := c.conn.get().Pipeline()
 	first := pipe.Do(ctx, "BLMOVE", c.r.ready, proc, pop, "LEFT", seconds(popTimeout(c.r.spec)))
 	more := make([]*redis.StringCmd, c.extra)
 	for i := range more {
@@ -202,7 +204,7 @@ func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, err
 	vals := make([]string, 0, 1+len(more))
 	v, err := first.Text()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, err
+		return nil, c.conn.check(err)
 	}
 	if err == nil {
 		vals = append(vals, v)
@@ -244,13 +246,13 @@ func (c *reliableConsumer) adapt(found int) {
 // counted increments each message's delivery counter (one pipeline) and dead-letters a message
 // delivered more than MaxDeliveries times instead of delivering it again.
 func (c *reliableConsumer) counted(ctx context.Context, vals []string) ([]engines.Delivery, error) {
-	pipe := c.r.client.Pipeline()
+	pipe := c.conn.get().Pipeline()
 	incrs := make([]*redis.IntCmd, len(vals))
 	for i, v := range vals {
 		incrs[i] = pipe.Incr(ctx, c.r.deliveryKey(v))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return nil, err
+		return nil, c.conn.check(err)
 	}
 	max := int64(c.r.spec.List.MaxDeliveries)
 	ds := make([]engines.Delivery, 0, len(vals))
@@ -282,7 +284,7 @@ func (c *reliableConsumer) Ack(ctx context.Context, ds []engines.Delivery) error
 	}
 	counted := c.r.spec.List.MaxDeliveries > 0
 	proc := c.r.processing(c.name)
-	pipe := c.r.client.Pipeline()
+	pipe := c.conn.get().Pipeline()
 	for _, d := range ds {
 		v := d.Handle.(string)
 		pipe.LRem(ctx, proc, -1, v)
@@ -291,7 +293,7 @@ func (c *reliableConsumer) Ack(ctx context.Context, ds []engines.Delivery) error
 		}
 	}
 	_, err := pipe.Exec(ctx)
-	return err
+	return c.conn.check(err)
 }
 
-func (c *reliableConsumer) Close() error { return nil }
+func (c *reliableConsumer) Close() error { return c.conn.close() }

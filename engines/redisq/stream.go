@@ -1,6 +1,7 @@
 package redisq
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strconv"
@@ -89,10 +90,16 @@ type streamConsumer struct {
 	// replaying is true while the consumer reads its own pending entries (ID 0).
 	replaying bool
 	lastClaim time.Time
+	// conn carries XREADGROUP and XACK (claiming, rare, uses the pooled client).
+	conn dedicated
+	// buf holds the last XREADGROUP reply: payloads are slices of it, valid until the next
+	// Receive (as for the list consumer).
+	buf bytes.Buffer
 }
 
 func (s *streamDesign) newConsumer(_ context.Context, id int) (engines.Consumer, error) {
-	return &streamConsumer{s: s, group: s.groupNames[s.groupOf(id)], name: consumerName(id), replaying: true, lastClaim: time.Now()}, nil
+	return &streamConsumer{s: s, group: s.groupNames[s.groupOf(id)], name: consumerName(id), replaying: true, lastClaim: time.Now(),
+		conn: dedicated{client: s.client}}, nil
 }
 
 func consumerName(id int) string { return "c" + strconv.Itoa(id) }
@@ -126,10 +133,11 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 		args = append(args, "NOACK")
 	}
 	args = append(args, "STREAMS", c.s.key, id)
-	raw, err := c.s.client.DoRaw(ctx, args...).Result()
+	c.buf.Reset()
+	err := c.conn.check(c.conn.get().DoRawWriteTo(ctx, &c.buf, args...).Err())
 	var ds []engines.Delivery
 	if err == nil {
-		ds, err = entriesOf(raw)
+		ds, err = entriesOf(c.buf.Bytes())
 	}
 	if err != nil && strings.HasPrefix(err.Error(), "NOGROUP") {
 		// The server lost the group (a restart without persistence): make it again, from the
@@ -244,7 +252,7 @@ func (c *streamConsumer) xack(ctx context.Context, ds []engines.Delivery) error 
 			ids[i] = h
 		}
 	}
-	return c.s.client.XAck(ctx, c.s.key, c.group, ids...).Err()
+	return c.conn.check(c.conn.get().XAck(ctx, c.s.key, c.group, ids...).Err())
 }
 
 // claim first dead-letters entries delivered MaxDeliveries times or more (copy to the dead-letter
@@ -309,7 +317,7 @@ func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) 
 	}
 }
 
-func (c *streamConsumer) Close() error { return nil }
+func (c *streamConsumer) Close() error { return c.conn.close() }
 
 // lag reads each group's lag and pending count (XINFO GROUPS) and the oldest pending entry's idle
 // time (XPENDING with COUNT 1), summed (backlog, pending) or maximised (idle) over groups.
