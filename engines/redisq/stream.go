@@ -25,6 +25,7 @@ type streamDesign struct {
 	key        string
 	dead       string
 	groupNames []string
+	xaddPrefix []any // see addPrefix
 }
 
 const streamField = "d"
@@ -34,6 +35,7 @@ func newStreamDesign(client *redis.Client, spec engines.Spec) *streamDesign {
 	for g := 0; g < max(spec.Stream.Groups, 1); g++ {
 		s.groupNames = append(s.groupNames, "g"+strconv.Itoa(g))
 	}
+	s.xaddPrefix = s.addPrefix()
 	return s
 }
 
@@ -63,20 +65,31 @@ func (s *streamDesign) teardown(ctx context.Context) error {
 	return s.client.Del(ctx, s.key, s.dead).Err()
 }
 
-func (s *streamDesign) addArgs(payload []byte) *redis.XAddArgs {
-	a := &redis.XAddArgs{Stream: s.key, ID: "*", Values: []any{streamField, payload}}
+// addPrefix makes every XADD's arguments before the payload, boxed once: the typed XAdd builds an
+// XAddArgs, a values slice and boxes the key for each message, which was a fifth of the
+// producer's CPU on a stream at 200,000 msg/s.
+// It is built once, before producers start, and only read after.
+func (s *streamDesign) addPrefix() []any {
+	p := []any{"XADD", s.key}
 	if s.spec.Stream.MaxLen > 0 {
-		a.MaxLen = s.spec.Stream.MaxLen
-		a.Approx = !s.spec.Stream.ExactTrim
+		if s.spec.Stream.ExactTrim {
+			p = append(p, "MAXLEN", s.spec.Stream.MaxLen)
+		} else {
+			p = append(p, "MAXLEN", "~", s.spec.Stream.MaxLen)
+		}
 	}
-	return a
+	return append(p, "*", streamField)
 }
 
 // push queues one XADD per payload.
 func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
+	prefix := s.xaddPrefix
 	cmds := make([]redis.Cmder, len(payloads))
 	for i, pl := range payloads {
-		cmds[i] = pipe.XAdd(ctx, s.addArgs(pl))
+		args := make([]any, len(prefix)+1)
+		copy(args, prefix)
+		args[len(prefix)] = pl
+		cmds[i] = pipe.Do(ctx, args...)
 	}
 	return cmds
 }
