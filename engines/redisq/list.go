@@ -19,10 +19,13 @@ type listDesign struct {
 	client *redis.Client
 	spec   engines.Spec
 	ready  string
+	// readyArg is ready boxed once, for push.
+	readyArg any
 }
 
 func newListDesign(client *redis.Client, spec engines.Spec) *listDesign {
-	return &listDesign{client: client, spec: spec, ready: keyPrefix(spec) + "ready"}
+	ready := keyPrefix(spec) + "ready"
+	return &listDesign{client: client, spec: spec, ready: ready, readyArg: ready}
 }
 
 func (l *listDesign) setup(ctx context.Context) error { return nil }
@@ -39,18 +42,18 @@ func (l *listDesign) lag(ctx context.Context) (engines.Lag, error) {
 }
 
 // push queues the batch as one variadic LPUSH (or RPUSH): one command, one acknowledgement for
-// all of it.
+// all of it. Built with Do, so the arguments are one slice (the typed LPush copies them into a
+// second one).
 func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
-	vals := make([]any, len(payloads))
-	for i, pl := range payloads {
-		vals[i] = pl
-	}
-	var cmd redis.Cmder
+	args := make([]any, 2, 2+len(payloads))
+	args[0], args[1] = "LPUSH", l.readyArg
 	if l.spec.List.Push == "rpush" {
-		cmd = pipe.RPush(ctx, l.ready, vals...)
-	} else {
-		cmd = pipe.LPush(ctx, l.ready, vals...)
+		args[0] = "RPUSH"
 	}
+	for _, pl := range payloads {
+		args = append(args, pl)
+	}
+	cmd := pipe.Do(ctx, args...)
 	cmds := make([]redis.Cmder, len(payloads))
 	for i := range cmds {
 		cmds[i] = cmd

@@ -41,7 +41,7 @@ func newReliableDesign(client *redis.Client, spec engines.Spec) *reliableDesign 
 		vis = 5 * time.Second
 	}
 	return &reliableDesign{
-		listDesign: listDesign{client: client, spec: spec, ready: p + "ready"},
+		listDesign: *newListDesign(client, spec),
 		dead:       p + "dead", deliveries: p + "deliveries", visibility: vis,
 		reaperStop: make(chan struct{}), reaperDone: make(chan struct{}),
 	}
