@@ -5,8 +5,8 @@
 #
 # Starts a redis-server (memory only) on a free loopback port, then alternately, ROUNDS times
 # (default 3): `redis-benchmark -c 4 -P 16 -n 2000000 -d 256 -t lpush` and `qbench run` of the
-# scenario (default cpu-per-message-list.yaml beside this script, its address rewritten to the
-# server's port), each under /usr/bin/time. It prints user+sys CPU per request for
+# scenario (default cpu-per-message-list.yaml beside this script; a copy with engine redis-url and
+# this server's address), each under /usr/bin/time. It prints user+sys CPU per request for
 # redis-benchmark, per message (sent + received) for qbench, the ratio, and the redis-server's
 # CPU over each run. The server is stopped by its PID. Needs redis-server, redis-benchmark,
 # redis-cli, /usr/bin/time, jq and go.
@@ -50,7 +50,9 @@ for _ in $(seq 100); do
 done
 redis-cli -p "$port" ping >/dev/null
 
-sed "s/^address: .*/address: 127.0.0.1:$port/" "$scenario" >"$work/scenario.yaml"
+# The scenario's own engine (redis: a server of its own) becomes this server.
+sed -e "s/^engine: redis\b.*/engine: redis-url\naddress: 127.0.0.1:$port/" -e '/^address: /d' "$scenario" >"$work/scenario.yaml"
+grep -q "^address: 127.0.0.1:$port" "$work/scenario.yaml" || { echo "$scenario: engine must be redis or redis-url" >&2; exit 1; }
 hz=$(getconf CLK_TCK)
 # server_cpu prints the redis-server's user+sys CPU so far, in seconds.
 server_cpu() { awk -v hz="$hz" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$server_pid/stat"; }
