@@ -16,8 +16,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# A lone number is the rounds.
+if [[ "${1:-}" =~ ^[0-9]+$ ]]; then set -- "$here/cpu-per-message-list.yaml" "$1"; fi
 scenario=${1:-$here/cpu-per-message-list.yaml}
 rounds=${2:-3}
+[ -f "$scenario" ] || { echo "no scenario file $scenario" >&2; exit 2; }
 n=${BENCH_N:-2000000}
 work=$(mktemp -d)
 server_pid=
