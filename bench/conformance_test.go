@@ -117,6 +117,8 @@ consumers: 2
 rate: 500
 duration: 2s
 drain_timeout: 1s
+list:
+  count: 1               # one message in flight per consumer
 faults:
   - at: 500ms
     kind: consumer-crash

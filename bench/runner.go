@@ -102,7 +102,7 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 		},
 		List: engines.ListOptions{
 			Push: sc.List.Push, Timeout: sc.List.Timeout.D(),
-			VisibilityTimeout: sc.List.VisibilityTimeout.D(), MaxDeliveries: sc.List.MaxDeliveries,
+			VisibilityTimeout: sc.List.VisibilityTimeout.D(), MaxDeliveries: sc.List.MaxDeliveries, Count: sc.List.Count,
 		},
 		PubSub: engines.PubSubOptions{Pattern: sc.PubSub.Pattern},
 		Wait: engines.WaitOptions{

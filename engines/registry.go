@@ -57,6 +57,9 @@ type ListOptions struct {
 	// MaxDeliveries moves a message to the dead-letter list once it has been delivered this many
 	// times (reliable-list; stream uses StreamOptions.MaxDeliveries). 0 means never.
 	MaxDeliveries int
+	// Count is how many elements a consumer takes in one round trip (BLMPOP ... COUNT; the
+	// reliable list moves up to this many). 0 or 1 means one at a time.
+	Count int
 }
 
 // PubSubOptions configure the pub/sub design.

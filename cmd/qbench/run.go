@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 func runCmd() *cobra.Command {
 	var out string
 	var quiet bool
+	var cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO.yaml",
 		Short: "Run a scenario; print the summary on stdout, write the JSON result with -o",
@@ -30,6 +32,13 @@ func runCmd() *cobra.Command {
 			}
 			if err := checkOutputPath(out); err != nil {
 				return err
+			}
+			if cpuProfile != "" {
+				stopProfile, err := startCPUProfile(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer stopProfile()
 			}
 			// The first Ctrl-C stops the load and still writes results; a second exits at once.
 			ctx, cancel := context.WithCancel(context.Background())
@@ -87,7 +96,25 @@ func runCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run (go tool pprof) to this file")
 	return cmd
+}
+
+// startCPUProfile profiles the whole process (producers, consumers, and an in-process server
+// when the engine is embedded) until the returned function is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func validateCmd() *cobra.Command {

@@ -70,6 +70,9 @@ func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *
 	// A stalled or crashed server shows up as latency or errors, not as a hang.
 	opts.ReadTimeout = 10 * time.Second
 	opts.WriteTimeout = 10 * time.Second
+	// RESP2: under RESP3 go-redis peeks every connection for push notifications (a recvfrom
+	// system call per command), and the designs use none (pub/sub has its own connections).
+	opts.Protocol = 2
 	client := redis.NewClient(opts)
 	addr := opts.Addr
 	if err := client.Ping(ctx).Err(); err != nil {

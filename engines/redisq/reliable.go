@@ -17,8 +17,10 @@ import (
 // ready list to a processing list of its own, does the work, then LREMs that exact element (each
 // message is unique: it carries producer id and sequence number). A consumer keeps a heartbeat key
 // alive; a reaper returns the processing list of a consumer whose heartbeat has expired (longer
-// than the visibility timeout) to the ready list. Deliveries are counted per message, and a
-// message delivered MaxDeliveries times goes to the dead-letter list instead.
+// than the visibility timeout) to the ready list. With max_deliveries, deliveries are counted per
+// message (INCR), and a message delivered more often goes to the dead-letter list instead; without
+// it nothing reads the counts, so none are kept. A consumer moves up to list.count messages per
+// round trip and acknowledges a batch in one pipeline.
 type reliableDesign struct {
 	listDesign
 	dead       string
@@ -39,7 +41,7 @@ func newReliableDesign(client *redis.Client, spec engines.Spec) *reliableDesign 
 		vis = 5 * time.Second
 	}
 	return &reliableDesign{
-		listDesign: listDesign{client: client, spec: spec, ready: p + "ready"},
+		listDesign: *newListDesign(client, spec),
 		dead:       p + "dead", deliveries: p + "deliveries", visibility: vis,
 		reaperStop: make(chan struct{}), reaperDone: make(chan struct{}),
 	}
@@ -122,7 +124,7 @@ func (r *reliableDesign) requeue(ctx context.Context, consumer string) int64 {
 }
 
 func (r *reliableDesign) newConsumer(ctx context.Context, id int) (engines.Consumer, error) {
-	c := &reliableConsumer{r: r, name: consumerName(id)}
+	c := &reliableConsumer{r: r, name: consumerName(id), conn: dedicated{client: r.client}}
 	// A consumer that restarts under its name first returns what it held when it died.
 	if err := c.beat(ctx); err != nil {
 		return nil, err
@@ -152,6 +154,10 @@ type reliableConsumer struct {
 	r        *reliableDesign
 	name     string
 	lastBeat time.Time
+	// extra is how many non-blocking LMOVEs follow the next BLMOVE (see Receive).
+	extra int
+	// conn carries the moves and acknowledgements (the heartbeat and the reaper use the client).
+	conn dedicated
 }
 
 func (c *reliableConsumer) beat(ctx context.Context) error {
@@ -170,6 +176,14 @@ func (r *reliableDesign) deliveryKey(payload string) string {
 	return r.deliveries + ":" + hex.EncodeToString([]byte(id))
 }
 
+// Receive moves up to list.count messages to this consumer's processing list in one round trip:
+// a pipeline of one BLMOVE (which waits for the first message) followed by non-blocking LMOVEs.
+// The server runs a client's pipeline in order, so the LMOVEs run as soon as the BLMOVE is served
+// and each takes one more message if there is one. Moves are one element each (there is no
+// multi-element LMOVE), so the number of LMOVEs follows the load: it doubles while they all find
+// a message and falls to what was found otherwise, so an idle or trickling list is not asked
+// count-1 times for nothing. With max_deliveries, the delivery counters are INCRed in a second
+// round trip, pipelined.
 func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 	if time.Since(c.lastBeat) > c.r.visibility/4 {
 		if err := c.beat(ctx); err != nil {
@@ -177,45 +191,109 @@ func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, err
 		}
 	}
 	pop, _ := c.r.ends()
-	v, err := c.r.client.Do(ctx, "BLMOVE", c.r.ready, c.r.processing(c.name), pop, "LEFT", seconds(popTimeout(c.r.spec))).Text()
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
+	proc := c.r.processing(c.name)
+	pipe := c.conn.get().Pipeline()
+	first := pipe.Do(ctx, "BLMOVE", c.r.ready, proc, pop, "LEFT", seconds(popTimeout(c.r.spec)))
+	more := make([]*redis.StringCmd, c.extra)
+	for i := range more {
+		more[i] = pipe.LMove(ctx, c.r.ready, proc, pop, "LEFT")
 	}
-	if err != nil {
-		return nil, err
+	_, _ = pipe.Exec(ctx)
+	// The LMOVEs run even when the BLMOVE timed out, and may find a message pushed in between:
+	// what any of them moved is this consumer's now and must be delivered.
+	vals := make([]string, 0, 1+len(more))
+	v, err := first.Text()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return nil, c.conn.check(err)
 	}
-	n, err := c.r.client.Incr(ctx, c.r.deliveryKey(v)).Result()
-	if err != nil {
-		return nil, err
+	if err == nil {
+		vals = append(vals, v)
 	}
-	if max := int64(c.r.spec.List.MaxDeliveries); max > 0 && n > max {
-		// Delivered too often: park it in the dead-letter list instead of delivering it again.
-		pipe := c.r.client.TxPipeline()
-		pipe.LPush(ctx, c.r.dead, v)
-		pipe.LRem(ctx, c.r.processing(c.name), 1, v)
-		pipe.Del(ctx, c.r.deliveryKey(v))
-		if _, err := pipe.Exec(ctx); err != nil {
-			return nil, err
+	found := 0
+	for _, m := range more {
+		// A move that failed (a lost connection) moved nothing; the next call reports the error
+		// if it persists.
+		if m.Err() == nil {
+			vals = append(vals, m.Val())
+			found++
 		}
-		c.r.DeadLettered.Add(1)
+	}
+	c.adapt(found)
+	if len(vals) == 0 {
 		return nil, nil
 	}
-	return []engines.Delivery{{Payload: []byte(v), Handle: v}}, nil
+	if c.r.spec.List.MaxDeliveries > 0 {
+		return c.counted(ctx, vals)
+	}
+	ds := make([]engines.Delivery, len(vals))
+	for i, v := range vals {
+		ds[i] = engines.Delivery{Payload: []byte(v), Handle: v}
+	}
+	return ds, nil
 }
 
-// Ack removes the exact elements from the processing list, and their delivery counts.
+// adapt sets how many LMOVEs follow the next BLMOVE from how many of this call's found a message:
+// twice as many (at least one, at most count-1) when all did, as many as did otherwise.
+func (c *reliableConsumer) adapt(found int) {
+	limit := popCount(c.r.spec) - 1
+	if found == c.extra {
+		c.extra = min(max(2*c.extra, 1), limit)
+	} else {
+		c.extra = found
+	}
+}
+
+// counted increments each message's delivery counter (one pipeline) and dead-letters a message
+// delivered more than MaxDeliveries times instead of delivering it again.
+func (c *reliableConsumer) counted(ctx context.Context, vals []string) ([]engines.Delivery, error) {
+	pipe := c.conn.get().Pipeline()
+	incrs := make([]*redis.IntCmd, len(vals))
+	for i, v := range vals {
+		incrs[i] = pipe.Incr(ctx, c.r.deliveryKey(v))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, c.conn.check(err)
+	}
+	max := int64(c.r.spec.List.MaxDeliveries)
+	ds := make([]engines.Delivery, 0, len(vals))
+	for i, v := range vals {
+		if incrs[i].Val() <= max {
+			ds = append(ds, engines.Delivery{Payload: []byte(v), Handle: v})
+			continue
+		}
+		// Delivered too often: park it in the dead-letter list instead of delivering it again.
+		tx := c.r.client.TxPipeline()
+		tx.LPush(ctx, c.r.dead, v)
+		tx.LRem(ctx, c.r.processing(c.name), 1, v)
+		tx.Del(ctx, c.r.deliveryKey(v))
+		if _, err := tx.Exec(ctx); err != nil {
+			return ds, err
+		}
+		c.r.DeadLettered.Add(1)
+	}
+	return ds, nil
+}
+
+// Ack removes the exact elements from the processing list, and their delivery counts, in one
+// pipeline. LREM counts from the tail (-1): the processing list has its oldest element on the
+// right, and messages are acknowledged in the order they were received, so each LREM finds its
+// element at once instead of scanning the whole batch.
 func (c *reliableConsumer) Ack(ctx context.Context, ds []engines.Delivery) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	pipe := c.r.client.Pipeline()
+	counted := c.r.spec.List.MaxDeliveries > 0
+	proc := c.r.processing(c.name)
+	pipe := c.conn.get().Pipeline()
 	for _, d := range ds {
 		v := d.Handle.(string)
-		pipe.LRem(ctx, c.r.processing(c.name), 1, v)
-		pipe.Del(ctx, c.r.deliveryKey(v))
+		pipe.LRem(ctx, proc, -1, v)
+		if counted {
+			pipe.Del(ctx, c.r.deliveryKey(v))
+		}
 	}
 	_, err := pipe.Exec(ctx)
-	return err
+	return c.conn.check(err)
 }
 
-func (c *reliableConsumer) Close() error { return nil }
+func (c *reliableConsumer) Close() error { return c.conn.close() }

@@ -803,6 +803,19 @@ var diffCases = []struct {
 		LRANGE dst 0 -1
 		LRANGE b 0 -1
 	`},
+	// What the list consumers of engines/redisq send: a blocked BLMPOP with a COUNT beyond what
+	// one variadic push brings takes all of it; a fractional timeout times out to a null.
+	{"blocking-blmpop-count-beyond", `
+		@1& BLMPOP 0 1 a RIGHT COUNT 100
+		LPUSH a x y z
+		@1<
+		BLMPOP 0.01 1 a RIGHT COUNT 100
+		LPUSH a p q
+		BLMPOP 0.01 1 a RIGHT COUNT 100
+		RPUSH a r s
+		BLMPOP 0.01 1 a LEFT COUNT 1
+		BLMPOP 0.01 1 a LEFT COUNT 100
+	`},
 	{"xread-block-multikey", `
 		XADD s1 1 a 1
 		@1& XREAD BLOCK 0 STREAMS s1 s2 $ $

@@ -1,0 +1,39 @@
+package bench_test
+
+import (
+	"fmt"
+	"testing"
+)
+
+// List consumers that pop list.count at a time deliver every acknowledged message exactly once,
+// on every target: with count 100 at a rate where batches fill (closed loop, batches of 64
+// against 3 consumers: hundreds of thousands of messages), with count 1 at a rate one message per
+// round trip drains in time.
+func TestListBatchedPopsExactlyOnce(t *testing.T) {
+	each(t, []string{"list", "reliable-list"}, func(t *testing.T, target, design string) {
+		for _, c := range []struct {
+			count int
+			rate  string
+		}{{1, "20000"}, {100, "max"}} {
+			t.Run(fmt.Sprintf("count=%d", c.count), func(t *testing.T) {
+				res := run(t, scenario(t, fmt.Sprintf(`
+engine: %s
+design: %s
+producers: 2
+consumers: 3
+rate: %s
+batch: 64
+duration: 1s
+warmup: 0s
+drain_timeout: 20s
+list:
+  count: %d
+`, target, design, c.rate, c.count)))
+				l := res.Summary.Ledger
+				if l.Acked == 0 || l.Delivered != l.Acked || l.Lost != 0 || l.Duplicates != 0 || l.Failed != 0 {
+					t.Fatalf("ledger %+v: want every acknowledged message delivered once", l)
+				}
+			})
+		}
+	})
+}
