@@ -50,6 +50,8 @@ type Consumer interface {
 
 // Delivery is one received message.
 type Delivery struct {
+	// Payload is valid until the consumer's next Receive: consumers may slice it from a reply
+	// buffer they reuse, so the runner reads the stamp at once and keeps nothing of it.
 	Payload []byte
 	// Handle identifies the delivery to the engine for Ack (a stream entry ID, a list element, an
 	// offset). The runner never interprets it.
