@@ -49,10 +49,13 @@ func TestConcurrentSendsAllAcknowledgedAndDelivered(t *testing.T) {
 					// can be checked) and sends batch by batch on buffers it reuses, as the
 					// runner does once Send has returned.
 					ps := make([][]byte, batch)
+					for i := range ps {
+						ps[i] = payload(0, 0)
+					}
 					errs := make([]error, batch)
 					for s := range sends {
 						for i := range ps {
-							ps[i] = payload(uint32(c), uint64(s*batch+i))
+							copy(ps[i], payload(uint32(c), uint64(s*batch+i)))
 						}
 						p.Send(ctx, ps, errs)
 						if err := errors.Join(errs...); err != nil {
