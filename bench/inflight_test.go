@@ -152,16 +152,16 @@ func TestProducerKeepsScheduleWithBatchesInFlight(t *testing.T) {
 // sent once the slots free up (4 slots of 10 messages per 20 ms is 2,000 msg/s, ahead of 1,000
 // once batches fill up).
 func TestProducerCountsInFlightLimit(t *testing.T) {
-	res := slowScenario(t, "1000", 10, 2, 20*time.Millisecond)
+	res := slowScenario(t, "1000", 10, 4, 20*time.Millisecond)
 	s := res.Summary
-	if s.Generator.InFlight != 2 || s.Generator.InFlightFull == 0 {
-		t.Fatalf("generator %+v: want the limit of 2 reached", s.Generator)
+	if s.Generator.InFlight != 4 || s.Generator.InFlightFull == 0 {
+		t.Fatalf("generator %+v: want the limit of 4 reached", s.Generator)
 	}
 	if s.Ledger.Sent+s.Unsent != 1000 || s.Ledger.Acked != s.Ledger.Sent || s.Ledger.Delivered != s.Ledger.Acked {
 		t.Fatalf("ledger %+v unsent %d: every scheduled message sent or counted unsent", s.Ledger, s.Unsent)
 	}
-	if e := lastSlowEngine(); e.peak.Load() > 2 {
-		t.Fatalf("%d sends in flight at once, limit 2", e.peak.Load())
+	if e := lastSlowEngine(); e.peak.Load() > 4 {
+		t.Fatalf("%d sends in flight at once, limit 4", e.peak.Load())
 	}
 	// Waiting for a slot (up to 20 ms) shows as send delay.
 	if d := time.Duration(s.Latency["send_delay"].P90); d < 5*time.Millisecond {

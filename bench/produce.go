@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"qbench/engines"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,144 +34,143 @@ func newBatchSlot(batch, size int) *batchSlot {
 // the pacer, and its latency is measured from then, so a stalled engine is charged for every
 // message that waited behind the stall. The schedule is kept while earlier batches are in flight,
 // up to the scenario's in_flight batches (as k6's arrival-rate executors and Kafka's async
-// producers do); when all are in flight, due messages wait for a free slot, late, and the wait is
-// counted (inFlightFull). Closed loop (rate: max): each of the in_flight slots sends its next
-// batch as soon as its previous one is acknowledged, and the intended time is the dispatch time.
+// producers do); when all are in flight, due messages wait until one is answered, late, and the
+// wait is counted (inFlightFull). Closed loop (rate: max): each of the in_flight slots sends its
+// next batch as soon as its previous one is acknowledged, and the intended time is the claim time.
 //
-// This goroutine paces, stamps and dispatches; in_flight sender goroutines call Send (the
-// engines.Producer contract allows that many concurrent calls) and record the outcome.
+// in_flight goroutines share the schedule, leader and followers: the one holding the pacing lock
+// sleeps until the next batch is due, claims and stamps it into its own buffers, hands the lock on
+// and sends the batch itself, so no goroutine switch lies between due time and Send; the next
+// one free takes over the schedule meanwhile (the engines.Producer contract allows that many
+// concurrent Sends). When every goroutine is in Send, nobody paces: that is the limit.
 func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec *recorder, warmupNs int64) {
 	sc := r.sc
 	inFlight := max(sc.InFlight, 1)
-	pacer := Pacer{Duration: sc.Duration.D()}
+	pc := &pacing{pacer: Pacer{Duration: sc.Duration.D()}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
 	if !sc.Rate.Max {
-		pacer = NewPacer(sc.Rate.PerSecond, id, sc.Producers, sc.Duration.D())
+		pc.pacer = NewPacer(sc.Rate.PerSecond, id, sc.Producers, sc.Duration.D())
 	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	var seq uint64
+	defer pc.timer.Stop()
 	// A producer that has fallen far behind (a dead server, retries) stops at the duration plus
 	// the drain timeout: what it had not sent by then is counted unsent, and a send still in
 	// flight then is cut off and fails.
 	hardStop := r.epoch.Add(sc.Duration.D() + sc.DrainTimeout.D())
 	sendCtx, cancel := context.WithDeadline(ctx, hardStop)
 	defer cancel()
-	defer func() {
-		if !sc.Rate.Max && stop.Err() == nil {
-			total, _, _ := pacer.Pace(pacer.Duration, 0)
-			if total > seq {
-				r.unsent.Add(int64(total - seq))
-			}
-		}
-	}()
-
-	free := make(chan *batchSlot, inFlight)
+	var wg sync.WaitGroup
 	for range inFlight {
-		free <- newBatchSlot(sc.Batch, sc.MessageSize)
-	}
-	work := make(chan *batchSlot, inFlight) // never full: there are only inFlight slots
-	// next is the next sequence number to dispatch; a sender reads it when its answer arrives,
-	// for the ledger's reorder rule. It is stored before the batch is handed over, so a batch
-	// whose first number is at or above what a sender read was sent after that answer.
-	var next atomic.Uint64
-	var senders sync.WaitGroup
-	for range inFlight {
-		senders.Add(1)
+		wg.Add(1)
 		go func() {
-			defer senders.Done()
-			for s := range work {
-				r.sendBatch(sendCtx, id, p, s, rec, warmupNs, &next)
-				free <- s
+			defer wg.Done()
+			s := newBatchSlot(sc.Batch, sc.MessageSize)
+			for r.claim(ctx, stop, sendCtx, hardStop, id, pc, s) {
+				r.sendBatch(sendCtx, id, p, s, rec, warmupNs, &pc.next)
+				pc.busy.Add(-1)
 			}
 		}()
 	}
-	// Every batch dispatched is answered (acknowledged, failed, or cut off at the hard stop)
-	// before produce returns, so the runner's accounting sees all of them.
-	defer func() {
-		close(work)
-		senders.Wait()
-	}()
-
-	// acquire waits for a free slot; nil when the run ends first.
-	acquire := func() *batchSlot {
-		select {
-		case s := <-free:
-			return s
-		case <-stop.Done():
-		case <-sendCtx.Done():
+	// Every batch claimed is answered (acknowledged, failed, or cut off at the hard stop) before
+	// produce returns, so the runner's accounting sees all of them.
+	wg.Wait()
+	if !sc.Rate.Max && stop.Err() == nil {
+		total, _, _ := pc.pacer.Pace(pc.pacer.Duration, 0)
+		if total > pc.seq {
+			r.unsent.Add(int64(total - pc.seq))
 		}
-		return nil
 	}
-	for stop.Err() == nil && ctx.Err() == nil && time.Now().Before(hardStop) {
-		var s *batchSlot
+}
+
+// pacing is one producer's schedule, shared by its in_flight goroutines.
+type pacing struct {
+	// mu is held by the goroutine pacing the next batch, sleeps included; the fields below it
+	// are guarded by it.
+	mu    sync.Mutex
+	pacer Pacer
+	timer *time.Timer
+	seq   uint64 // the next sequence number to claim
+	done  bool   // the schedule is over (or the run stopped): nobody claims any more
+	// full says the last claim left every goroutine in Send: nobody paced until one came back.
+	full     bool
+	inFlight int64
+	// busy is the number of goroutines between claim and the end of their Send.
+	busy atomic.Int64
+	// next mirrors seq for senders reading it when their answer arrives (the ledger's reorder
+	// rule); it is stored before the claimer sends, so a batch whose first number is at or above
+	// what a sender read was sent after that answer.
+	next atomic.Uint64
+}
+
+// claim waits (holding the pacing lock) until a batch is due, stamps it into s and records it in
+// the ledger. It reports false when the schedule is over or the run stops.
+func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id int, pc *pacing, s *batchSlot) bool {
+	sc := r.sc
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	wasFull := pc.full
+	pc.full = false
+	for !pc.done {
+		if stop.Err() != nil || ctx.Err() != nil || sendCtx.Err() != nil || !time.Now().Before(hardStop) {
+			break
+		}
 		var n int
 		if sc.Rate.Max {
-			if s = acquire(); s == nil {
-				return
-			}
 			now := r.since()
 			if now >= int64(sc.Duration) {
-				return
+				break
 			}
 			n = sc.Batch
 			for i := 0; i < n; i++ {
 				s.intended[i] = now
 			}
 		} else {
-			due, wait, done := pacer.Pace(time.Duration(r.since()), seq)
+			due, wait, done := pc.pacer.Pace(time.Duration(r.since()), pc.seq)
 			if done {
-				return
+				break
 			}
 			if due == 0 {
+				wasFull = false // on time: nothing waited for the limit
 				// Short waits sleep precisely on this thread; long ones on an interruptible timer,
 				// waking a little early to finish precisely.
 				if wait <= preciseSleepMax {
 					preciseSleep(wait)
 					continue
 				}
-				timer.Reset(wait - preciseSleepMax/2)
+				pc.timer.Reset(wait - preciseSleepMax/2)
 				select {
-				case <-timer.C:
+				case <-pc.timer.C:
 				case <-stop.Done():
-					return
 				}
 				continue
 			}
-			select {
-			case s = <-free:
-			default:
-				// Every slot is in flight: the due messages wait, late, and their send delay
-				// will say by how much.
+			if wasFull {
+				// Every slot was in flight when these fell due: they waited, late, and their
+				// send delay will say by how much.
 				r.inFlightFull.Add(1)
-				if s = acquire(); s == nil {
-					return
-				}
-				// More may have fallen due meanwhile; they go together, up to the batch size.
-				if due, _, done = pacer.Pace(time.Duration(r.since()), seq); done {
-					return
-				}
 			}
 			n = int(min(due, uint64(sc.Batch)))
 			for i := 0; i < n; i++ {
-				s.intended[i] = int64(pacer.IntendedAt(seq + uint64(i)))
+				s.intended[i] = int64(pc.pacer.IntendedAt(pc.seq + uint64(i)))
 			}
 		}
+		seq := pc.seq
 		for i := 0; i < n; i++ {
 			Stamp{RunTag: r.tag, Producer: uint32(id), Seq: seq + uint64(i), IntendedNs: s.intended[i]}.Encode(s.bufs[i])
 		}
 		s.seq, s.n = seq, n
 		r.ledger.Batch(id, seq, n)
-		seq += uint64(n)
-		next.Store(seq)
-		work <- s
-		// Let the sender run now, on this P, rather than after the nanosleep that usually follows:
-		// a sleeping thread keeps its P, and the sender would wait for another P to steal it.
-		runtime.Gosched()
+		pc.seq += uint64(n)
+		pc.next.Store(pc.seq)
+		if pc.busy.Add(1) == pc.inFlight {
+			pc.full = true
+		}
+		return true
 	}
+	pc.done = true
+	return false
 }
 
-// sendBatch sends one dispatched batch and accounts for its answer. send_delay is measured here,
-// just before Send, so a batch that waited for a sender goroutine is charged that wait too.
+// sendBatch sends one claimed batch and accounts for its answer. send_delay is measured just
+// before Send.
 func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batchSlot, rec *recorder, warmupNs int64, next *atomic.Uint64) {
 	n := s.n
 	errs, intended := s.errs[:n], s.intended[:n]
