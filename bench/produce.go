@@ -47,6 +47,7 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 	sc := r.sc
 	inFlight := max(sc.InFlight, 1)
 	pc := &pacing{pacer: Pacer{Duration: sc.Duration.D()}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
+	pc.sendNs.Store(int64(time.Millisecond)) // until measured, assume a slow engine: pass the schedule on
 	if !sc.Rate.Max {
 		pc.pacer = NewPacer(sc.Rate.PerSecond, id, sc.Producers, sc.Duration.D())
 	}
@@ -63,8 +64,28 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 		go func() {
 			defer wg.Done()
 			s := newBatchSlot(sc.Batch, sc.MessageSize)
-			for r.claim(ctx, stop, sendCtx, hardStop, id, pc, s) {
-				r.sendBatch(sendCtx, id, p, s, rec, warmupNs, &pc.next)
+			held := false // this goroutine still holds the pacing lock from its last claim
+			for {
+				if !held {
+					pc.mu.Lock()
+				}
+				hold, ok := r.claim(ctx, stop, sendCtx, hardStop, id, pc, s)
+				if !ok {
+					return
+				}
+				began := r.since()
+				if hold {
+					// The next batch is due well after this one's answer should be back:
+					// keep the schedule (no goroutine to wake, none to switch to) unless the
+					// answer is late, when the timer passes the schedule on.
+					t := time.AfterFunc(time.Duration(pc.nextDue-began), pc.mu.Unlock)
+					r.sendBatch(sendCtx, id, p, s, rec, warmupNs, &pc.next)
+					held = t.Stop()
+				} else {
+					r.sendBatch(sendCtx, id, p, s, rec, warmupNs, &pc.next)
+					held = false
+				}
+				pc.noteSend(r.since() - began)
 				pc.busy.Add(-1)
 			}
 		}()
@@ -98,14 +119,31 @@ type pacing struct {
 	// rule); it is stored before the claimer sends, so a batch whose first number is at or above
 	// what a sender read was sent after that answer.
 	next atomic.Uint64
+	// nextDue is when the message after the last claim is due (ns since the epoch), for the
+	// claimer that keeps the lock; guarded by mu.
+	nextDue int64
+	// sendNs is a moving average of how long a Send takes, to judge whether the next batch is
+	// due before the current one's answer is back.
+	sendNs atomic.Int64
 }
 
-// claim waits (holding the pacing lock) until a batch is due, stamps it into s and records it in
-// the ledger. It reports false when the schedule is over or the run stops.
-func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id int, pc *pacing, s *batchSlot) bool {
+// holdSlack is how much earlier than the next due time a Send's answer must be expected for its
+// goroutine to keep the schedule through the Send: then no other goroutine needs waking (a
+// futex wake and a switch, tens of microseconds on a virtual machine, which would otherwise lie
+// between due time and Send at low rates).
+const holdSlack = 100 * time.Microsecond
+
+func (pc *pacing) noteSend(d int64) {
+	old := pc.sendNs.Load()
+	pc.sendNs.Store(old + (d-old)/8)
+}
+
+// claim, called with the pacing lock held, waits until a batch is due, stamps it into s and
+// records it in the ledger. ok is false when the schedule is over or the run stops. hold says the
+// caller keeps the lock through its Send (the next batch is due well after the answer should be
+// back); otherwise claim has released it for the next free goroutine.
+func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id int, pc *pacing, s *batchSlot) (hold, ok bool) {
 	sc := r.sc
-	pc.mu.Lock()
-	defer pc.mu.Unlock()
 	wasFull := pc.full
 	pc.full = false
 	for !pc.done {
@@ -163,10 +201,18 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 		if pc.busy.Add(1) == pc.inFlight {
 			pc.full = true
 		}
-		return true
+		if !sc.Rate.Max && pc.busy.Load() < pc.inFlight {
+			pc.nextDue = int64(pc.pacer.IntendedAt(pc.seq))
+			if now := r.since(); pc.nextDue-now > 2*pc.sendNs.Load()+int64(holdSlack) {
+				return true, true
+			}
+		}
+		pc.mu.Unlock()
+		return false, true
 	}
 	pc.done = true
-	return false
+	pc.mu.Unlock()
+	return false, false
 }
 
 // sendBatch sends one claimed batch and accounts for its answer. send_delay is measured just
