@@ -42,7 +42,9 @@ func newBatchSlot(batch, size int) *batchSlot {
 // sleeps until the next batch is due, claims and stamps it into its own buffers, hands the lock on
 // and sends the batch itself, so no goroutine switch lies between due time and Send; the next
 // one free takes over the schedule meanwhile (the engines.Producer contract allows that many
-// concurrent Sends). When every goroutine is in Send, nobody paces: that is the limit.
+// concurrent Sends). When every goroutine is in Send, nobody paces: that is the limit. When the
+// next batch is due well after the answer should be back, the claimer keeps the lock through its
+// Send instead (see holdSlack), and a timer passes it on at the next due time if the answer is late.
 func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec *recorder, warmupNs int64) {
 	sc := r.sc
 	inFlight := max(sc.InFlight, 1)
