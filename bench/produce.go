@@ -3,118 +3,257 @@ package bench
 import (
 	"context"
 	"qbench/engines"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // preciseSleepMax is the longest wait slept on the producer's thread, uninterruptible.
 const preciseSleepMax = 5 * time.Millisecond
 
+// batchSlot is one batch in flight, with buffers of its own: a payload handed to Send is never
+// restamped while that Send may still be using it.
+type batchSlot struct {
+	bufs     [][]byte
+	errs     []error
+	intended []int64
+	seq      uint64 // the batch's first sequence number
+	n        int
+}
+
+func newBatchSlot(batch, size int) *batchSlot {
+	s := &batchSlot{bufs: make([][]byte, batch), errs: make([]error, batch), intended: make([]int64, batch)}
+	for i := range s.bufs {
+		s.bufs[i] = make([]byte, size)
+		fillPattern(s.bufs[i])
+	}
+	return s
+}
+
 // produce runs one producer's schedule. Open loop: each message has an intended send time from
 // the pacer, and its latency is measured from then, so a stalled engine is charged for every
-// message that waited behind the stall. Closed loop (rate: max): the next batch goes as soon as
-// the previous one is acknowledged and the intended time is the actual send time.
+// message that waited behind the stall. The schedule is kept while earlier batches are in flight,
+// up to the scenario's in_flight batches (as k6's arrival-rate executors and Kafka's async
+// producers do); when all are in flight, due messages wait until one is answered, late, and the
+// wait is counted (inFlightFull). Closed loop (rate: max): each of the in_flight slots sends its
+// next batch as soon as its previous one is acknowledged, and the intended time is the claim time.
+//
+// in_flight goroutines share the schedule, leader and followers: the one holding the pacing lock
+// sleeps until the next batch is due, claims and stamps it into its own buffers, hands the lock on
+// and sends the batch itself, so no goroutine switch lies between due time and Send; the next
+// one free takes over the schedule meanwhile (the engines.Producer contract allows that many
+// concurrent Sends). When every goroutine is in Send, nobody paces: that is the limit. When the
+// next batch is due well after the answer should be back, the claimer keeps the lock through its
+// Send instead (see holdSlack), and a timer passes it on at the next due time if the answer is late.
 func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec *recorder, warmupNs int64) {
 	sc := r.sc
-	bufs := make([][]byte, sc.Batch)
-	for i := range bufs {
-		bufs[i] = make([]byte, sc.MessageSize)
-		fillPattern(bufs[i])
-	}
-	errs := make([]error, sc.Batch)
-	intended := make([]int64, sc.Batch)
-	pacer := Pacer{Duration: sc.Duration.D()}
+	inFlight := max(sc.InFlight, 1)
+	pc := &pacing{pacer: Pacer{Duration: sc.Duration.D()}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
+	pc.sendNs.Store(int64(time.Millisecond)) // until measured, assume a slow engine: pass the schedule on
 	if !sc.Rate.Max {
-		pacer = NewPacer(sc.Rate.PerSecond, id, sc.Producers, sc.Duration.D())
+		pc.pacer = NewPacer(sc.Rate.PerSecond, id, sc.Producers, sc.Duration.D())
 	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	var seq uint64
+	defer pc.timer.Stop()
 	// A producer that has fallen far behind (a dead server, retries) stops at the duration plus
 	// the drain timeout: what it had not sent by then is counted unsent, and a send still in
 	// flight then is cut off and fails.
 	hardStop := r.epoch.Add(sc.Duration.D() + sc.DrainTimeout.D())
 	sendCtx, cancel := context.WithDeadline(ctx, hardStop)
 	defer cancel()
-	defer func() {
-		if !sc.Rate.Max && stop.Err() == nil {
-			total, _, _ := pacer.Pace(pacer.Duration, 0)
-			if total > seq {
-				r.unsent.Add(int64(total - seq))
+	var wg sync.WaitGroup
+	for range inFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := newBatchSlot(sc.Batch, sc.MessageSize)
+			held := false // this goroutine still holds the pacing lock from its last claim
+			for {
+				if !held {
+					pc.mu.Lock()
+				}
+				hold, ok := r.claim(ctx, stop, sendCtx, hardStop, id, pc, s)
+				if !ok {
+					return
+				}
+				began := r.since()
+				if hold {
+					// The next batch is due well after this one's answer should be back:
+					// keep the schedule (no goroutine to wake, none to switch to) unless the
+					// answer is late, when the timer passes the schedule on.
+					t := time.AfterFunc(time.Duration(pc.nextDue-began), pc.mu.Unlock)
+					r.sendBatch(sendCtx, id, p, s, rec, warmupNs, &pc.next)
+					held = t.Stop()
+				} else {
+					r.sendBatch(sendCtx, id, p, s, rec, warmupNs, &pc.next)
+					held = false
+				}
+				pc.noteSend(r.since() - began)
+				pc.busy.Add(-1)
 			}
+		}()
+	}
+	// Every batch claimed is answered (acknowledged, failed, or cut off at the hard stop) before
+	// produce returns, so the runner's accounting sees all of them.
+	wg.Wait()
+	if !sc.Rate.Max && stop.Err() == nil {
+		total, _, _ := pc.pacer.Pace(pc.pacer.Duration, 0)
+		if total > pc.seq {
+			r.unsent.Add(int64(total - pc.seq))
 		}
-	}()
-	for stop.Err() == nil && ctx.Err() == nil && time.Now().Before(hardStop) {
+	}
+}
+
+// pacing is one producer's schedule, shared by its in_flight goroutines.
+type pacing struct {
+	// mu is held by the goroutine pacing the next batch, sleeps included; the fields below it
+	// are guarded by it.
+	mu    sync.Mutex
+	pacer Pacer
+	timer *time.Timer
+	seq   uint64 // the next sequence number to claim
+	done  bool   // the schedule is over (or the run stopped): nobody claims any more
+	// full says the last claim left every goroutine in Send: nobody paced until one came back.
+	full     bool
+	inFlight int64
+	// busy is the number of goroutines between claim and the end of their Send.
+	busy atomic.Int64
+	// next mirrors seq for senders reading it when their answer arrives (the ledger's reorder
+	// rule); it is stored before the claimer sends, so a batch whose first number is at or above
+	// what a sender read was sent after that answer.
+	next atomic.Uint64
+	// nextDue is when the message after the last claim is due (ns since the epoch), for the
+	// claimer that keeps the lock; guarded by mu.
+	nextDue int64
+	// sendNs is a moving average of how long a Send takes, to judge whether the next batch is
+	// due before the current one's answer is back.
+	sendNs atomic.Int64
+}
+
+// holdSlack is how much earlier than the next due time a Send's answer must be expected for its
+// goroutine to keep the schedule through the Send: then no other goroutine needs waking (a
+// futex wake and a switch, tens of microseconds on a virtual machine, which would otherwise lie
+// between due time and Send at low rates).
+const holdSlack = 100 * time.Microsecond
+
+func (pc *pacing) noteSend(d int64) {
+	old := pc.sendNs.Load()
+	pc.sendNs.Store(old + (d-old)/8)
+}
+
+// claim, called with the pacing lock held, waits until a batch is due, stamps it into s and
+// records it in the ledger. ok is false when the schedule is over or the run stops. hold says the
+// caller keeps the lock through its Send (the next batch is due well after the answer should be
+// back); otherwise claim has released it for the next free goroutine.
+func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id int, pc *pacing, s *batchSlot) (hold, ok bool) {
+	sc := r.sc
+	wasFull := pc.full
+	pc.full = false
+	for !pc.done {
+		if stop.Err() != nil || ctx.Err() != nil || sendCtx.Err() != nil || !time.Now().Before(hardStop) {
+			break
+		}
 		var n int
 		if sc.Rate.Max {
 			now := r.since()
 			if now >= int64(sc.Duration) {
-				return
+				break
 			}
 			n = sc.Batch
 			for i := 0; i < n; i++ {
-				intended[i] = now
+				s.intended[i] = now
 			}
 		} else {
-			due, wait, done := pacer.Pace(time.Duration(r.since()), seq)
+			due, wait, done := pc.pacer.Pace(time.Duration(r.since()), pc.seq)
 			if done {
-				return
+				break
 			}
 			if due == 0 {
+				wasFull = false // on time: nothing waited for the limit
 				// Short waits sleep precisely on this thread; long ones on an interruptible timer,
 				// waking a little early to finish precisely.
 				if wait <= preciseSleepMax {
 					preciseSleep(wait)
 					continue
 				}
-				timer.Reset(wait - preciseSleepMax/2)
+				pc.timer.Reset(wait - preciseSleepMax/2)
 				select {
-				case <-timer.C:
+				case <-pc.timer.C:
 				case <-stop.Done():
-					return
 				}
 				continue
 			}
+			if wasFull {
+				// Every slot was in flight when these fell due: they waited, late, and their
+				// send delay will say by how much.
+				r.inFlightFull.Add(1)
+			}
 			n = int(min(due, uint64(sc.Batch)))
 			for i := 0; i < n; i++ {
-				intended[i] = int64(pacer.IntendedAt(seq + uint64(i)))
+				s.intended[i] = int64(pc.pacer.IntendedAt(pc.seq + uint64(i)))
 			}
 		}
+		seq := pc.seq
 		for i := 0; i < n; i++ {
-			Stamp{RunTag: r.tag, Producer: uint32(id), Seq: seq + uint64(i), IntendedNs: intended[i]}.Encode(bufs[i])
-			errs[i] = nil
+			Stamp{RunTag: r.tag, Producer: uint32(id), Seq: seq + uint64(i), IntendedNs: s.intended[i]}.Encode(s.bufs[i])
 		}
-		sentAt := r.since()
-		p.Send(sendCtx, bufs[:n], errs[:n])
-		ackAt := r.since()
-		rec.mu.Lock()
-		for i := 0; i < n; i++ {
-			measured := intended[i] >= warmupNs
-			if errs[i] == nil {
-				rec.record(KindProduce, ackAt-intended[i], measured)
-			}
-			rec.record(KindSendDelay, sentAt-intended[i], measured)
+		s.seq, s.n = seq, n
+		r.ledger.Batch(id, seq, n)
+		pc.seq += uint64(n)
+		pc.next.Store(pc.seq)
+		if pc.busy.Add(1) == pc.inFlight {
+			pc.full = true
 		}
-		rec.mu.Unlock()
-		var failed int64
-		for i := 0; i < n; i++ {
-			r.ledger.SentAt(id, seq+uint64(i), errs[i] == nil, intended[i])
-			if errs[i] != nil {
-				failed++
-				r.noteErr("produce", errs[i])
+		if !sc.Rate.Max && pc.busy.Load() < pc.inFlight {
+			pc.nextDue = int64(pc.pacer.IntendedAt(pc.seq))
+			if now := r.since(); pc.nextDue-now > 2*pc.sendNs.Load()+int64(holdSlack) {
+				return true, true
 			}
 		}
-		if failed < int64(n) {
-			r.noteRecovery(ackAt, true)
-		}
-		if failed > 0 {
-			ws := r.activeWindows()
-			if len(ws) > 0 {
-				ws[len(ws)-1].produceErrs.Add(failed)
-			}
-		}
-		r.ackedN.Add(int64(n) - failed)
-		r.failedN.Add(failed)
-		r.produceErrs.Add(failed)
-		seq += uint64(n)
+		pc.mu.Unlock()
+		return false, true
 	}
+	pc.done = true
+	pc.mu.Unlock()
+	return false, false
+}
+
+// sendBatch sends one claimed batch and accounts for its answer. send_delay is measured just
+// before Send.
+func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batchSlot, rec *recorder, warmupNs int64, next *atomic.Uint64) {
+	n := s.n
+	errs, intended := s.errs[:n], s.intended[:n]
+	clear(errs)
+	sentAt := r.since()
+	p.Send(ctx, s.bufs[:n], errs)
+	ackAt := r.since()
+	// First, so that the reorder rule knows the answer before most deliveries race it.
+	r.ledger.SentBatch(id, s.seq, errs, intended, next.Load())
+	rec.mu.Lock()
+	for i := 0; i < n; i++ {
+		measured := intended[i] >= warmupNs
+		if errs[i] == nil {
+			rec.record(KindProduce, ackAt-intended[i], measured)
+		}
+		rec.record(KindSendDelay, sentAt-intended[i], measured)
+	}
+	rec.mu.Unlock()
+	var failed int64
+	for i := 0; i < n; i++ {
+		if errs[i] != nil {
+			failed++
+			r.noteErr("produce", errs[i])
+		}
+	}
+	if failed < int64(n) {
+		r.noteRecovery(ackAt, true)
+	}
+	if failed > 0 {
+		ws := r.activeWindows()
+		if len(ws) > 0 {
+			ws[len(ws)-1].produceErrs.Add(failed)
+		}
+	}
+	r.ackedN.Add(int64(n) - failed)
+	r.failedN.Add(failed)
+	r.produceErrs.Add(failed)
 }

@@ -82,6 +82,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.Ledger = results.Ledger(totals)
 	res.Summary.ProduceErrors = r.produceErrs.Load()
 	res.Summary.Unsent = r.unsent.Load()
+	res.Summary.Generator.InFlight, res.Summary.Generator.InFlightFull = sc.InFlight, r.inFlightFull.Load()
 	res.Summary.ConsumeErrors = r.consumeErrs.Load()
 	res.Summary.HistogramDropped = dropped + s.dropped
 	res.Faults = r.faultWindows(s.series)

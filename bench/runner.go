@@ -92,7 +92,7 @@ func NewRunID() string {
 
 func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
-		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas,
+		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas, InFlight: sc.InFlight,
 		LossyFS: sc.NeedsLossyFS(),
 		Address: sc.Address, Persistence: sc.EffectivePersistence(),
 		Stream: engines.StreamOptions{
@@ -129,6 +129,7 @@ type run struct {
 	ackedN, failedN, deliveredN atomic.Int64
 	produceErrs, consumeErrs    atomic.Int64
 	unsent                      atomic.Int64
+	inFlightFull                atomic.Int64 // times a due batch waited for an in-flight slot
 	foreign                     atomic.Int64
 
 	errMu sync.Mutex

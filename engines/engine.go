@@ -28,11 +28,16 @@ type Engine interface {
 	Close() error
 }
 
-// Producer sends messages. It is used by one goroutine.
+// Producer sends messages. Send may be called concurrently by up to Spec.InFlight goroutines of
+// the runner (one producer keeps its schedule while earlier batches are in flight); Close is
+// called once no Send is running. Batches sent concurrently may reach the engine in any order:
+// the runner only holds the engine to the order of a batch's own payloads and of batches sent
+// after another was acknowledged.
 type Producer interface {
 	// Send sends a batch of payloads as one round trip where the design allows it (pipelining,
-	// batching). On return errs[i] is nil when payload i was acknowledged by the engine, or the
-	// reason it was not. len(errs) == len(payloads). Send must not retain payloads after returning.
+	// batching), and returns once every payload is answered. On return errs[i] is nil when payload
+	// i was acknowledged by the engine, or the reason it was not. len(errs) == len(payloads).
+	// Send must not retain payloads or errs after returning; concurrent calls never share them.
 	Send(ctx context.Context, payloads [][]byte, errs []error)
 	Close() error
 }

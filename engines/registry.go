@@ -17,6 +17,10 @@ type Spec struct {
 	Design    string
 	Producers int
 	Consumers int
+	// InFlight is how many batches one producer may have in flight at once: up to InFlight
+	// goroutines call the same Producer's Send concurrently (size connection pools for
+	// Producers*InFlight). 0 means 1.
+	InFlight int
 	// LossyFS puts a managed server's data directory on the power-loss file system (lossyfs),
 	// for power-loss and disk-full faults.
 	LossyFS bool

@@ -14,7 +14,15 @@ const (
 	flagSent uint8 = 1 << iota
 	flagAcked
 	flagFailed
+	// flagBatchStart marks the first message of a batch the producer sent as one (Batch also
+	// marks the message after a batch's last): the reorder rule owes order within a batch.
+	flagBatchStart
 )
+
+// maxBatchScan bounds how far the reorder rule looks ahead within one batch for a later
+// batch-mate already delivered: batches longer than this are checked on their first
+// maxBatchScan followers only, so a pathological batch cannot make each delivery O(batch).
+const maxBatchScan = 4096
 
 // Ledger is safe for concurrent use: producers mark their own messages, consumers mark any.
 //
@@ -37,6 +45,10 @@ type producerBook struct {
 	// intended is each message's intended send time (ns since the run's epoch), for attributing
 	// losses to fault windows.
 	intended []int64
+	// after[seq] is next-seq, where next was the producer's next sequence number to send when
+	// seq's acknowledgement came back: every message from next on was sent after seq was
+	// acknowledged, so the engine owes delivering seq before it. 0 until the acknowledgement.
+	after []uint32
 	// highest is the highest sequence number each group has received from this producer, +1.
 	highest   []uint64
 	reordered int64
@@ -63,6 +75,7 @@ func (b *producerBook) grow(seq uint64) {
 		n := max(1024, len(b.flags))
 		b.flags = append(b.flags, make([]uint8, n)...)
 		b.intended = append(b.intended, make([]int64, n)...)
+		b.after = append(b.after, make([]uint32, n)...)
 		for g := range b.deliveries {
 			b.deliveries[g] = append(b.deliveries[g], make([]uint32, n)...)
 		}
@@ -70,7 +83,8 @@ func (b *producerBook) grow(seq uint64) {
 }
 
 // Sent marks that a message was handed to the engine; acked says whether the engine
-// acknowledged it (false: it returned an error).
+// acknowledged it (false: it returned an error). A message marked with Sent or SentAt is taken
+// to have been acknowledged before the producer sent its next one (one batch at a time).
 func (l *Ledger) Sent(producer int, seq uint64, acked bool) { l.SentAt(producer, seq, acked, 0) }
 
 // SentAt is Sent for a message intended for intendedNs (since the run's epoch).
@@ -78,15 +92,63 @@ func (l *Ledger) SentAt(producer int, seq uint64, acked bool, intendedNs int64) 
 	b := l.producers[producer]
 	b.mu.Lock()
 	b.grow(seq)
+	b.mark(seq, acked, intendedNs, seq+1)
+	b.mu.Unlock()
+	if acked {
+		l.acked.Add(1)
+	}
+}
+
+// Batch records that the producer is about to send messages first..first+n-1 together, as one
+// batch (one pipeline, one produce call), while other batches of it may still be in flight. Call
+// it before the batch is sent, so that a delivery racing the acknowledgement knows its batch.
+func (l *Ledger) Batch(producer int, first uint64, n int) {
+	if n <= 0 {
+		return
+	}
+	b := l.producers[producer]
+	end := first + uint64(n)
+	b.mu.Lock()
+	b.grow(end)
+	b.flags[first] |= flagBatchStart
+	b.flags[end] |= flagBatchStart // the next batch starts there
+	b.mu.Unlock()
+}
+
+// SentBatch marks a batch recorded with Batch as answered: errs[i] == nil means message first+i
+// was acknowledged, intendedNs[i] is its intended send time. next is the producer's next
+// sequence number to send when the answer came back (messages from next on were sent after this
+// batch was acknowledged; those before it may have been in flight with it).
+func (l *Ledger) SentBatch(producer int, first uint64, errs []error, intendedNs []int64, next uint64) {
+	if len(errs) == 0 {
+		return
+	}
+	b := l.producers[producer]
+	var acked int64
+	b.mu.Lock()
+	b.grow(first + uint64(len(errs)) - 1)
+	for i, err := range errs {
+		b.mark(first+uint64(i), err == nil, intendedNs[i], next)
+		if err == nil {
+			acked++
+		}
+	}
+	b.mu.Unlock()
+	l.acked.Add(acked)
+}
+
+// mark records one message's answer; b.mu is held and b grown to seq.
+func (b *producerBook) mark(seq uint64, acked bool, intendedNs int64, next uint64) {
 	b.intended[seq] = intendedNs
 	f := flagSent | flagFailed
 	if acked {
 		f = flagSent | flagAcked
 	}
 	b.flags[seq] |= f
-	b.mu.Unlock()
-	if acked {
-		l.acked.Add(1)
+	// next > seq for every caller; anything else (or an absurd distance) reads as "the next one".
+	b.after[seq] = 1
+	if next > seq && next-seq <= 1<<32-1 {
+		b.after[seq] = uint32(next - seq)
 	}
 }
 
@@ -108,8 +170,8 @@ func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
 	b.grow(seq)
 	b.deliveries[group][seq]++
 	first = b.deliveries[group][seq] == 1
-	if first && seq+1 < b.highest[group] {
-		b.reordered++ // a first delivery after a later message of the same producer
+	if first && seq+1 < b.highest[group] && b.brokeOrder(group, seq) {
+		b.reordered++
 	}
 	b.highest[group] = max(b.highest[group], seq+1)
 	b.mu.Unlock()
@@ -151,6 +213,31 @@ func (b *producerBook) isFound(group int, seq int) bool {
 	return b.found[group][seq/64]&(1<<(seq%64)) != 0
 }
 
+// brokeOrder reports whether the first delivery of seq to group, now, breaks an order the engine
+// owed: a message of the same producer already reached the group although it was sent after seq
+// was acknowledged, or it is a later message of seq's own batch (a pipeline or a produce call
+// keeps its order in the designs that keep order at all). A later message that was in flight
+// together with seq, in another batch, may arrive first through no fault of the engine. A
+// delivery that comes before the runner has recorded seq's acknowledgement is judged by its batch
+// alone (a message sent after that acknowledgement arriving first is then a microseconds-wide
+// race, and is not counted). b.mu is held.
+func (b *producerBook) brokeOrder(group int, seq uint64) bool {
+	hi := b.highest[group] // one past the highest sequence number delivered to group so far
+	if a := b.after[seq]; a != 0 && hi > seq+uint64(a) {
+		return true
+	}
+	d := b.deliveries[group]
+	for s := seq + 1; s < hi && s <= seq+maxBatchScan; s++ {
+		if b.flags[s]&flagBatchStart != 0 {
+			return false // the end of seq's batch
+		}
+		if d[s] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Acked is the number of messages acknowledged so far.
 func (l *Ledger) Acked() int64 { return l.acked.Load() }
 
@@ -187,7 +274,8 @@ type Totals struct {
 	// never learned the outcome): a write the engine kept despite failing it.
 	DeliveredUnacked int64 `json:"delivered_unacked"`
 	// Reordered counts first deliveries that arrived after a later message of the same producer
-	// had already reached the same group.
+	// had already reached the same group, where the engine owed the order: the later message was
+	// sent after this one was acknowledged, or in the same batch (see Batch and SentBatch).
 	Reordered int64 `json:"reordered"`
 	// Phantom counts deliveries of sequence numbers that were never sent.
 	Phantom int64 `json:"phantom"`

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"errors"
 	"sync"
 	"testing"
 )
@@ -195,5 +196,91 @@ func TestLedgerQueuedIsNotLost(t *testing.T) {
 				t.Fatalf("window charged %d lost, want %d", w[0].Lost, c.windowLost)
 			}
 		})
+	}
+}
+
+// The reorder rule with batches in flight: a message sent after another was acknowledged must
+// arrive after it, and so must a later message of its own batch; a message of another batch that
+// was in flight at the same time may arrive first.
+func TestLedgerReorderRuleWithBatchesInFlight(t *testing.T) {
+	type batch struct {
+		first uint64
+		n     int
+		next  uint64 // the producer's next sequence number when the batch was acknowledged
+	}
+	type event struct {
+		ack     int      // answer batch number ack (index into batches), or
+		deliver []uint64 // deliver these sequence numbers, in order
+	}
+	ack := func(i int) event { return event{ack: i} }
+	deliver := func(s ...uint64) event { return event{ack: -1, deliver: s} }
+	cases := []struct {
+		name    string
+		batches []batch
+		events  []event
+		want    int64
+	}{
+		{"one batch at a time, in order", []batch{{0, 2, 2}, {2, 2, 4}},
+			[]event{ack(0), ack(1), deliver(0, 1, 2, 3)}, 0},
+		{"in flight together, second batch first", []batch{{0, 2, 4}, {2, 2, 4}},
+			[]event{ack(1), ack(0), deliver(2, 3, 0, 1)}, 0},
+		{"interleaved batches, each in its own order", []batch{{0, 3, 6}, {3, 3, 6}},
+			[]event{ack(0), ack(1), deliver(3, 0, 4, 1, 5, 2)}, 0},
+		{"sent after the first was acknowledged, delivered before it", []batch{{0, 2, 2}, {2, 2, 4}},
+			[]event{ack(0), ack(1), deliver(2, 3, 0, 1)}, 2},
+		{"order broken within a batch", []batch{{0, 3, 3}},
+			[]event{ack(0), deliver(0, 2, 1)}, 1},
+		{"within a batch, in flight with another", []batch{{0, 3, 6}, {3, 3, 6}},
+			[]event{ack(0), ack(1), deliver(3, 4, 5, 2, 0, 1)}, 2},
+		// B (2,3) was acknowledged before C (4,5) was sent, A (0,1) only after: C before B is the
+		// engine's doing, C and B before A is not.
+		{"acknowledged out of order", []batch{{0, 2, 6}, {2, 2, 4}, {4, 2, 6}},
+			[]event{ack(1), ack(2), ack(0), deliver(4, 5, 2, 3, 0, 1)}, 2},
+		// Deliveries often beat the producer's record of the acknowledgement; a batch in flight
+		// with another is then still judged by its batch alone.
+		{"delivered before the acknowledgement was recorded", []batch{{0, 2, 4}, {2, 2, 4}},
+			[]event{deliver(2, 3, 0, 1), ack(0), ack(1)}, 0},
+		{"delivered before the acknowledgement, out of batch order", []batch{{0, 2, 4}, {2, 2, 4}},
+			[]event{deliver(2, 3, 1, 0), ack(0), ack(1)}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := New(1)
+			for _, b := range c.batches {
+				l.Batch(0, b.first, b.n)
+			}
+			for _, e := range c.events {
+				if e.ack >= 0 {
+					b := c.batches[e.ack]
+					l.SentBatch(0, b.first, make([]error, b.n), make([]int64, b.n), b.next)
+					continue
+				}
+				for _, s := range e.deliver {
+					l.Delivered(0, s)
+				}
+			}
+			got, _ := l.Close(0)
+			if got.Reordered != c.want {
+				t.Fatalf("reordered %d, want %d", got.Reordered, c.want)
+			}
+			if got.Acked != got.Sent || got.Lost != 0 {
+				t.Fatalf("totals %+v", got)
+			}
+		})
+	}
+}
+
+// SentBatch counts acknowledgements and failures per message, like Sent.
+func TestLedgerSentBatchMarksEachMessage(t *testing.T) {
+	l := New(1)
+	l.Batch(0, 0, 3)
+	l.SentBatch(0, 0, []error{nil, errors.New("no"), nil}, []int64{1, 2, 3}, 3)
+	if l.Acked() != 2 {
+		t.Fatalf("Acked = %d, want 2", l.Acked())
+	}
+	l.Delivered(0, 0)
+	got, lost := l.Close(10)
+	if got.Sent != 3 || got.Acked != 2 || got.Failed != 1 || got.Lost != 1 || len(lost) != 1 || lost[0].Seq != 2 {
+		t.Fatalf("totals %+v lost %v", got, lost)
 	}
 }

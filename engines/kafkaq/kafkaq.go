@@ -432,6 +432,9 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 			"partitions":         strconv.Itoa(e.opts.partitions),
 			"replication.factor": strconv.Itoa(e.opts.replicationFactor),
 			"linger":             e.opts.linger.String(),
+			"batch.size":         strconv.FormatInt(e.opts.batchBytes, 10),
+			"batch.messages":     strconv.Itoa(e.opts.batchMessages),
+			"in_flight":          strconv.Itoa(max(e.spec.InFlight, 1)), // concurrent Sends per producer
 			"compression":        compressionName(e.opts.compression),
 			"commit":             commitName(e.opts.commitInterval),
 			"partitioning":       map[bool]string{false: "round-robin", true: "producer"}[e.opts.byProducer],

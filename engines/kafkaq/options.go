@@ -13,8 +13,8 @@ import (
 // options are the engine's settings, parsed once from Spec.Persistence. Keys use Kafka's own
 // names; every key is one of three kinds, and an unknown key is an error rather than a no-op:
 //
-//   - client settings: acks, partitions, replication.factor, linger.ms, compression, partitioning,
-//     commit.interval.ms
+//   - client settings: acks, partitions, replication.factor, linger.ms, batch.size (bytes),
+//     batch.messages, compression, partitioning, commit.interval.ms
 //   - broker settings (managed broker only): log.flush.interval.messages, log.flush.interval.ms,
 //     log.flush.scheduler.interval.ms, and any server.properties key prefixed with "broker."
 //   - topic settings (CreateTopics configs): flush.messages, flush.ms, min.insync.replicas, and
@@ -24,8 +24,12 @@ type options struct {
 	partitions        int
 	replicationFactor int
 	linger            time.Duration
-	compression       kafka.Compression
-	byProducer        bool // partitioning: producer
+	// batchBytes and batchMessages close a partition's batch when it holds that many bytes or
+	// messages (kafka-go's BatchBytes, which also caps one message, and BatchSize).
+	batchBytes    int64
+	batchMessages int
+	compression   kafka.Compression
+	byProducer    bool // partitioning: producer
 	// commitInterval 0 commits synchronously in Ack; otherwise Ack only records the offsets and
 	// kafka-go commits them every commitInterval (kafka-go's ReaderConfig.CommitInterval).
 	commitInterval time.Duration
@@ -50,12 +54,24 @@ var topicKeys = map[string]bool{
 // cannot split it; the batch leaves as soon as the Send has placed every message.
 const minLinger = time.Microsecond
 
+// The Writer's batch limits unless the scenario sets them: kafka-go's own defaults. Kafka's Java
+// producer closes a batch at batch.size 16384 bytes (and, since Kafka 4.0, lingers 5 ms); a
+// scenario that wants to produce the way it does says so (scenarios/kafka-max-rate.yaml). The
+// byte limit is also the largest message kafka-go accepts, so 1 MiB (Kafka's max.request.size)
+// keeps large messages possible.
+const (
+	defaultBatchBytes    = 1 << 20
+	defaultBatchMessages = 100
+)
+
 func parseOptions(p map[string]string, consumers int, managed bool) (options, error) {
 	o := options{
 		acks:              kafka.RequireAll,
 		partitions:        max(consumers, 1),
 		replicationFactor: 1,
 		linger:            minLinger,
+		batchBytes:        defaultBatchBytes,
+		batchMessages:     defaultBatchMessages,
 		broker:            map[string]string{},
 		topic:             map[string]string{},
 	}
@@ -81,6 +97,12 @@ func parseOptions(p map[string]string, consumers int, managed bool) (options, er
 				err = fmt.Errorf("negative")
 			}
 			o.linger = max(time.Duration(ms*float64(time.Millisecond)), minLinger)
+		case k == "batch.size":
+			var n int
+			n, err = positive(v)
+			o.batchBytes = int64(n)
+		case k == "batch.messages":
+			o.batchMessages, err = positive(v)
 		case k == "compression":
 			o.compression, err = parseCompression(v)
 		case k == "commit.interval.ms":
@@ -108,7 +130,7 @@ func parseOptions(p map[string]string, consumers int, managed bool) (options, er
 		case strings.HasPrefix(k, "topic."):
 			o.topic[strings.TrimPrefix(k, "topic.")] = v
 		default:
-			return o, fmt.Errorf("kafka: unknown setting %q (client: acks, partitions, replication.factor, linger.ms, compression, partitioning, commit.interval.ms; broker: log.flush.*, broker.<key>; topic: flush.messages, flush.ms, min.insync.replicas, topic.<key>)", k)
+			return o, fmt.Errorf("kafka: unknown setting %q (client: acks, partitions, replication.factor, linger.ms, batch.size, batch.messages, compression, partitioning, commit.interval.ms; broker: log.flush.*, broker.<key>; topic: flush.messages, flush.ms, min.insync.replicas, topic.<key>)", k)
 		}
 		if err != nil {
 			return o, fmt.Errorf("kafka: setting %s=%q: %v", k, v, err)

@@ -63,10 +63,14 @@ func newEngine(ctx context.Context, spec engines.Spec, target, addr, password st
 
 // newEngineWith connects with opts (address, password, TLS), sized and timed for a benchmark.
 func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *redis.Options) (*engine, error) {
-	poolSize := spec.Producers + spec.Consumers + 4
+	// Each producer may have InFlight batches in flight at once, each a pipeline on a connection
+	// of its own (go-redis's client is safe for concurrent use; a pipeline holds its connection
+	// until the replies are read), and each consumer blocks on one; 4 spare for lag, facts and
+	// faults.
+	poolSize := spec.Producers*max(spec.InFlight, 1) + spec.Consumers + 4
 	opts.PoolSize = poolSize
 	// Keep the pool warm: a benchmark must not measure connection set-up.
-	opts.MinIdleConns = min(poolSize, 8)
+	opts.MinIdleConns = min(poolSize, 64)
 	// A stalled or crashed server shows up as latency or errors, not as a hang.
 	opts.ReadTimeout = 10 * time.Second
 	opts.WriteTimeout = 10 * time.Second
@@ -126,7 +130,8 @@ func (e *engine) NewProducer(_ context.Context, id int) (engines.Producer, error
 }
 
 // producer sends a batch as one pipeline on one connection, followed, when the scenario asks,
-// by WAIT or WAITAOF on the same connection, so that it covers exactly these writes.
+// by WAIT or WAITAOF on the same connection, so that it covers exactly these writes. Concurrent
+// Sends (batches in flight) each take a connection of their own from the pool.
 type producer struct{ e *engine }
 
 // errWaitShort fails writes whose WAIT or WAITAOF fell short when the scenario requires it.
