@@ -673,9 +673,7 @@ func (s *Server) replyWithRange(st *store.Stream, start store.ID, count int64, g
 				nk.DeliveryCount = 1
 				cons.PEL.Add(nk)
 			} else {
-				nk := &store.Nack{ID: id, DeliveryTime: now, DeliveryCount: 1, Consumer: cons}
-				g.PEL.Add(nk)
-				cons.PEL.Add(nk)
+				cons.PEL.Add(g.PEL.Add(store.Nack{ID: id, DeliveryTime: now, DeliveryCount: 1, Consumer: cons}))
 			}
 		}
 		return true
@@ -802,17 +800,17 @@ func cmdXpending(c *client, args [][]byte) (any, error) {
 		}
 		return resp.Array{g.PEL.Len(), idReply(first), idReply(last), cons}, nil
 	}
-	pel := g.PEL
+	ascend := g.PEL.Ascend
 	if consumerName != nil {
 		cn := g.Consumer(string(consumerName))
 		if cn == nil {
 			return resp.Array{}, nil
 		}
-		pel = cn.PEL
+		ascend = cn.PEL.Ascend
 	}
 	now := c.s.store.NowMs()
 	out := resp.Array{}
-	pel.Ascend(start, end, func(nk *store.Nack) bool {
+	ascend(start, end, func(nk *store.Nack) bool {
 		if count == 0 {
 			return false
 		}
@@ -1264,17 +1262,16 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 		nk := g.PEL.Get(id)
 		fv, exists := st.Get(id)
 		if a.force && nk == nil && exists {
-			nk = &store.Nack{ID: id, DeliveryTime: now, DeliveryCount: 0, Consumer: consumer()}
-			g.PEL.Add(nk)
+			nk = g.PEL.Add(store.Nack{ID: id, DeliveryTime: now, DeliveryCount: 0, Consumer: consumer()})
 			nk.Consumer.PEL.Add(nk)
 		}
 		if nk == nil {
 			continue
 		}
 		if !exists {
-			// The entry was deleted: drop it from the PEL.
-			g.PEL.Remove(id)
+			// The entry was deleted: drop it from the PEL (the group's last: that moves nk).
 			nk.Consumer.PEL.Remove(id)
+			g.PEL.Remove(id)
 			continue
 		}
 		if a.minIdle > 0 && now-nk.DeliveryTime < a.minIdle {
@@ -1352,7 +1349,8 @@ func cmdXautoclaim(c *client, args [][]byte) (any, error) {
 	claimed := resp.Array{}
 	deleted := resp.Array{}
 	next := store.ID{}
-	var toClaim, toDelete []*store.Nack
+	// IDs, not *Nack: removing from the group's PEL moves its entries.
+	var toClaim, toDelete []store.ID
 	// As Redis: deleted entries leave the PEL and count towards COUNT; the cursor is the first
 	// entry not examined, 0-0 at the end.
 	g.PEL.Ascend(start, store.MaxID, func(nk *store.Nack) bool {
@@ -1362,21 +1360,21 @@ func cmdXautoclaim(c *client, args [][]byte) (any, error) {
 		}
 		attempts--
 		if _, exists := st.Get(nk.ID); !exists {
-			toDelete = append(toDelete, nk)
+			toDelete = append(toDelete, nk.ID)
 			count--
 			return true
 		}
 		if minIdle > 0 && now-nk.DeliveryTime < minIdle {
 			return true
 		}
-		toClaim = append(toClaim, nk)
+		toClaim = append(toClaim, nk.ID)
 		count--
 		return true
 	})
-	for _, nk := range toDelete {
-		g.PEL.Remove(nk.ID)
-		nk.Consumer.PEL.Remove(nk.ID)
-		deleted = append(deleted, idReply(nk.ID))
+	for _, id := range toDelete {
+		g.PEL.Get(id).Consumer.PEL.Remove(id)
+		g.PEL.Remove(id)
+		deleted = append(deleted, idReply(id))
 	}
 	// The consumer is created (or refreshed) only if something is claimed, as in Redis.
 	var cons *store.Consumer
@@ -1384,7 +1382,8 @@ func cmdXautoclaim(c *client, args [][]byte) (any, error) {
 		cons = c.createConsumer(g, string(args[3]), args[1])
 		cons.SeenTime = now
 	}
-	for _, nk := range toClaim {
+	for _, id := range toClaim {
+		nk := g.PEL.Get(id)
 		if nk.Consumer != cons {
 			nk.Consumer.PEL.Remove(nk.ID)
 			nk.Consumer = cons

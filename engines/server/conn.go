@@ -115,6 +115,12 @@ func (s *Server) freeClient(c *client) {
 	c.unwatchAll()
 }
 
+// maxBatchOut ends a batch once its replies reach this size: the rest of what the client
+// pipelined stays in the read buffer for the next turn. Without it, a client that pipelines
+// large reads (100 XREADGROUP COUNT 10000) grows one output buffer to hold every reply, and
+// the process's RSS with it. Redis caps a write per event the same way (NET_MAX_WRITES_PER_EVENT).
+const maxBatchOut = 64 << 10
+
 func (c *client) loop() {
 	s := c.s
 	for {
@@ -135,7 +141,7 @@ func (c *client) loop() {
 		// always, synced) before its replies leave.
 		for {
 			blk = c.execute(args)
-			if blk != nil || c.closeAfter {
+			if blk != nil || c.closeAfter || len(c.out) >= maxBatchOut {
 				break
 			}
 			var ok bool

@@ -75,7 +75,7 @@ func startRealRedis(t *testing.T) string {
 }
 
 // startOwnRealRedis starts a private redis-server for one test, killed by PID at cleanup.
-func startOwnRealRedis(t *testing.T, extra ...string) string {
+func startOwnRealRedis(t testing.TB, extra ...string) string {
 	t.Helper()
 	path, err := exec.LookPath("redis-server")
 	if err != nil {
@@ -166,7 +166,7 @@ type rawConn struct {
 	br *bufio.Reader
 }
 
-func dialRaw(t *testing.T, addr string) *rawConn {
+func dialRaw(t testing.TB, addr string) *rawConn {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {

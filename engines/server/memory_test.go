@@ -39,7 +39,7 @@ func runChildServer() {
 	os.Exit(0)
 }
 
-func startChildServer(t *testing.T) (addr string, pid int) {
+func startChildServer(t testing.TB) (addr string, pid int) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childServerEnv+"=1")
@@ -56,7 +56,7 @@ func startChildServer(t *testing.T) (addr string, pid int) {
 	return strings.TrimSpace(line), cmd.Process.Pid
 }
 
-func rssOf(t *testing.T, pid int) int64 {
+func rssOf(t testing.TB, pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
@@ -70,7 +70,7 @@ func rssOf(t *testing.T, pid int) int64 {
 }
 
 // xaddMany sends n three-field XADDs, pipelined in batches.
-func xaddMany(t *testing.T, addr string, n int) {
+func xaddMany(t testing.TB, addr string, n int) {
 	c := dialRaw(t, addr)
 	const batch = 1000
 	payload := strings.Repeat("x", 32)
@@ -94,7 +94,7 @@ func xaddMany(t *testing.T, addr string, n int) {
 	}
 }
 
-func infoField(t *testing.T, addr, field string) int64 {
+func infoField(t testing.TB, addr, field string) int64 {
 	c := dialRaw(t, addr)
 	c.send([][]byte{[]byte("INFO"), []byte("memory")})
 	b, err := c.readReply(5 * time.Second)

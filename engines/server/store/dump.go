@@ -271,8 +271,7 @@ func DecodeDump(b []byte) (any, error) {
 					return nil, errBadDump
 				}
 				nk.Consumer = c
-				g.PEL.Add(nk)
-				c.PEL.Add(nk)
+				c.PEL.Add(g.PEL.Add(*nk))
 			}
 		}
 		if r.bad || len(r.p) != 0 {

@@ -15,9 +15,7 @@ func sampleStream() *Stream {
 	c, _ := g.CreateConsumer("c", 5)
 	g.CreateConsumer("idle", 6)
 	for i := uint64(8); i <= 10; i++ {
-		n := &Nack{ID: ID{i, 0}, DeliveryTime: int64(100 + i), DeliveryCount: int64(i), Consumer: c}
-		g.PEL.Add(n)
-		c.PEL.Add(n)
+		c.PEL.Add(g.PEL.Add(Nack{ID: ID{i, 0}, DeliveryTime: int64(100 + i), DeliveryCount: int64(i), Consumer: c}))
 	}
 	return s
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"slices"
 	"sort"
 )
 
@@ -21,10 +20,13 @@ type Group struct {
 type Consumer struct {
 	Name     string
 	SeenTime int64 // Unix ms of its last read or claim
-	PEL      *PEL
+	PEL      *ConsumerPEL
 }
 
-// Nack is a pending (delivered, unacknowledged) entry.
+// Nack is a pending (delivered, unacknowledged) entry. The group's PEL stores Nacks by value;
+// a *Nack from Get, Add or Ascend points into that storage and is valid until the group's
+// PEL next gains or loses an entry, so callers change the consumer's PEL first and the
+// group's last.
 type Nack struct {
 	ID            ID
 	DeliveryTime  int64 // Unix ms
@@ -32,122 +34,70 @@ type Nack struct {
 	Consumer      *Consumer
 }
 
-// PEL is a pending entries list: entries sorted by ID in one slice, found by binary search.
-// Removal leaves a tombstone, compacted once they are half the slice, so acknowledging in
-// delivery order is O(log n) with no per-entry map overhead (about 24 bytes per entry plus
-// the shared Nack, against ~100 with a map).
-type PEL struct {
-	e    []pelEntry
-	live int
-	dead int
-}
+func (n Nack) key() ID { return n.ID }
+func (a ID) key() ID   { return a }
 
-type pelEntry struct {
-	id ID
-	n  *Nack // nil: removed
-}
+// PEL is a group's pending entries list: 40-byte Nack records sorted by ID in fixed-size
+// chunks (chunked.go), found by binary search, with no per-entry heap object or map. A
+// consumer's PEL holds only the IDs (16 bytes each) and finds the rest here, so a pending
+// entry costs about 56 bytes against Redis's ~96 (a streamNACK in two rax trees).
+type PEL struct{ t chunked[Nack] }
 
 // NewPEL returns an empty PEL.
 func NewPEL() *PEL { return &PEL{} }
 
 // Len is the number of pending entries.
-func (p *PEL) Len() int { return p.live }
-
-// search is the index of the first entry with ID >= id.
-func (p *PEL) search(id ID) int {
-	return sort.Search(len(p.e), func(i int) bool { return !p.e[i].id.Less(id) })
-}
+func (p *PEL) Len() int { return p.t.n }
 
 // Get returns the entry for id, or nil.
-func (p *PEL) Get(id ID) *Nack {
-	i := p.search(id)
-	if i < len(p.e) && p.e[i].id == id {
-		return p.e[i].n
-	}
-	return nil
-}
+func (p *PEL) Get(id ID) *Nack { return p.t.get(id) }
 
-// Add inserts n (its ID must not be pending).
-func (p *PEL) Add(n *Nack) {
-	p.live++
-	if k := len(p.e); k == 0 || p.e[k-1].id.Less(n.ID) {
-		p.e = append(p.e, pelEntry{n.ID, n})
-		return
-	}
-	i := p.search(n.ID)
-	if i < len(p.e) && p.e[i].id == n.ID {
-		p.e[i].n = n // reuse a tombstone
-		p.dead--
-		return
-	}
-	p.e = slices.Insert(p.e, i, pelEntry{n.ID, n})
-}
+// Add inserts n (its ID must not be pending) and returns the stored entry.
+func (p *PEL) Add(n Nack) *Nack { return p.t.insert(n) }
 
 // Remove deletes id and reports whether it was pending.
-func (p *PEL) Remove(id ID) bool {
-	i := p.search(id)
-	if i >= len(p.e) || p.e[i].id != id || p.e[i].n == nil {
-		return false
-	}
-	p.e[i].n = nil
-	p.live--
-	p.dead++
-	if p.dead > 64 && p.dead > len(p.e)/2 {
-		p.compact()
-	}
-	return true
-}
-
-func (p *PEL) compact() {
-	live := p.e[:0]
-	for _, x := range p.e {
-		if x.n != nil {
-			live = append(live, x)
-		}
-	}
-	clear(p.e[len(live):])
-	p.e = live
-	if cap(p.e) > 1024 && cap(p.e) > 4*len(p.e) {
-		p.e = slices.Clone(p.e) // give back the memory of a drained backlog
-	}
-	p.dead = 0
-}
+func (p *PEL) Remove(id ID) bool { return p.t.remove(id) }
 
 // Ascend calls fn for entries with start <= ID <= end in order until fn returns false. fn
-// must not add or remove entries.
-func (p *PEL) Ascend(start, end ID, fn func(*Nack) bool) {
-	for i := p.search(start); i < len(p.e); i++ {
-		x := p.e[i]
-		if end.Less(x.id) {
-			return
-		}
-		if x.n == nil {
-			continue
-		}
-		if !fn(x.n) {
-			return
-		}
-	}
-}
+// may change the entry but must not add or remove entries.
+func (p *PEL) Ascend(start, end ID, fn func(*Nack) bool) { p.t.ascend(start, end, fn) }
 
 // First returns the smallest pending ID (false when empty).
-func (p *PEL) First() (ID, bool) {
-	for _, x := range p.e {
-		if x.n != nil {
-			return x.id, true
-		}
-	}
-	return ID{}, false
-}
+func (p *PEL) First() (ID, bool) { return p.t.first() }
 
 // Last returns the largest pending ID.
-func (p *PEL) Last() (ID, bool) {
-	for i := len(p.e) - 1; i >= 0; i-- {
-		if p.e[i].n != nil {
-			return p.e[i].id, true
+func (p *PEL) Last() (ID, bool) { return p.t.last() }
+
+// ConsumerPEL is a consumer's share of its group's PEL: the IDs only.
+type ConsumerPEL struct {
+	g   *PEL
+	ids chunked[ID]
+}
+
+// Len is the number of entries pending for the consumer.
+func (p *ConsumerPEL) Len() int { return p.ids.n }
+
+// Add records that n is pending for this consumer.
+func (p *ConsumerPEL) Add(n *Nack) { p.ids.insert(n.ID) }
+
+// Remove forgets id; false if it was not the consumer's.
+func (p *ConsumerPEL) Remove(id ID) bool { return p.ids.remove(id) }
+
+// Ascend is PEL.Ascend over the consumer's entries.
+func (p *ConsumerPEL) Ascend(start, end ID, fn func(*Nack) bool) {
+	p.ids.ascend(start, end, func(id *ID) bool {
+		if n := p.g.Get(*id); n != nil {
+			return fn(n)
 		}
-	}
-	return ID{}, false
+		return true
+	})
+}
+
+// IDs returns the consumer's pending IDs in order.
+func (p *ConsumerPEL) IDs() []ID {
+	out := make([]ID, 0, p.ids.n)
+	p.ids.ascend(ID{}, MaxID, func(id *ID) bool { out = append(out, *id); return true })
+	return out
 }
 
 // Groups returns the groups sorted by name (Redis keeps them in a radix tree).
@@ -196,7 +146,7 @@ func (g *Group) CreateConsumer(name string, nowMs int64) (*Consumer, bool) {
 	if c, ok := g.Consumers[name]; ok {
 		return c, false
 	}
-	c := &Consumer{Name: name, SeenTime: nowMs, PEL: NewPEL()}
+	c := &Consumer{Name: name, SeenTime: nowMs, PEL: &ConsumerPEL{g: g.PEL}}
 	g.Consumers[name] = c
 	return c, true
 }
@@ -209,10 +159,9 @@ func (g *Group) DeleteConsumer(name string) int {
 		return -1
 	}
 	n := c.PEL.Len()
-	c.PEL.Ascend(ID{}, MaxID, func(nk *Nack) bool {
-		g.PEL.Remove(nk.ID)
-		return true
-	})
+	for _, id := range c.PEL.IDs() {
+		g.PEL.Remove(id)
+	}
 	delete(g.Consumers, name)
 	return n
 }
@@ -233,8 +182,8 @@ func (g *Group) Ack(id ID) bool {
 	if n == nil {
 		return false
 	}
+	n.Consumer.PEL.Remove(id) // first: removing from the group's PEL moves n
 	g.PEL.Remove(id)
-	n.Consumer.PEL.Remove(id)
 	return true
 }
 

@@ -234,8 +234,7 @@ func decodeRDBStream(r *rdbReader, lim RDBLimits) (*Stream, error) {
 		sortIDs(ids)
 		for _, id := range ids {
 			nk := pel[id]
-			g.PEL.Add(nk)
-			nk.Consumer.PEL.Add(nk)
+			nk.Consumer.PEL.Add(g.PEL.Add(*nk))
 		}
 	}
 	if r.bad {

@@ -93,12 +93,12 @@ func TestStreamDeleteAndTrim(t *testing.T) {
 func TestPEL(t *testing.T) {
 	p := NewPEL()
 	for i := 1; i <= 200; i++ {
-		p.Add(&Nack{ID: ID{uint64(i), 0}})
+		p.Add(Nack{ID: ID{uint64(i), 0}})
 	}
 	for i := 1; i <= 150; i++ {
 		p.Remove(ID{uint64(i), 0})
 	}
-	p.Add(&Nack{ID: ID{5, 0}}) // out of order re-add
+	p.Add(Nack{ID: ID{5, 0}}) // out of order re-add
 	first, _ := p.First()
 	last, _ := p.Last()
 	if p.Len() != 51 || first != (ID{5, 0}) || last != (ID{200, 0}) {
