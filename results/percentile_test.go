@@ -77,7 +77,9 @@ func readRecorded(t *testing.T, name string) map[string]int64 {
 	return out
 }
 
-func key(n int, p float64) string { return fmt.Sprintf("%d %s", n, strconv.FormatFloat(p, 'f', -1, 64)) }
+func key(n int, p float64) string {
+	return fmt.Sprintf("%d %s", n, strconv.FormatFloat(p, 'f', -1, 64))
+}
 
 // Every percentile qbench reports is the figure HdrHistogram's Java library gives for the same
 // histogram (AbstractHistogram.getValueAtPercentile, recorded in java.txt), and p99.99 is the
