@@ -51,7 +51,7 @@ its grid or capacity curve.`,
 				return err
 			}
 			if baseline != nil || len(gates) > 0 {
-				opt.Comparison = results.Compare(baseline, cur.Result, baselinePath, cur.Label, gates, results.GateOptions{Noise: o.noise})
+				opt.Comparison = results.Compare(baseline, cur.Result, baselinePath, cur.Label, gates, o.gateOpts(cmd, baseline))
 			}
 			f, err := os.Create(out)
 			if err != nil {
