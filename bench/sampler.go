@@ -16,6 +16,7 @@ import (
 type sampler struct {
 	r         *run
 	merged    map[string]*hdrhistogram.Histogram
+	warm      map[string]*hdrhistogram.Histogram // the part of merged intended during warm-up
 	series    []results.Interval
 	lastStart int64
 	lagMax    int64
@@ -48,9 +49,10 @@ func (s *sampler) takeDeliveries() int64 {
 }
 
 func newSampler(r *run) *sampler {
-	s := &sampler{r: r, merged: map[string]*hdrhistogram.Histogram{}, stopCh: make(chan struct{})}
+	s := &sampler{r: r, merged: map[string]*hdrhistogram.Histogram{}, warm: map[string]*hdrhistogram.Histogram{}, stopCh: make(chan struct{})}
 	for _, k := range kinds {
 		s.merged[k] = results.NewHistogram()
+		s.warm[k] = results.NewHistogram()
 	}
 	return s
 }
@@ -79,12 +81,13 @@ func (s *sampler) harvest(final bool) {
 	now := r.since()
 	for _, k := range kinds {
 		s.merged[k].Reset()
+		s.warm[k].Reset()
 	}
 	for _, rec := range r.producerRecs {
-		s.dropped += rec.harvest(s.merged)
+		s.dropped += rec.harvest(s.merged, s.warm)
 	}
 	for _, rec := range r.consumerRecs {
-		s.dropped += rec.harvest(s.merged)
+		s.dropped += rec.harvest(s.merged, s.warm)
 	}
 	iv := results.Interval{
 		StartNs:    s.lastStart,
@@ -108,6 +111,15 @@ func (s *sampler) harvest(final bool) {
 		}
 		if enc, err := results.EncodeHistogram(s.merged[k]); err == nil {
 			iv.Histograms[k] = enc
+		}
+		if s.warm[k].TotalCount() == 0 {
+			continue
+		}
+		if enc, err := results.EncodeHistogram(s.warm[k]); err == nil {
+			if iv.WarmupHistograms == nil {
+				iv.WarmupHistograms = map[string]string{}
+			}
+			iv.WarmupHistograms[k] = enc
 		}
 	}
 	if lr, ok := r.eng.(engines.LagReporter); ok && !final {
