@@ -70,6 +70,9 @@ func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *
 	// A stalled or crashed server shows up as latency or errors, not as a hang.
 	opts.ReadTimeout = 10 * time.Second
 	opts.WriteTimeout = 10 * time.Second
+	// Honour the caller's deadline (the sampler's 500 ms lag query, the sweep's and tear-down's
+	// bounds, the short ones after Ctrl-C): without this go-redis waits out ReadTimeout.
+	opts.ContextTimeoutEnabled = true
 	client := redis.NewClient(opts)
 	addr := opts.Addr
 	if err := client.Ping(ctx).Err(); err != nil {
