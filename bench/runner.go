@@ -157,7 +157,7 @@ type run struct {
 	hard context.Context
 	// cleanupBy is when an interrupted run's clean-up must be over (unix ns; 0 until abandoned).
 	cleanupBy atomic.Int64
-	cost    selfCost  // the generator's own CPU, producers' start to consumers' stop
+	cost      selfCost // the generator's own CPU, producers' start to consumers' stop
 
 	producerRecs, consumerRecs []*recorder
 	consumerFaults             []chan scenarios.Fault
