@@ -158,6 +158,8 @@ type run struct {
 	// cleanupBy is when an interrupted run's clean-up must be over (unix ns; 0 until abandoned).
 	cleanupBy atomic.Int64
 	cost      selfCost // the generator's own CPU, producers' start to consumers' stop
+	// procStart and procEnd sample the engine's server process over the same span.
+	procStart, procEnd procSample
 
 	producerRecs, consumerRecs []*recorder
 	consumerFaults             []chan scenarios.Fault
@@ -244,6 +246,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		r.producerRecs = append(r.producerRecs, newRecorder())
 	}
 
+	r.procStart = engineProc(ctx, r.eng)
 	r.epoch = time.Now()
 	r.cost.start()
 	consumeCtx, stopConsumers := context.WithCancel(ctx)
@@ -300,6 +303,9 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	r.waitLoops(&cwg, "consumer")
 	r.window.drain = time.Since(r.epoch) - producersDoneAt
 	r.cost.stop()
+	if r.procStart.ok && stop.Err() == nil {
+		r.procEnd = engineProc(ctx, r.eng)
+	}
 	r.waitDone(faultsDone, "fault")
 	s.stop()
 	// The sampler may be blocked on the engine's lag (go-redis does not end a read when its
