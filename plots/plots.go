@@ -307,17 +307,18 @@ func intervalLatency(iv results.Interval, kind string) results.Latency {
 	}
 }
 
-// Throughput shows acknowledged messages per second (solid) and deliveries per second
-// (dashed) for every run.
+// Throughput shows acknowledged messages per second (solid) and deliveries per second per
+// consumer group (dashed) for every run: a pub/sub run with five subscribers delivers each message
+// five times, and unnormalised its curve would flatten every other run's.
 func Throughput(runs []Run) (Chart, error) {
-	p := newPlot("throughput (acked solid, delivered dashed)", "seconds since start", "messages per second")
+	p := newPlot("throughput (acked solid, delivered per consumer group dashed)", "seconds since start", "messages per second")
 	if err := shadeWindows(p, runs); err != nil {
 		return Chart{}, err
 	}
 	for i, run := range runs {
 		for j, get := range []func(results.Interval) int64{
 			func(iv results.Interval) int64 { return iv.Acked },
-			func(iv results.Interval) int64 { return iv.Deliveries },
+			func(iv results.Interval) int64 { return iv.Deliveries / int64(max(1, run.Result.Summary.Groups)) },
 		} {
 			pts := perSecond(run.Result, get)
 			if len(pts) == 0 {
