@@ -131,6 +131,17 @@ func (s *sampler) harvest(final bool) {
 			s.engineLagMax = max(s.engineLagMax, lag.Backlog+lag.Pending)
 		}
 	}
+	if hr, ok := r.eng.(engines.HealthReporter); ok && !final {
+		hctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		h, err := hr.Health(hctx)
+		cancel()
+		if err == nil {
+			iv.Health = &results.EngineHealth{Counters: h.Counters, Status: h.Status}
+			for _, e := range h.Events {
+				iv.Health.Events = append(iv.Health.Events, results.LatencyEvent{Name: e.Name, LatestUnix: e.LatestUnix, LatestMs: e.LatestMs, MaxMs: e.MaxMs})
+			}
+		}
+	}
 	s.lagMax = max(s.lagMax, iv.Lag)
 	s.series = append(s.series, iv)
 	if r.opts.Progress != nil && !final {

@@ -28,6 +28,11 @@ func faultedRun() plots.Run {
 		{Kind: "stall", Target: "server", StartNs: 5 * s, EndNs: 5*s + 4*s/10, Lost: 4, RecoverWriteNs: 2e6, RecoverReadNs: 2e6},
 	}
 	r.Summary.DrainSeconds = 0.4
+	for i := range r.Series {
+		r.Series[i].Health = &results.EngineHealth{Counters: map[string]int64{"aof_delayed_fsync": int64(i / 3), "used_memory": 1 << 20},
+			Status: map[string]string{"aof_last_write_status": "ok"},
+			Events: []results.LatencyEvent{{Name: "aof-fsync-always", LatestMs: 3, MaxMs: int64(3 + i)}}}
+	}
 	return plots.Run{Label: "stream", Result: r}
 }
 
@@ -83,7 +88,7 @@ func TestReportTextDoesNotOverlapInChromium(t *testing.T) {
 		runs []plots.Run
 		want []string
 	}{
-		{"faulted run", []plots.Run{faultedRun()}, []string{"never came back", "consumer 1", "498", "Fault timeline"}},
+		{"faulted run", []plots.Run{faultedRun()}, []string{"never came back", "consumer 1", "498", "Fault timeline", "aof_delayed_fsync", "aof-fsync-always", "10 ms"}},
 		{"eight-cell matrix", matrixRuns(), []string{"qbench: persistence-explorer, 8 runs", "Decision table", "server aof-always", "lost per fault kind"}},
 	}
 	for _, c := range cases {

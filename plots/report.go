@@ -35,6 +35,8 @@ type reportRun struct {
 	Faults   []Fault
 	Rows     []faultRow
 	Bands    []Band
+	Health   []results.HealthRow
+	Events   []results.LatencyEvent
 	Warmup   time.Duration
 	Duration time.Duration
 	Timeline template.HTML
@@ -89,6 +91,7 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 		if rr.Bands, err = Bands(run.Result); err != nil {
 			return err
 		}
+		rr.Health, rr.Events = results.HealthSummary(run.Result)
 		rr.Scenario, rr.Duration = scenarioFields(run.Result)
 		for k, v := range run.Result.Engine.Settings {
 			rr.Settings = append(rr.Settings, kv{k, v})
@@ -307,6 +310,12 @@ details { margin: .5em 0; }
 {{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>
 {{if .Rows}}<table><tr><th class="l">fault</th><th class="l">target</th><th>at</th><th>lasting</th><th>lost</th><th>duplicates</th><th>produce errors</th><th>recovered after</th><th>lag peak</th></tr>{{range .Rows}}<tr><td class="l">{{.Kind}}</td><td class="l">{{.Target}}</td><td>{{.At}}</td><td>{{.Lasting}}</td>{{if .HasCost}}<td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td>{{.Duplicates}}</td><td>{{.ProduceErrors}}</td><td>{{.Recovered}}</td><td>{{.LagPeak}}</td>{{else}}<td colspan="5" class="l">planned (the result has no measured window)</td>{{end}}</tr>{{end}}</table>{{else}}<p>No faults injected.</p>{{end}}
 {{.Timeline}}
+{{if .Health}}<details><summary>Engine health (sampled each second)</summary>
+<table><tr><th class="l">counter</th><th>first</th><th>last</th><th>change</th><th>max</th></tr>
+{{range .Health}}<tr><td class="l">{{.Name}}</td>{{if .StatusesSeen}}<td colspan="4" class="l">{{range $i, $s := .StatusesSeen}}{{if $i}} → {{end}}{{$s}}{{end}}</td>{{else}}<td>{{.First}}</td><td>{{.Last}}</td><td>{{.Delta}}</td><td>{{.Max}}</td>{{end}}</tr>
+{{end}}</table>
+{{if .Events}}<table><tr><th class="l">latency event (LATENCY LATEST)</th><th>latest</th><th>max</th></tr>{{range .Events}}<tr><td class="l">{{.Name}}</td><td>{{.LatestMs}} ms</td><td>{{.MaxMs}} ms</td></tr>{{end}}</table>{{end}}
+</details>{{end}}
 {{end}}
 <h2 id="environment">Scenario and environment</h2>
 {{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>

@@ -173,6 +173,9 @@ type Interval struct {
 	E2E       Latency    `json:"e2e"`
 	// Histograms of this interval (compressed, base64), for interval logs.
 	Histograms map[string]string `json:"histograms,omitempty"`
+	// Health is the engine's health reading at the end of this interval (Redis INFO counters and
+	// statuses, LATENCY LATEST), when the engine reports one.
+	Health *EngineHealth `json:"engine_health,omitempty"`
 	// WarmupHistograms is the part of Histograms recorded for messages intended during the
 	// warm-up, which the summary leaves out (present only when there is such a part). An interval
 	// log tags it "warmup", so that its untagged intervals add up to the summary exactly.
