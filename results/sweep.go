@@ -40,8 +40,8 @@ type IndexCell struct {
 	// repetitions (repeat:), 0 without repetitions.
 	ProduceP99Spread int64 `json:"produce_p99_spread_ns,omitempty"`
 	E2EP99Spread     int64 `json:"e2e_p99_spread_ns,omitempty"`
-	Lost        int64    `json:"lost"`
-	Duplicates  int64    `json:"duplicates"`
+	Lost             int64 `json:"lost"`
+	Duplicates       int64 `json:"duplicates"`
 	// Pass and Reasons are the objective's verdict in a rate search.
 	Pass    *bool    `json:"pass,omitempty"`
 	Reasons []string `json:"reasons,omitempty"`
