@@ -99,6 +99,7 @@ type faultRow struct {
 	Kind, Target, At, Lasting string
 	Lost, Duplicates, LagPeak int64
 	Recovered, ProduceErrors  string
+	LossWindow, LastDurable   string
 	HasCost                   bool
 }
 
@@ -123,6 +124,16 @@ func faultRows(r *results.Result) ([]faultRow, error) {
 			row.Lost, row.Duplicates, row.LagPeak = w.Lost, w.Duplicates, w.LagPeak
 			row.ProduceErrors = fmt.Sprint(w.ProduceErrors)
 			row.Recovered = recovered(w)
+			if w.Lost > 0 {
+				row.LossWindow = fmt.Sprintf("%s (%d msgs)", results.FormatNs(w.LossWindowNs), w.Lost)
+				if w.LossWindowNs == 0 {
+					row.LossWindow = fmt.Sprintf("0 (%d msgs, all sent during the fault)", w.Lost)
+				}
+				row.LastDurable = "none"
+				if w.LastDurableNs >= 0 {
+					row.LastDurable = time.Duration(w.LastDurableNs).Round(time.Millisecond).String()
+				}
+			}
 			if w.Error != "" {
 				row.Lasting = "not injected: " + w.Error
 			}

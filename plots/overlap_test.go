@@ -25,7 +25,8 @@ func faultedRun() plots.Run {
 		{Kind: "consumer-pause", Target: "consumer 0", StartNs: 2 * s, EndNs: 3 * s, LagPeak: 498, RecoverWriteNs: 1e6, RecoverReadNs: 2e6},
 		{Kind: "consumer-pause", Target: "consumer 1", StartNs: 2 * s, EndNs: 3 * s, LagPeak: 498, RecoverWriteNs: 1e6, RecoverReadNs: 3e6},
 		{Kind: "consumer-crash", Target: "consumer 2", StartNs: 3*s + s/2, EndNs: 0, Duplicates: 2, RecoverWriteNs: -1, RecoverReadNs: -1},
-		{Kind: "stall", Target: "server", StartNs: 5 * s, EndNs: 5*s + 4*s/10, Lost: 4, RecoverWriteNs: 2e6, RecoverReadNs: 2e6},
+		{Kind: "stall", Target: "server", StartNs: 5 * s, EndNs: 5*s + 4*s/10, Lost: 4, RecoverWriteNs: 2e6, RecoverReadNs: 2e6,
+			LossWindowNs: 1234 * int64(time.Millisecond), LastDurableNs: 3*s + 700*int64(time.Millisecond)},
 	}
 	r.Summary.DrainSeconds = 0.4
 	for i := range r.Series {
@@ -88,7 +89,7 @@ func TestReportTextDoesNotOverlapInChromium(t *testing.T) {
 		runs []plots.Run
 		want []string
 	}{
-		{"faulted run", []plots.Run{faultedRun()}, []string{"never came back", "consumer 1", "498", "Fault timeline", "aof_delayed_fsync", "aof-fsync-always", "10 ms"}},
+		{"faulted run", []plots.Run{faultedRun()}, []string{"never came back", "consumer 1", "498", "Fault timeline", "aof_delayed_fsync", "aof-fsync-always", "10 ms", "1.23s (4 msgs)", "3.7s"}},
 		{"eight-cell matrix", matrixRuns(), []string{"qbench: persistence-explorer, 8 runs", "Decision table", "server aof-always", "lost per fault kind"}},
 	}
 	for _, c := range cases {

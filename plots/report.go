@@ -308,7 +308,7 @@ details { margin: .5em 0; }
 {{end}}
 <h2 id="timeline">Fault timeline</h2>
 {{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>
-{{if .Rows}}<table><tr><th class="l">fault</th><th class="l">target</th><th>at</th><th>lasting</th><th>lost</th><th>duplicates</th><th>produce errors</th><th>recovered after</th><th>lag peak</th></tr>{{range .Rows}}<tr><td class="l">{{.Kind}}</td><td class="l">{{.Target}}</td><td>{{.At}}</td><td>{{.Lasting}}</td>{{if .HasCost}}<td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td>{{.Duplicates}}</td><td>{{.ProduceErrors}}</td><td>{{.Recovered}}</td><td>{{.LagPeak}}</td>{{else}}<td colspan="5" class="l">planned (the result has no measured window)</td>{{end}}</tr>{{end}}</table>{{else}}<p>No faults injected.</p>{{end}}
+{{if .Rows}}<table><tr><th class="l">fault</th><th class="l">target</th><th>at</th><th>lasting</th><th>lost</th><th>duplicates</th><th>produce errors</th><th>recovered after</th><th>lag peak</th><th>loss window</th><th>last durable point</th></tr>{{range .Rows}}<tr><td class="l">{{.Kind}}</td><td class="l">{{.Target}}</td><td>{{.At}}</td><td>{{.Lasting}}</td>{{if .HasCost}}<td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td>{{.Duplicates}}</td><td>{{.ProduceErrors}}</td><td>{{.Recovered}}</td><td>{{.LagPeak}}</td><td>{{.LossWindow}}</td><td>{{.LastDurable}}</td>{{else}}<td colspan="7" class="l">planned (the result has no measured window)</td>{{end}}</tr>{{end}}</table>{{else}}<p>No faults injected.</p>{{end}}
 {{.Timeline}}
 {{if .Health}}<details><summary>Engine health (sampled each second)</summary>
 <table><tr><th class="l">counter</th><th>first</th><th>last</th><th>change</th><th>max</th></tr>

@@ -263,4 +263,11 @@ type FaultWindow struct {
 	RecoverReadNs  int64 `json:"recover_read_ns"`
 	// LagPeak is the largest lag sampled from the fault's start until the next fault's start.
 	LagPeak int64 `json:"lag_peak"`
+	// LossWindowNs is the effective loss window of a fault that lost acknowledged messages: how
+	// long before the fault began the oldest of them was intended (0 when all were intended
+	// during the fault); its size in messages is Lost. LastDurableNs is the last durable point:
+	// the intended time (since the epoch) of the newest acknowledged message before the oldest
+	// loss that survived; -1 when none did or nothing was lost.
+	LossWindowNs  int64 `json:"loss_window_ns,omitempty"`
+	LastDurableNs int64 `json:"last_durable_ns,omitempty"`
 }
