@@ -235,3 +235,23 @@ func hlogSums(t *testing.T, log string) (measured, warm *hdrhistogram.Histogram)
 		}
 	}
 }
+
+// A merged result's .hlog (machines side by side) still adds up to its summary exactly: the
+// warm-up parts of each second merge like the seconds themselves.
+func TestHlogOfAMergedResultAddsUp(t *testing.T) {
+	a := resultstest.Make(resultstest.Options{Name: "q", Seed: 1, Seconds: 5, Warmup: 2})
+	b := resultstest.Make(resultstest.Options{Name: "q", Seed: 2, Seconds: 5, Warmup: 2})
+	m, err := results.Merge([]*results.Result{a, b}, results.MergeOptions{Mode: results.MergeMachines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := results.WriteHlog(&buf, m, "e2e"); err != nil {
+		t.Fatal(err)
+	}
+	measured, warm := hlogSums(t, buf.String())
+	want, _ := m.Histogram("e2e")
+	if !measured.Equals(want) || warm.TotalCount() != 2*(a.Series[0].Acked+a.Series[1].Acked) {
+		t.Fatalf("merged .hlog: untagged %d (summary %d), warm-up %d", measured.TotalCount(), want.TotalCount(), warm.TotalCount())
+	}
+}
