@@ -190,7 +190,7 @@ func timeline(r reportRun) template.HTML {
 	}
 	const W, left, right, row = 900.0, 10.0, 10.0, 18.0
 	x := func(d time.Duration) float64 { return left + (W-left-right)*d.Seconds()/total.Seconds() }
-	height := 40 + row*float64(len(r.Bands))
+	height := 50 + row*float64(len(r.Bands))
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %.0f %.0f" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="run timeline">`, W, height)
 	fmt.Fprintf(&b, `<rect x="%.1f" y="14" width="%.1f" height="12" fill="#dfe8f3"><title>run %s</title></rect>`, x(0), x(total)-x(0), total)
@@ -201,7 +201,7 @@ func timeline(r reportRun) template.HTML {
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="10" font-size="10" font-family="sans-serif" text-anchor="end">%s</text>`, x(total), total.Round(time.Millisecond))
 	for k, f := range r.Bands {
-		y := 44 + row*float64(k)
+		y := 56 + row*float64(k) // below the warm-up label
 		w := max(x(f.End)-x(f.Start), 2)
 		c := FaultKindColour(f.Kind)
 		label := f.Kind
