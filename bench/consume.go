@@ -100,7 +100,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			}
 		}
 		if work > 0 {
-			time.Sleep(work)
+			// The work ends with the run's hard stop (Ctrl-C), not with the drain: a consumer
+			// stopped at the drain timeout still finishes and acknowledges what it holds.
+			sleepCtx(r.hard, work)
 		}
 		if crash != nil {
 			// The work is done, the acknowledgement never sent.

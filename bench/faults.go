@@ -171,7 +171,10 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 		fw := results.FaultWindow{
 			Kind: w.fault.Kind, Target: "server", StartNs: w.startNs, EndNs: spans[i].EndNs,
 			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: w.produceErrs.Load(),
-			RecoverWriteNs: -1, RecoverReadNs: -1,
+			RecoverWriteNs: -1, RecoverReadNs: -1, LastDurableNs: costs[i].LastDurableNs,
+		}
+		if costs[i].OldestLostNs >= 0 {
+			fw.LossWindowNs = max(0, w.startNs-costs[i].OldestLostNs)
 		}
 		if strings.HasPrefix(w.fault.Kind, "consumer") || w.fault.Kind == "subscriber-offline" || w.fault.Kind == "slow-consumer" {
 			fw.Target = fmt.Sprintf("consumer %d", w.fault.Consumer)

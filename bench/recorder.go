@@ -24,18 +24,23 @@ type recorder struct {
 	mu       sync.Mutex
 	interval map[string]*hdrhistogram.Histogram // everything, for the per-second series
 	measured map[string]*hdrhistogram.Histogram // after warm-up only, for the summary
+	// warm is the part of interval intended during the warm-up, so that an interval log can tag
+	// it and its other intervals add up to the summary exactly.
+	warm map[string]*hdrhistogram.Histogram
 	// The same histograms by kind index (see kindIndex): record runs several times per message,
 	// and two map lookups each time were a visible share of the generator's CPU.
-	intervalBy, measuredBy [3]*hdrhistogram.Histogram
-	dropped                int64
+	intervalBy, measuredBy, warmBy [3]*hdrhistogram.Histogram
+	dropped                        int64
 }
 
 func newRecorder() *recorder {
-	r := &recorder{interval: map[string]*hdrhistogram.Histogram{}, measured: map[string]*hdrhistogram.Histogram{}}
+	r := &recorder{interval: map[string]*hdrhistogram.Histogram{}, measured: map[string]*hdrhistogram.Histogram{},
+		warm: map[string]*hdrhistogram.Histogram{}}
 	for i, k := range kinds {
 		r.interval[k] = results.NewHistogram()
 		r.measured[k] = results.NewHistogram()
-		r.intervalBy[i], r.measuredBy[i] = r.interval[k], r.measured[k]
+		r.warm[k] = results.NewHistogram()
+		r.intervalBy[i], r.measuredBy[i], r.warmBy[i] = r.interval[k], r.measured[k], r.warm[k]
 	}
 	return r
 }
@@ -71,16 +76,23 @@ func (r *recorder) record(kind string, ns int64, measured bool) {
 		if err := r.measuredBy[k].RecordValue(ns); err != nil {
 			r.dropped++
 		}
+	} else {
+		_ = r.warmBy[k].RecordValue(ns) // a drop is counted once, above
 	}
 }
 
-// harvest merges this recorder's interval histograms into into, and resets them.
-func (r *recorder) harvest(into map[string]*hdrhistogram.Histogram) (dropped int64) {
+// harvest merges this recorder's interval histograms into into (and their warm-up part into
+// warm), and resets them.
+func (r *recorder) harvest(into, warm map[string]*hdrhistogram.Histogram) (dropped int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, k := range kinds {
 		dropped += into[k].Merge(r.interval[k])
 		r.interval[k].Reset()
+		if r.warm[k].TotalCount() > 0 {
+			warm[k].Merge(r.warm[k])
+			r.warm[k].Reset()
+		}
 	}
 	return dropped
 }

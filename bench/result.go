@@ -35,10 +35,20 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	}
 	res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design}
 	if fr, ok := r.eng.(engines.FactReporter); ok {
-		fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		timeout := 5 * time.Second
+		if interrupted {
+			timeout = r.cleanupLeft() // Ctrl-C: a stalled server must not hold the exit
+		}
+		fctx, cancel := context.WithTimeout(context.Background(), timeout)
 		f := fr.Facts(fctx)
 		cancel()
 		res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design, Version: f.Version, Address: f.Address, Settings: f.Settings, Stats: f.Stats}
+	}
+	for k, v := range procStats(r.procStart, r.procEnd) {
+		if res.Engine.Stats == nil {
+			res.Engine.Stats = map[string]int64{}
+		}
+		res.Engine.Stats[k] = v
 	}
 	measured := map[string]*hdrhistogram.Histogram{}
 	var dropped int64

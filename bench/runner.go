@@ -69,20 +69,52 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if err := eng.Setup(ctx); err != nil {
 		return nil, fmt.Errorf("engine %s: set-up: %w", sc.Engine, err)
 	}
+	var r *run
 	defer func() {
-		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		timeout := 10 * time.Second
+		if stop.Err() != nil && r != nil {
+			timeout = r.cleanupLeft() // Ctrl-C: stop within a second, even if the server hangs
+		}
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
-		if err := eng.Teardown(tctx); err != nil {
-			opts.Logf("tear-down: %v", err)
+		done := make(chan error, 1)
+		go func() { done <- eng.Teardown(tctx) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				opts.Logf("tear-down: %v", err)
+			}
+		case <-time.After(timeout): // a client that does not honour its deadline
+			opts.Logf("tear-down: no answer within %s; abandoned", timeout)
 		}
 	}()
 	groups, groupOf := 1, func(int) int { return 0 }
 	if g, ok := eng.(engines.Grouper); ok {
 		groups, groupOf = g.Groups(), g.GroupOf
 	}
-	r := &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
+	r = &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
 		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now()}
 	return r.execute(ctx, stop)
+}
+
+// After a Ctrl-C (stop), engine calls still in flight get stopGrace to finish (so that an
+// interrupted run's ledger is as complete as it can be) before they are abandoned; everything
+// after that (waiting for loops, the final sweep, the engine's facts, the tear-down) shares
+// interruptedCleanup: the whole run stops within about a second even when the server is stalled,
+// a consumer is in a long piece of work or a fault is holding.
+const (
+	stopGrace          = 200 * time.Millisecond
+	interruptedCleanup = 500 * time.Millisecond
+)
+
+// cleanupLeft is what is left of interruptedCleanup after the run was abandoned (at least a
+// little, so that a call that would answer at once still can).
+func (r *run) cleanupLeft() time.Duration {
+	by := r.cleanupBy.Load()
+	if by == 0 {
+		return interruptedCleanup
+	}
+	return max(time.Until(time.Unix(0, by)), 20*time.Millisecond)
 }
 
 // NewRunID returns a short unique run ID.
@@ -120,7 +152,14 @@ type run struct {
 	groupOf func(consumer int) int
 	started time.Time
 	epoch   time.Time // the schedule's time zero; set when producers start
-	cost    selfCost  // the generator's own CPU, producers' start to consumers' stop
+	// hard ends stopGrace after stop (Ctrl-C), or with the run's context: the loops' engine calls,
+	// consumers' work and faults end with it.
+	hard context.Context
+	// cleanupBy is when an interrupted run's clean-up must be over (unix ns; 0 until abandoned).
+	cleanupBy atomic.Int64
+	cost      selfCost // the generator's own CPU, producers' start to consumers' stop
+	// procStart and procEnd sample the engine's server process over the same span.
+	procStart, procEnd procSample
 
 	producerRecs, consumerRecs []*recorder
 	consumerFaults             []chan scenarios.Fault
@@ -163,6 +202,22 @@ func (r *run) noteErr(where string, err error) {
 
 func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	sc := r.sc
+	outer := ctx
+	ctx, abandon := context.WithCancel(ctx)
+	defer abandon()
+	r.hard = ctx
+	go func() {
+		select {
+		case <-stop.Done():
+			select {
+			case <-time.After(stopGrace):
+			case <-ctx.Done():
+			}
+			r.cleanupBy.Store(time.Now().Add(interruptedCleanup).UnixNano())
+			abandon()
+		case <-ctx.Done():
+		}
+	}()
 	warmupNs := int64(sc.Warmup)
 
 	consumers := make([]engines.Consumer, sc.Consumers)
@@ -192,6 +247,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		r.producerRecs = append(r.producerRecs, newRecorder())
 	}
 
+	r.procStart = engineProc(ctx, r.eng)
 	r.epoch = time.Now()
 	r.cost.start()
 	consumeCtx, stopConsumers := context.WithCancel(ctx)
@@ -225,7 +281,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	warmupTaken := make(chan struct{})
 	warmupTimer := time.AfterFunc(sc.Warmup.D(), func() { atWarmup = s.deliveriesSoFar(); close(warmupTaken) })
 
-	pwg.Wait()
+	r.waitLoops(&pwg, "producer")
 	producersDoneAt := time.Since(r.epoch)
 	r.window.producersDone = producersDoneAt
 	r.window.deliveries = s.deliveriesSoFar()
@@ -245,17 +301,59 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		}
 	}
 	stopConsumers()
-	cwg.Wait()
+	r.waitLoops(&cwg, "consumer")
 	r.window.drain = time.Since(r.epoch) - producersDoneAt
 	r.cost.stop()
-	<-faultsDone
+	if r.procStart.ok && stop.Err() == nil {
+		r.procEnd = engineProc(ctx, r.eng)
+	}
+	r.waitDone(faultsDone, "fault")
 	s.stop()
-	<-samplerDone
+	// The sampler may be blocked on the engine's lag (go-redis does not end a read when its
+	// context does); after a Ctrl-C it is left behind like a loop.
+	r.waitDone(samplerDone, "lag sample")
 	s.harvest(true) // the last partial interval
-	// What the engine still holds is queued, not lost.
-	r.window.sweep = r.sweepRemainder(ctx)
+	// What the engine still holds is queued, not lost. After a Ctrl-C the sweep is bounded, on
+	// a context of its own (the run's has been abandoned).
+	if interrupted || stop.Err() != nil {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(outer), r.cleanupLeft())
+		var seconds atomic.Value
+		done := make(chan struct{})
+		go func() { seconds.Store(r.sweepRemainder(sctx)); close(done) }()
+		r.waitDone(done, "final sweep")
+		if v, ok := seconds.Load().(float64); ok {
+			r.window.sweep = v
+		}
+		cancel()
+	} else {
+		r.window.sweep = r.sweepRemainder(outer)
+	}
 
 	return r.result(s, producersDoneAt, interrupted)
+}
+
+// waitLoops waits for the producer or consumer loops; once the run has been abandoned after a
+// Ctrl-C it waits interruptedCleanup more at most. A loop still inside an engine call then (a
+// client blocked on a stalled server does not see its context end) is left behind: the engine's
+// Close ends its call, and the run says so. Without Ctrl-C it waits as long as the loops run.
+func (r *run) waitLoops(wg *sync.WaitGroup, what string) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	r.waitDone(done, what)
+}
+
+func (r *run) waitDone(done <-chan struct{}, what string) {
+	select {
+	case <-done:
+		return
+	case <-r.hard.Done():
+	}
+	select {
+	case <-done:
+	case <-time.After(r.cleanupLeft()):
+		r.noteErr("interrupt", fmt.Errorf("a %s was still inside an engine call %s after Ctrl-C and was abandoned", what, stopGrace+interruptedCleanup))
+		r.opts.Logf("a %s was still inside an engine call after Ctrl-C; abandoned", what)
+	}
 }
 
 // drained reports whether every acknowledged message has been delivered (to every group) and,

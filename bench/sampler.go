@@ -16,6 +16,7 @@ import (
 type sampler struct {
 	r         *run
 	merged    map[string]*hdrhistogram.Histogram
+	warm      map[string]*hdrhistogram.Histogram // the part of merged intended during warm-up
 	series    []results.Interval
 	lastStart int64
 	lagMax    int64
@@ -48,9 +49,10 @@ func (s *sampler) takeDeliveries() int64 {
 }
 
 func newSampler(r *run) *sampler {
-	s := &sampler{r: r, merged: map[string]*hdrhistogram.Histogram{}, stopCh: make(chan struct{})}
+	s := &sampler{r: r, merged: map[string]*hdrhistogram.Histogram{}, warm: map[string]*hdrhistogram.Histogram{}, stopCh: make(chan struct{})}
 	for _, k := range kinds {
 		s.merged[k] = results.NewHistogram()
+		s.warm[k] = results.NewHistogram()
 	}
 	return s
 }
@@ -79,12 +81,13 @@ func (s *sampler) harvest(final bool) {
 	now := r.since()
 	for _, k := range kinds {
 		s.merged[k].Reset()
+		s.warm[k].Reset()
 	}
 	for _, rec := range r.producerRecs {
-		s.dropped += rec.harvest(s.merged)
+		s.dropped += rec.harvest(s.merged, s.warm)
 	}
 	for _, rec := range r.consumerRecs {
-		s.dropped += rec.harvest(s.merged)
+		s.dropped += rec.harvest(s.merged, s.warm)
 	}
 	iv := results.Interval{
 		StartNs:    s.lastStart,
@@ -109,6 +112,15 @@ func (s *sampler) harvest(final bool) {
 		if enc, err := results.EncodeHistogram(s.merged[k]); err == nil {
 			iv.Histograms[k] = enc
 		}
+		if s.warm[k].TotalCount() == 0 {
+			continue
+		}
+		if enc, err := results.EncodeHistogram(s.warm[k]); err == nil {
+			if iv.WarmupHistograms == nil {
+				iv.WarmupHistograms = map[string]string{}
+			}
+			iv.WarmupHistograms[k] = enc
+		}
 	}
 	if lr, ok := r.eng.(engines.LagReporter); ok && !final {
 		lctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
@@ -117,6 +129,17 @@ func (s *sampler) harvest(final bool) {
 		if err == nil {
 			iv.EngineLag = &results.EngineLag{Backlog: lag.Backlog, Pending: lag.Pending, OldestPendingNs: lag.OldestPendingNs, Subscribers: lag.Subscribers}
 			s.engineLagMax = max(s.engineLagMax, lag.Backlog+lag.Pending)
+		}
+	}
+	if hr, ok := r.eng.(engines.HealthReporter); ok && !final {
+		hctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		h, err := hr.Health(hctx)
+		cancel()
+		if err == nil {
+			iv.Health = &results.EngineHealth{Counters: h.Counters, Status: h.Status}
+			for _, e := range h.Events {
+				iv.Health.Events = append(iv.Health.Events, results.LatencyEvent{Name: e.Name, LatestUnix: e.LatestUnix, LatestMs: e.LatestMs, MaxMs: e.MaxMs})
+			}
 		}
 	}
 	s.lagMax = max(s.lagMax, iv.Lag)

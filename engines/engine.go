@@ -114,6 +114,32 @@ type FactReporter interface {
 	Facts(ctx context.Context) Facts
 }
 
+// HealthReporter is implemented by engines that can read their server's health counters, so
+// that a latency spike shows its cause beside it (a fork, a delayed fsync, evictions). The
+// sampler reads them once a second.
+type HealthReporter interface {
+	Health(ctx context.Context) (Health, error)
+}
+
+// Health is one reading of a server's health: counters and gauges (Redis INFO fields such as
+// aof_delayed_fsync, evicted_keys, used_memory, maxmemory), statuses (aof_last_write_status:
+// ok or err) and the latency events the server recorded (Redis LATENCY LATEST: fork,
+// aof-fsync-always ...).
+type Health struct {
+	Counters map[string]int64
+	Status   map[string]string
+	Events   []LatencyEvent
+}
+
+// LatencyEvent is one line of LATENCY LATEST: the event, when it last happened (unix seconds),
+// its latest and its all-time maximum latency in milliseconds.
+type LatencyEvent struct {
+	Name       string
+	LatestUnix int64
+	LatestMs   int64
+	MaxMs      int64
+}
+
 // InProcess is implemented by engines that run inside qbench's own process (the embedded server,
 // the null engine): the load generator's CPU figures (getrusage of the process) then include the
 // engine's work, and the two compete for the same cores. An engine without it is taken to run

@@ -3,6 +3,7 @@ package engines
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -108,6 +109,34 @@ type Registration struct {
 	// Summary is one line for `qbench engines`.
 	Summary string
 	New     Factory
+	// Faults are the engine-side fault kinds (EngineFaults) this target can carry out, so that
+	// scenario validation refuses, say, a server-crash on a server inside qbench's own process
+	// rather than running it. Consumer faults are the runner's and need no entry.
+	Faults []string
+}
+
+// EngineFaults are the fault kinds an engine carries out (through Staller, Crasher, DiskFiller,
+// FailoverTarget, Commander); the other kinds are carried out by the runner's consumers.
+var EngineFaults = []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"}
+
+// CanFault reports whether the registration can carry out a fault of this kind: always for a
+// runner-side kind, and for an engine-side kind when Faults lists it.
+func (r Registration) CanFault(kind string) bool {
+	if !slices.Contains(EngineFaults, kind) {
+		return true
+	}
+	return slices.Contains(r.Faults, kind)
+}
+
+// EnginesFor names the registered engines that can carry out a fault kind, sorted.
+func EnginesFor(kind string) []string {
+	var out []string
+	for _, r := range All() {
+		if r.CanFault(kind) {
+			out = append(out, r.Name)
+		}
+	}
+	return out
 }
 
 var (

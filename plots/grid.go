@@ -17,6 +17,8 @@ type GridCell struct {
 	Row, Col   string
 	P99        int64 // ns
 	Lost, Dups int64
+	// Spread is the p99's range across the cell's repetitions (0: none); drawn as ±half of it.
+	Spread int64
 }
 
 // grid is the heat map's data: log10 of p99 per cell, NaN where a cell did not run.
@@ -60,6 +62,9 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 			g.z[r][col] = math.Log10(float64(c.P99))
 		}
 		text := "p99 " + results.FormatNs(c.P99)
+		if c.Spread > 0 {
+			text += "\n±" + results.FormatNs(c.Spread/2)
+		}
 		if c.Lost > 0 {
 			text += fmt.Sprintf("\nlost %d", c.Lost)
 		}
@@ -76,6 +81,11 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 		h.Min, h.Max = h.Min-1, h.Max+1
 	}
 	p.Add(h)
+	if h.Max > h.Min && !math.IsInf(h.Min, 0) && !math.IsInf(h.Max, 0) {
+		// The colour key: what blue and red stand for.
+		p.X.Label.Text = fmt.Sprintf("%s   [colour: p99 on a log scale, blue %s to red %s]", colKey,
+			results.FormatNs(int64(math.Pow(10, h.Min))), results.FormatNs(int64(math.Pow(10, h.Max))))
+	}
 	if len(labels.XYs) > 0 {
 		l, err := plotter.NewLabels(labels)
 		if err != nil {
@@ -88,7 +98,10 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 	}
 	p.NominalX(cols...)
 	p.NominalY(rows...)
-	p.X.Label.Text, p.Y.Label.Text = colKey, rowKey
+	if p.X.Label.Text == "" {
+		p.X.Label.Text = colKey
+	}
+	p.Y.Label.Text = rowKey
 	name := "grid-" + results.Slug(rowKey+"="+colKey)
 	return Chart{Name: name, Title: title, Plot: p, W: Width, H: Height}, nil
 }
@@ -136,11 +149,11 @@ func GridsFromIndex(ix *results.Index) ([]Chart, error) {
 	for _, kind := range []string{"produce", "e2e"} {
 		var cells []GridCell
 		for _, c := range ix.Cells {
-			p99 := c.ProduceP99
+			p99, spread := c.ProduceP99, c.ProduceP99Spread
 			if kind == "e2e" {
-				p99 = c.E2EP99
+				p99, spread = c.E2EP99, c.E2EP99Spread
 			}
-			cells = append(cells, GridCell{Row: rowOf(c), Col: colOf(c), P99: p99, Lost: c.Lost, Dups: c.Duplicates})
+			cells = append(cells, GridCell{Row: rowOf(c), Col: colOf(c), P99: p99, Lost: c.Lost, Dups: c.Duplicates, Spread: spread})
 		}
 		ch, err := Grid(fmt.Sprintf("%s: %s p99 by %s", ix.Scenario, kind, strings.TrimPrefix(rowKey+" x "+colKey, "")), rowKey, colKey, rows, cols, cells)
 		if err != nil {

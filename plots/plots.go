@@ -15,7 +15,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -46,7 +46,7 @@ const (
 const LineWidth = vg.Length(1.6)
 
 // Colour returns run i's colour, the same in every chart.
-func Colour(i int) color.Color { return plotutil.Color(i) }
+func Colour(i int) color.Color { return runColour(i) }
 
 // Fault is a fault window from the scenario as run.
 type Fault struct {
@@ -186,6 +186,8 @@ func mid(r *results.Result, i int) float64 {
 	end := start + 1
 	if i+1 < len(r.Series) {
 		end = float64(r.Series[i+1].StartNs) / 1e9
+	} else if e := runEnd(r).Seconds(); e > start && e < start+1 {
+		end = e
 	}
 	return (start + end) / 2
 }
@@ -305,17 +307,18 @@ func intervalLatency(iv results.Interval, kind string) results.Latency {
 	}
 }
 
-// Throughput shows acknowledged messages per second (solid) and deliveries per second
-// (dashed) for every run.
+// Throughput shows acknowledged messages per second (solid) and deliveries per second per
+// consumer group (dashed) for every run: a pub/sub run with five subscribers delivers each message
+// five times, and unnormalised its curve would flatten every other run's.
 func Throughput(runs []Run) (Chart, error) {
-	p := newPlot("throughput (acked solid, delivered dashed)", "seconds since start", "messages per second")
+	p := newPlot("throughput (acked solid, delivered per consumer group dashed)", "seconds since start", "messages per second")
 	if err := shadeWindows(p, runs); err != nil {
 		return Chart{}, err
 	}
 	for i, run := range runs {
 		for j, get := range []func(results.Interval) int64{
 			func(iv results.Interval) int64 { return iv.Acked },
-			func(iv results.Interval) int64 { return iv.Deliveries },
+			func(iv results.Interval) int64 { return iv.Deliveries / int64(max(1, run.Result.Summary.Groups)) },
 		} {
 			pts := perSecond(run.Result, get)
 			if len(pts) == 0 {
@@ -347,6 +350,8 @@ func perSecond(r *results.Result, get func(results.Interval) int64) plotter.XYs 
 		length := 1.0
 		if i+1 < len(r.Series) {
 			length = float64(r.Series[i+1].StartNs-iv.StartNs) / 1e9
+		} else if end := runEnd(r).Seconds() - float64(iv.StartNs)/1e9; end > 0 && end < 1 {
+			length = end // the last, partial interval ends when the consumers stopped
 		}
 		if length < 0.05 {
 			continue
@@ -424,11 +429,57 @@ func Loss(runs []Run) (Chart, error) {
 		p.Legend.Add(v.name, b)
 	}
 	p.NominalX(labels...)
+	if len(labels) > 4 {
+		// Many runs: upright labels would run into each other; stand them on end.
+		p.X.Tick.Label.Rotation = math.Pi / 2
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	}
 	p.Y.Min = 0
+	var total float64
+	for i := range lost {
+		total += lost[i] + dups[i]
+	}
+	if total == 0 {
+		// An empty axis reads as "no data"; say what it means.
+		p.Title.Text = "no message lost or duplicated in any run"
+	} else if err := barValues(p, lost, dups, w); err != nil {
+		return Chart{}, err
+	}
 	if p.Y.Max < 1 {
 		p.Y.Max = 1 // all zero: still draw an axis that says so
 	}
 	return Chart{Name: "loss", Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
+}
+
+// barValues writes each non-zero bar's value above it: lost half a bar left of the run's tick,
+// duplicates half a bar right, as the bars are drawn.
+func barValues(p *plot.Plot, lost, dups plotter.Values, w vg.Length) error {
+	maxV := 0.0
+	for i := range lost {
+		maxV = math.Max(maxV, math.Max(lost[i], dups[i]))
+	}
+	style := plot.New().X.Tick.Label // the default tick label font
+	style.XAlign, style.YAlign = draw.XCenter, draw.YBottom
+	p.Add(barLabels{vals: lost, dx: -w / 2, style: style}, barLabels{vals: dups, dx: w / 2, style: style})
+	p.Y.Max = math.Max(p.Y.Max, maxV*1.12) // room for the labels above the tallest bar
+	return nil
+}
+
+// barLabels draws the values of one bar series above its bars.
+type barLabels struct {
+	vals  plotter.Values
+	dx    vg.Length
+	style text.Style
+}
+
+func (b barLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, v := range b.vals {
+		if v == 0 {
+			continue
+		}
+		c.FillText(b.style, vg.Point{X: trX(float64(i)) + b.dx, Y: trY(v) + vg.Points(2)}, fmt.Sprintf("%.0f", v))
+	}
 }
 
 // shade is a vertical band across the whole plot, from X0 to X1.
@@ -459,46 +510,6 @@ var (
 	FaultColour  = color.NRGBA{R: 0xe0, G: 0x40, B: 0x40, A: 0x40}
 	WarmupColour = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0x28}
 )
-
-// shadeWindows shades the warm-up and the fault windows of every run (the same scenario usually,
-// so the windows coincide; they are drawn once each).
-func shadeWindows(p *plot.Plot, runs []Run) error {
-	seen := map[string]bool{}
-	var warmupShown, faultShown bool
-	for _, run := range runs {
-		if w := Warmup(run.Result); w > 0 && !seen["warmup"+w.String()] {
-			seen["warmup"+w.String()] = true
-			s := shade{X0: 0, X1: w.Seconds(), Colour: WarmupColour}
-			p.Add(s)
-			if !warmupShown {
-				p.Legend.Add("warm-up", s)
-				warmupShown = true
-			}
-		}
-		faults, err := Faults(run.Result)
-		if err != nil {
-			return fmt.Errorf("%s: %w", run.Label, err)
-		}
-		for _, f := range faults {
-			key := fmt.Sprint(f)
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			d := f.Duration
-			if d <= 0 {
-				d = 100 * time.Millisecond // an instant fault still shows as a thin band
-			}
-			s := shade{X0: f.At.Seconds(), X1: (f.At + d).Seconds(), Colour: FaultColour}
-			p.Add(s)
-			if !faultShown {
-				p.Legend.Add("fault", s)
-				faultShown = true
-			}
-		}
-	}
-	return nil
-}
 
 func noData(p *plot.Plot) {
 	p.Title.Text += " (no data)"

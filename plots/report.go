@@ -22,6 +22,8 @@ type ReportOptions struct {
 	Generated time.Time
 	// Extra charts follow the standard ones (a sweep's grid or capacity curve).
 	Extra []Chart
+	// Searches are the rate searches among the inputs, for the decision table.
+	Searches []SearchBest
 }
 
 type reportRun struct {
@@ -31,6 +33,10 @@ type reportRun struct {
 	Scenario []kv
 	Settings []kv
 	Faults   []Fault
+	Rows     []faultRow
+	Bands    []Band
+	Health   []results.HealthRow
+	Events   []results.LatencyEvent
 	Warmup   time.Duration
 	Duration time.Duration
 	Timeline template.HTML
@@ -51,6 +57,8 @@ type reportData struct {
 	Cmp       *results.Comparison
 	Failed    int
 	Generated string
+	Decision  []decisionRow
+	Searches  []SearchBest
 }
 
 // WriteReport writes one self-contained HTML file: scenario, environment, summary tables, every
@@ -60,13 +68,9 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("no results to report")
 	}
-	d := reportData{Title: opt.Title, Kinds: results.LatencyKinds, Cmp: opt.Comparison}
+	d := reportData{Title: opt.Title, Kinds: results.LatencyKinds, Cmp: opt.Comparison, Searches: opt.Searches}
 	if d.Title == "" {
-		var labels []string
-		for _, r := range runs {
-			labels = append(labels, r.Label)
-		}
-		d.Title = "qbench: " + strings.Join(labels, ", ")
+		d.Title = shortTitle(runs)
 	}
 	if opt.Generated.IsZero() {
 		opt.Generated = time.Now()
@@ -81,6 +85,13 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 		if rr.Faults, err = Faults(run.Result); err != nil {
 			return err
 		}
+		if rr.Rows, err = faultRows(run.Result); err != nil {
+			return err
+		}
+		if rr.Bands, err = Bands(run.Result); err != nil {
+			return err
+		}
+		rr.Health, rr.Events = results.HealthSummary(run.Result)
 		rr.Scenario, rr.Duration = scenarioFields(run.Result)
 		for k, v := range run.Result.Engine.Settings {
 			rr.Settings = append(rr.Settings, kv{k, v})
@@ -88,6 +99,9 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 		sort.Slice(rr.Settings, func(a, b int) bool { return rr.Settings[a].K < rr.Settings[b].K })
 		rr.Timeline = timeline(rr)
 		d.Runs = append(d.Runs, rr)
+	}
+	if len(d.Runs) > 1 {
+		d.Decision = decisionRows(d.Runs)
 	}
 	charts, err := All(runs)
 	if err != nil {
@@ -163,34 +177,50 @@ func join(a, b string) string {
 	return a + "." + b
 }
 
-// timeline draws the run's schedule as a small inline SVG: the run, its warm-up and its faults.
+// timeline draws the run's schedule as a small inline SVG: the run and its warm-up on the top
+// row, then each fault as it happened on a row of its own, its label beside its band, so that
+// labels of faults close in time never overprint each other.
 func timeline(r reportRun) template.HTML {
-	total := r.Duration
-	for _, f := range r.Faults {
-		total = max(total, f.At+f.Duration)
+	total := max(r.Duration, runEnd(r.R))
+	for _, b := range r.Bands {
+		total = max(total, b.End)
 	}
 	if total <= 0 {
 		return ""
 	}
-	const W, left, right = 900.0, 10.0, 10.0
+	const W, left, right, row = 900.0, 10.0, 10.0, 18.0
 	x := func(d time.Duration) float64 { return left + (W-left-right)*d.Seconds()/total.Seconds() }
+	height := 50 + row*float64(len(r.Bands))
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %.0f 54" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="run timeline">`, W)
-	fmt.Fprintf(&b, `<rect x="%.1f" y="14" width="%.1f" height="16" fill="#dfe8f3"/>`, x(0), x(total)-x(0))
+	fmt.Fprintf(&b, `<svg class="timeline" viewBox="0 0 %.0f %.0f" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="run timeline">`, W, height)
+	fmt.Fprintf(&b, `<rect x="%.1f" y="14" width="%.1f" height="12" fill="#dfe8f3"><title>run %s</title></rect>`, x(0), x(total)-x(0), total)
+	fmt.Fprintf(&b, `<text x="%.1f" y="10" font-size="10" font-family="sans-serif">0s</text>`, x(0))
 	if r.Warmup > 0 {
-		fmt.Fprintf(&b, `<rect x="%.1f" y="14" width="%.1f" height="16" fill="#bbbbbb"><title>warm-up %s</title></rect>`, x(0), x(r.Warmup)-x(0), r.Warmup)
-		fmt.Fprintf(&b, `<text x="%.1f" y="10" font-size="10" font-family="sans-serif">warm-up</text>`, x(0))
+		fmt.Fprintf(&b, `<rect x="%.1f" y="14" width="%.1f" height="12" fill="#bbbbbb"><title>warm-up %s</title></rect>`, x(0), x(r.Warmup)-x(0), r.Warmup)
+		fmt.Fprintf(&b, `<text x="%.1f" y="38" font-size="10" font-family="sans-serif">warm-up %s</text>`, x(0), r.Warmup)
 	}
-	for _, f := range r.Faults {
-		w := x(f.At+f.Duration) - x(f.At)
-		if w < 2 {
-			w = 2
+	fmt.Fprintf(&b, `<text x="%.1f" y="10" font-size="10" font-family="sans-serif" text-anchor="end">%s</text>`, x(total), total.Round(time.Millisecond))
+	for k, f := range r.Bands {
+		y := 56 + row*float64(k) // below the warm-up label
+		w := max(x(f.End)-x(f.Start), 2)
+		c := FaultKindColour(f.Kind)
+		label := f.Kind
+		if f.Target != "" {
+			label += " (" + f.Target + ")"
 		}
-		label := template.HTMLEscapeString(fmt.Sprintf("%s at %s for %s", f.Kind, f.At, f.Duration))
-		fmt.Fprintf(&b, `<rect x="%.1f" y="14" width="%.1f" height="16" fill="#e04040"><title>%s</title></rect>`, x(f.At), w, label)
-		fmt.Fprintf(&b, `<text x="%.1f" y="44" font-size="10" font-family="sans-serif">%s</text>`, x(f.At), label)
+		label += " at " + f.Start.Round(time.Millisecond).String()
+		if f.Open {
+			label += ", never came back"
+		}
+		esc := template.HTMLEscapeString(label)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="10" fill="rgb(%d,%d,%d)" fill-opacity="0.75"><title>%s</title></rect>`, x(f.Start), y-9, w, c.R, c.G, c.B, esc)
+		// The label goes right of the band, or left of it when the band ends near the right edge.
+		if lx := x(f.Start) + w + 4; lx+float64(len(label))*5.5 < W {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="10" font-family="sans-serif">%s</text>`, lx, y, esc)
+		} else {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" font-size="10" font-family="sans-serif" text-anchor="end">%s</text>`, x(f.Start)-4, y, esc)
+		}
 	}
-	fmt.Fprintf(&b, `<text x="%.1f" y="10" font-size="10" font-family="sans-serif" text-anchor="end">%s</text>`, x(total), total)
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }
@@ -240,6 +270,12 @@ details { margin: .5em 0; }
 <body>
 <h1 id="title">{{.Title}}</h1>
 <p class="meta">Generated {{.Generated}} by qbench. Latency is measured from each message's intended send time.</p>
+{{if .Decision}}<h2 id="decision">Decision table</h2>
+<p>What each run (design, policy) sustained, what it cost and what it lost. Latency is end-to-end at the offered rate; CPU per message is per acknowledged message; the engine's own figures come from /proc of a server qbench started itself (a dash otherwise).</p>
+{{range .Searches}}<p>Rate search{{with .Scenario}} <code>{{.}}</code>{{end}}: highest sustainable rate <strong>{{f0 .Best}} msg/s</strong>{{if .FailedAt}} (failed at {{f0 .FailedAt}} msg/s){{end}}.</p>{{end}}
+<table><tr><th class="l">run</th><th>offered</th><th>produced</th><th>e2e p50</th><th>e2e p99</th><th>lost</th><th class="l">lost per fault kind</th><th>generator CPU / msg</th><th>engine CPU / msg</th><th>engine RSS</th><th>written / msg</th><th>fsyncs / msg</th></tr>
+{{range .Decision}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td>{{.Offered}}</td><td>{{.Produced}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td class="l">{{.LostByKind}}</td><td>{{.GeneratorCPU}}</td><td>{{.EngineCPU}}</td><td>{{.RSS}}</td><td>{{.BytesPerMsg}}</td><td>{{.Fsync}}</td></tr>
+{{end}}</table>{{end}}
 {{with .Cmp}}
 <h2 id="gates">Gates: {{if $.Failed}}<span class="fail">{{$.Failed}} of {{len .Gates}} failed</span>{{else}}<span class="pass">{{if .Gates}}all {{len .Gates}} hold{{else}}none{{end}}</span>{{end}}</h2>
 {{if .Baseline}}<p>Baseline <code>{{.Baseline.File}}</code> ({{.Baseline.Engine}}/{{.Baseline.Design}}), current <code>{{.Current.File}}</code> ({{.Current.Engine}}/{{.Current.Design}}).</p>{{end}}
@@ -272,8 +308,14 @@ details { margin: .5em 0; }
 {{end}}
 <h2 id="timeline">Fault timeline</h2>
 {{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>
-{{if .Faults}}<table><tr><th class="l">fault</th><th>at</th><th>lasting</th></tr>{{range .Faults}}<tr><td class="l">{{.Kind}}</td><td>{{.At}}</td><td>{{.Duration}}</td></tr>{{end}}</table>{{else}}<p>No faults injected.</p>{{end}}
+{{if .Rows}}<table><tr><th class="l">fault</th><th class="l">target</th><th>at</th><th>lasting</th><th>lost</th><th>duplicates</th><th>produce errors</th><th>recovered after</th><th>lag peak</th><th>loss window</th><th>last durable point</th></tr>{{range .Rows}}<tr><td class="l">{{.Kind}}</td><td class="l">{{.Target}}</td><td>{{.At}}</td><td>{{.Lasting}}</td>{{if .HasCost}}<td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td>{{.Duplicates}}</td><td>{{.ProduceErrors}}</td><td>{{.Recovered}}</td><td>{{.LagPeak}}</td><td>{{.LossWindow}}</td><td>{{.LastDurable}}</td>{{else}}<td colspan="7" class="l">planned (the result has no measured window)</td>{{end}}</tr>{{end}}</table>{{else}}<p>No faults injected.</p>{{end}}
 {{.Timeline}}
+{{if .Health}}<details><summary>Engine health (sampled each second)</summary>
+<table><tr><th class="l">counter</th><th>first</th><th>last</th><th>change</th><th>max</th></tr>
+{{range .Health}}<tr><td class="l">{{.Name}}</td>{{if .StatusesSeen}}<td colspan="4" class="l">{{range $i, $s := .StatusesSeen}}{{if $i}} → {{end}}{{$s}}{{end}}</td>{{else}}<td>{{.First}}</td><td>{{.Last}}</td><td>{{.Delta}}</td><td>{{.Max}}</td>{{end}}</tr>
+{{end}}</table>
+{{if .Events}}<table><tr><th class="l">latency event (LATENCY LATEST)</th><th>latest</th><th>max</th></tr>{{range .Events}}<tr><td class="l">{{.Name}}</td><td>{{.LatestMs}} ms</td><td>{{.MaxMs}} ms</td></tr>{{end}}</table>{{end}}
+</details>{{end}}
 {{end}}
 <h2 id="environment">Scenario and environment</h2>
 {{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>

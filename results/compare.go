@@ -1,11 +1,13 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"text/tabwriter"
 )
@@ -21,6 +23,70 @@ type Comparison struct {
 	Pass     bool           `json:"pass"`
 	// Notes are warnings a reader should see (different scenarios, an interrupted run).
 	Notes []string `json:"notes,omitempty"`
+	// ScenarioDiffers lists the scenario fields (top-level keys of the effective scenario, the
+	// seed apart) in which baseline and current differ; qbench compare refuses such a pair
+	// (exit 2) unless --allow-different is given.
+	ScenarioDiffers []string `json:"scenario_differs,omitempty"`
+}
+
+// EffectiveScenario fills a result's scenario JSON with the defaults of the current schema, so
+// that a baseline recorded before a default existed compares equal to a run that has it. This
+// package does not import scenarios; cmd/qbench sets it. Nil leaves the JSON as recorded.
+var EffectiveScenario func(json.RawMessage) (json.RawMessage, error)
+
+func effective(raw json.RawMessage) json.RawMessage {
+	if EffectiveScenario == nil || len(raw) == 0 {
+		return raw
+	}
+	if e, err := EffectiveScenario(raw); err == nil {
+		return e
+	}
+	return raw
+}
+
+// notWorkload are the scenario fields that do not change what a run does to the engine: the seed
+// (a repetition's seed is meant to change), the gates a run is held to, how often it is repeated,
+// its name and description.
+var notWorkload = map[string]bool{"seed": true, "gates": true, "repeat": true, "name": true, "description": true}
+
+// ScenarioDiff names the top-level fields in which two results' effective scenarios differ,
+// fields that are not the workload (notWorkload) apart.
+func ScenarioDiff(a, b *Result) []string {
+	ea, eb := effective(a.Scenario), effective(b.Scenario)
+	if bytes.Equal(ea, eb) {
+		return nil
+	}
+	var ma, mb map[string]json.RawMessage
+	if json.Unmarshal(ea, &ma) != nil || json.Unmarshal(eb, &mb) != nil {
+		return []string{"(scenario)"}
+	}
+	var out []string
+	for k, va := range ma {
+		if notWorkload[k] {
+			continue
+		}
+		if vb, ok := mb[k]; !ok || !sameJSON(va, vb) {
+			out = append(out, k)
+		}
+	}
+	for k := range mb {
+		if _, ok := ma[k]; !ok && !notWorkload[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sameJSON compares two JSON values regardless of key order and spacing.
+func sameJSON(a, b json.RawMessage) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return bytes.Equal(a, b)
+	}
+	ja, _ := json.Marshal(va)
+	jb, _ := json.Marshal(vb)
+	return bytes.Equal(ja, jb)
 }
 
 // RunRef names a result in a comparison.
@@ -46,6 +112,9 @@ type MetricChange struct {
 	// Spread is the repetitions' range (baseline, current), when they have repetitions.
 	BaselineSpread float64 `json:"baseline_spread,omitempty"`
 	CurrentSpread  float64 `json:"current_spread,omitempty"`
+	// WithinNoise marks a change no larger than the wider of the two spreads: the repetitions
+	// vary that much among themselves, so the change is not evidence of anything.
+	WithinNoise bool `json:"within_noise,omitempty"`
 }
 
 // SameWithin is the relative change below which the table calls a metric unchanged.
@@ -65,8 +134,9 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 		if baseline.Engine.Name != current.Engine.Name || baseline.Engine.Design != current.Engine.Design {
 			c.Notes = append(c.Notes, fmt.Sprintf("baseline is %s/%s, current is %s/%s", baseline.Engine.Name, baseline.Engine.Design, current.Engine.Name, current.Engine.Design))
 		}
-		if !sameScenario(baseline.Scenario, current.Scenario) {
-			c.Notes = append(c.Notes, "the scenarios differ (apart from the seed); the comparison may not be like for like")
+		if d := ScenarioDiff(baseline, current); len(d) > 0 {
+			c.ScenarioDiffers = d
+			c.Notes = append(c.Notes, fmt.Sprintf("the scenarios differ in %s (defaults filled, seed apart); the comparison is not like for like", strings.Join(d, ", ")))
 		}
 		if baseline.Interrupted {
 			c.Notes = append(c.Notes, "the baseline run was interrupted")
@@ -77,6 +147,8 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 	}
 	if opt.Noise && len(current.Repetitions) < 2 && (baseline == nil || len(baseline.Repetitions) < 2) {
 		c.Notes = append(c.Notes, "noise-aware mode: neither result has repetitions, so no noise is allowed for")
+	} else if opt.Noise {
+		c.Notes = append(c.Notes, fmt.Sprintf("noise-aware mode: a change within the spread of the repetitions (baseline %d, current %d) is not a regression", repCount(baseline), len(current.Repetitions)))
 	}
 	for _, m := range Metrics() {
 		if m.Unit == UnitNs {
@@ -95,6 +167,8 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 				row.ChangePct = &p
 			}
 			row.Verdict = verdict(m, b, row.Current)
+			noise := math.Max(row.BaselineSpread, row.CurrentSpread)
+			row.WithinNoise = row.Verdict != "same" && noise > 0 && math.Abs(row.Current-b) <= noise
 		}
 		if quietCounters[m.Name] && row.Current == 0 && (row.Baseline == nil || *row.Baseline == 0) {
 			continue
@@ -104,6 +178,13 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 	c.Gates = CheckGates(gates, baseline, current, opt)
 	c.Pass = len(FailedGates(c.Gates)) == 0
 	return c
+}
+
+func repCount(r *Result) int {
+	if r == nil {
+		return 0
+	}
+	return len(r.Repetitions)
 }
 
 func ref(r *Result, file string) RunRef {
@@ -171,7 +252,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 			continue
 		}
 		mark := ""
-		if r.Verdict != "same" {
+		if r.WithinNoise {
+			mark = "within noise"
+		} else if r.Verdict != "same" {
 			mark = r.Verdict
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Metric, withSpread(r.Unit, *r.Baseline, r.BaselineSpread),
@@ -275,7 +358,9 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 			continue
 		}
 		ch := changeText(r)
-		if r.Verdict == "worse" {
+		if r.WithinNoise {
+			ch += " (within noise)"
+		} else if r.Verdict == "worse" {
 			ch = "**" + ch + "** 🔺"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Metric, withSpread(r.Unit, *r.Baseline, r.BaselineSpread),

@@ -36,27 +36,35 @@ func WriteHgrm(w io.Writer, r *Result, kind string) error {
 	return err
 }
 
+// WarmupTag tags the warm-up's part of each interval in an .hlog. HdrHistogram's
+// HistogramLogProcessor reads untagged intervals unless told a tag (-tag warmup), so by default
+// it totals the measured window only, as the summary does.
+const WarmupTag = "warmup"
+
 // WriteHlog writes one latency kind's per-second histograms as an HdrHistogram interval log
 // (.hlog, format 1.3), the form HdrHistogram's HistogramLogProcessor reads. Time stamps are
-// seconds since the run started (recorded in the StartTime line); seconds without any value of
-// this kind are written as empty histograms so that the log has no gaps.
+// seconds since the run started (the StartTime line, to the millisecond); seconds without any
+// value of this kind are written as empty histograms so that the log has no gaps. What was
+// recorded for messages intended during the warm-up is written as a separate interval tagged
+// WarmupTag, so the untagged intervals add up to the summary's histogram exactly.
 func WriteHlog(w io.Writer, r *Result, kind string) error {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	if err := lw.OutputLogFormatVersion(); err != nil {
 		return err
 	}
-	if err := lw.OutputComment(fmt.Sprintf("[qbench run %s, %s/%s, latency %s in ns]", r.RunID, r.Engine.Name, r.Engine.Design, kind)); err != nil {
+	if err := lw.OutputComment(fmt.Sprintf("[qbench run %s, %s/%s, latency %s in ns; the warm-up is tagged %s]", r.RunID, r.Engine.Name, r.Engine.Design, kind, WarmupTag)); err != nil {
 		return err
 	}
-	startMs := r.StartedAt.UnixMilli()
-	if err := lw.OutputStartTime(startMs); err != nil {
+	// HdrHistogram's Java writer's form, with milliseconds (the Go writer cuts to whole seconds).
+	start := r.StartedAt.UTC()
+	if _, err := fmt.Fprintf(w, "#[StartTime: %.3f (seconds since epoch), %s]\n", float64(start.UnixMilli())/1e3, start.Format("2006-01-02T15:04:05.000Z07:00")); err != nil {
 		return err
 	}
 	if err := lw.OutputLegend(); err != nil {
 		return err
 	}
 	for i, iv := range r.Series {
-		h, err := intervalHistogram(iv, kind)
+		all, warm, err := intervalParts(iv, kind)
 		if err != nil {
 			return fmt.Errorf("second %d: %w", i, err)
 		}
@@ -64,13 +72,59 @@ func WriteHlog(w io.Writer, r *Result, kind string) error {
 		if i+1 < len(r.Series) {
 			end = r.Series[i+1].StartNs
 		}
-		h.SetStartTimeMs(iv.StartNs / 1e6)
-		h.SetEndTimeMs(end / 1e6)
-		if err := lw.OutputIntervalHistogram(h); err != nil {
-			return err
+		for _, h := range []*hdrhistogram.Histogram{warm, all} {
+			if h == nil {
+				continue
+			}
+			h.SetStartTimeMs(iv.StartNs / 1e6)
+			h.SetEndTimeMs(end / 1e6)
+			if err := lw.OutputIntervalHistogram(h); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// intervalParts splits one interval's histogram of kind into the measured part (untagged) and
+// the warm-up part (tagged WarmupTag; nil when there is none). A result written before the
+// warm-up part was kept has only the Warmup flag: such an interval is tagged whole.
+func intervalParts(iv Interval, kind string) (measured, warm *hdrhistogram.Histogram, err error) {
+	all, err := intervalHistogram(iv, kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	enc, ok := iv.WarmupHistograms[kind]
+	if !ok {
+		if iv.Warmup && iv.WarmupHistograms == nil {
+			all.SetTag(WarmupTag)
+			return NewHistogram(), all, nil
+		}
+		return all, nil, nil
+	}
+	warm, err = DecodeHistogram(enc)
+	if err != nil {
+		return nil, nil, err
+	}
+	warm.SetTag(WarmupTag)
+	return subtract(all, warm), warm, nil
+}
+
+// subtract returns a - b for histograms of qbench's range, b's counts being part of a's.
+func subtract(a, b *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	sa, sb := a.Export(), b.Export()
+	counts := make([]int64, len(sa.Counts))
+	for i, c := range sa.Counts {
+		counts[i] = c
+		if i < len(sb.Counts) {
+			counts[i] -= sb.Counts[i]
+		}
+		if counts[i] < 0 {
+			counts[i] = 0
+		}
+	}
+	sa.Counts = counts
+	return hdrhistogram.Import(sa)
 }
 
 // IntervalHistogram decodes one second's histogram of one latency kind (empty when none).

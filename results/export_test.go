@@ -30,30 +30,37 @@ func TestHlogReadsBackIdentically(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A second mixing warm-up and measured values is two intervals (tagged and not) with
+			// the same time stamps; together they are the second's histogram.
 			rd := hdrhistogram.NewHistogramLogReader(&b)
-			for i := 0; ; i++ {
+			got := map[int64]*hdrhistogram.Histogram{}
+			for {
 				h, err := rd.NextIntervalHistogram()
 				if err != nil && !errors.Is(err, io.EOF) {
 					t.Fatal(err)
 				}
 				if h == nil {
-					if i != len(want) {
-						t.Fatalf("read %d intervals, want %d", i, len(want))
-					}
 					break
 				}
-				if i >= len(want) {
-					t.Fatalf("more intervals than the series has")
+				if d := h.EndTimeMs() - h.StartTimeMs(); d != 1000 {
+					t.Errorf("interval at %d ms lasts %d ms", h.StartTimeMs(), d)
+				}
+				if got[h.StartTimeMs()] == nil {
+					got[h.StartTimeMs()] = results.NewHistogram()
+				}
+				got[h.StartTimeMs()].Merge(h)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("read %d seconds, want %d", len(got), len(want))
+			}
+			for i := range want {
+				// The reader adds the log's StartTime to the relative time stamps.
+				h := got[resultstest.Epoch.UnixMilli()+int64(i)*1000]
+				if h == nil {
+					t.Fatalf("no interval for second %d", i)
 				}
 				if !h.Equals(want[i]) {
-					t.Errorf("interval %d: read back %d values (max %d), want %d (max %d)", i, h.TotalCount(), h.Max(), want[i].TotalCount(), want[i].Max())
-				}
-				// The reader adds the log's StartTime to the relative time stamps.
-				if got := h.StartTimeMs(); got != resultstest.Epoch.UnixMilli()+int64(i)*1000 {
-					t.Errorf("interval %d starts at %d ms", i, got)
-				}
-				if got := h.EndTimeMs() - h.StartTimeMs(); got != 1000 {
-					t.Errorf("interval %d lasts %d ms", i, got)
+					t.Errorf("second %d: read back %d values (max %d), want %d (max %d)", i, h.TotalCount(), h.Max(), want[i].TotalCount(), want[i].Max())
 				}
 			}
 		})
@@ -174,5 +181,77 @@ func TestMergeRefusesDifferentScenarios(t *testing.T) {
 	c := resultstest.Make(resultstest.Options{Name: "a", Seed: 9})
 	if _, err := results.Merge([]*results.Result{a, c}, results.MergeOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The .hlog's untagged intervals add up to the summary's histogram exactly (count, every
+// bucket), and its tagged ones to the warm-up; the start time keeps its milliseconds.
+func TestHlogUntaggedIntervalsAddUpToTheSummary(t *testing.T) {
+	r := resultstest.Make(resultstest.Options{Seconds: 6, Warmup: 2, StallAt: 3 * time.Second, StallFor: 200 * time.Millisecond})
+	r.StartedAt = r.StartedAt.Add(123 * time.Millisecond)
+	for _, kind := range results.LatencyKinds {
+		var b bytes.Buffer
+		if err := results.WriteHlog(&b, r, kind); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "#[StartTime: 1767225600.123 (seconds since epoch), 2026-01-01T00:00:00.123Z]") {
+			t.Fatalf("start time without its milliseconds:\n%.400s", b.String())
+		}
+		measured, warm := hlogSums(t, b.String())
+		want, err := r.Histogram(kind)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if measured.TotalCount() != want.TotalCount() || !measured.Equals(want) {
+			t.Errorf("%s: untagged intervals total %d, summary %d", kind, measured.TotalCount(), want.TotalCount())
+		}
+		if warm.TotalCount() != r.Series[0].Acked+r.Series[1].Acked {
+			t.Errorf("%s: warm-up intervals total %d, want the two warm-up seconds", kind, warm.TotalCount())
+		}
+	}
+}
+
+// hlogSums reads an .hlog back with HdrHistogram's Go log reader and adds its untagged and its
+// warm-up intervals apart.
+func hlogSums(t *testing.T, log string) (measured, warm *hdrhistogram.Histogram) {
+	t.Helper()
+	measured, warm = results.NewHistogram(), results.NewHistogram()
+	lr := hdrhistogram.NewHistogramLogReader(strings.NewReader(log))
+	for {
+		h, err := lr.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			return measured, warm
+		}
+		switch h.Tag() {
+		case "":
+			measured.Merge(h)
+		case results.WarmupTag:
+			warm.Merge(h)
+		default:
+			t.Fatalf("unexpected tag %q", h.Tag())
+		}
+	}
+}
+
+// A merged result's .hlog (machines side by side) still adds up to its summary exactly: the
+// warm-up parts of each second merge like the seconds themselves.
+func TestHlogOfAMergedResultAddsUp(t *testing.T) {
+	a := resultstest.Make(resultstest.Options{Name: "q", Seed: 1, Seconds: 5, Warmup: 2})
+	b := resultstest.Make(resultstest.Options{Name: "q", Seed: 2, Seconds: 5, Warmup: 2})
+	m, err := results.Merge([]*results.Result{a, b}, results.MergeOptions{Mode: results.MergeMachines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := results.WriteHlog(&buf, m, "e2e"); err != nil {
+		t.Fatal(err)
+	}
+	measured, warm := hlogSums(t, buf.String())
+	want, _ := m.Histogram("e2e")
+	if !measured.Equals(want) || warm.TotalCount() != 2*(a.Series[0].Acked+a.Series[1].Acked) {
+		t.Fatalf("merged .hlog: untagged %d (summary %d), warm-up %d", measured.TotalCount(), want.TotalCount(), warm.TotalCount())
 	}
 }

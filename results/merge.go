@@ -284,6 +284,19 @@ func mergeSeries(rs []*Result) ([]Interval, int64, error) {
 					return nil, 0, err
 				}
 			}
+			// The warm-up's part adds the same way, so a merged .hlog still sums to the summary.
+			w, _, err := mergeEncoded(present, func(r *Result) string { return r.Series[i].WarmupHistograms[k] })
+			if err != nil {
+				return nil, 0, fmt.Errorf("second %d, %s warm-up histogram: %w", i, k, err)
+			}
+			if w.TotalCount() > 0 {
+				if iv.WarmupHistograms == nil {
+					iv.WarmupHistograms = map[string]string{}
+				}
+				if iv.WarmupHistograms[k], err = EncodeHistogram(w); err != nil {
+					return nil, 0, err
+				}
+			}
 		}
 	}
 	return out, dropped, nil

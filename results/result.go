@@ -173,6 +173,13 @@ type Interval struct {
 	E2E       Latency    `json:"e2e"`
 	// Histograms of this interval (compressed, base64), for interval logs.
 	Histograms map[string]string `json:"histograms,omitempty"`
+	// Health is the engine's health reading at the end of this interval (Redis INFO counters and
+	// statuses, LATENCY LATEST), when the engine reports one.
+	Health *EngineHealth `json:"engine_health,omitempty"`
+	// WarmupHistograms is the part of Histograms recorded for messages intended during the
+	// warm-up, which the summary leaves out (present only when there is such a part). An interval
+	// log tags it "warmup", so that its untagged intervals add up to the summary exactly.
+	WarmupHistograms map[string]string `json:"warmup_histograms,omitempty"`
 }
 
 // EngineLag mirrors engines.Lag.
@@ -256,4 +263,11 @@ type FaultWindow struct {
 	RecoverReadNs  int64 `json:"recover_read_ns"`
 	// LagPeak is the largest lag sampled from the fault's start until the next fault's start.
 	LagPeak int64 `json:"lag_peak"`
+	// LossWindowNs is the effective loss window of a fault that lost acknowledged messages: how
+	// long before the fault began the oldest of them was intended (0 when all were intended
+	// during the fault); its size in messages is Lost. LastDurableNs is the last durable point:
+	// the intended time (since the epoch) of the newest acknowledged message before the oldest
+	// loss that survived; -1 when none did or nothing was lost.
+	LossWindowNs  int64 `json:"loss_window_ns,omitempty"`
+	LastDurableNs int64 `json:"last_durable_ns,omitempty"`
 }

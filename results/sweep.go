@@ -36,8 +36,12 @@ type IndexCell struct {
 	ProduceRate float64  `json:"produce_rate"`
 	ProduceP99  int64    `json:"produce_p99_ns"`
 	E2EP99      int64    `json:"e2e_p99_ns"`
-	Lost        int64    `json:"lost"`
-	Duplicates  int64    `json:"duplicates"`
+	// ProduceP99Spread and E2EP99Spread are the range (max - min) of the p99 across the cell's
+	// repetitions (repeat:), 0 without repetitions.
+	ProduceP99Spread int64 `json:"produce_p99_spread_ns,omitempty"`
+	E2EP99Spread     int64 `json:"e2e_p99_spread_ns,omitempty"`
+	Lost             int64 `json:"lost"`
+	Duplicates       int64 `json:"duplicates"`
 	// Pass and Reasons are the objective's verdict in a rate search.
 	Pass    *bool    `json:"pass,omitempty"`
 	Reasons []string `json:"reasons,omitempty"`
@@ -63,6 +67,12 @@ func NewIndexCell(name string, params []Param, file string, r *Result) IndexCell
 	c := IndexCell{Name: name, Params: params, File: file, OfferedRate: r.Summary.OfferedRate, ProduceRate: r.Summary.ProduceRate,
 		ProduceP99: r.Summary.Latency["produce"].P99, E2EP99: r.Summary.Latency["e2e"].P99,
 		Lost: r.Summary.Ledger.Lost, Duplicates: r.Summary.Ledger.Duplicates}
+	if m, err := LookupMetric("produce.p99"); err == nil {
+		c.ProduceP99Spread = int64(Spread(r, m))
+	}
+	if m, err := LookupMetric("e2e.p99"); err == nil {
+		c.E2EP99Spread = int64(Spread(r, m))
+	}
 	if r.Merged != nil {
 		c.RunIDs = r.Merged.Sources
 	} else {

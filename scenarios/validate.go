@@ -101,6 +101,19 @@ func (s *Scenario) ApplyDefaults() {
 // needs no engine.
 var EngineChecker func(engine, design string) (field string, err error)
 
+func (s *Scenario) sweepsEngine() bool {
+	for _, a := range s.Matrix.Axes {
+		if a.Key == "engine" {
+			return true
+		}
+	}
+	return false
+}
+
+// FaultChecker reports whether an engine can carry out a fault kind (an error naming the engines
+// that can); wired to the registry by the command line like EngineChecker.
+var FaultChecker func(engine, kind string) error
+
 func (s *Scenario) validate() Errors {
 	var errs Errors
 	bad := func(field, format string, args ...any) {
@@ -199,6 +212,12 @@ func (s *Scenario) validate() Errors {
 			}
 		default:
 			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, command, slow-consumer, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+		}
+		// When the matrix sweeps the engine, each cell is checked with its own engine instead.
+		if FaultChecker != nil && !s.sweepsEngine() {
+			if err := FaultChecker(s.Engine, f.Kind); err != nil {
+				bad(field+".kind", "%v", err)
+			}
 		}
 		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)

@@ -364,6 +364,10 @@ type WindowTotals struct {
 	Lost int64 `json:"lost"`
 	// Duplicates counts extra deliveries of the same messages.
 	Duplicates int64 `json:"duplicates"`
+	// OldestLostNs is the intended time of the oldest lost message charged to the window, and
+	// LastDurableNs that of the newest acknowledged message intended before it that was not lost
+	// (the last durable point); both -1 when there is none.
+	OldestLostNs, LastDurableNs int64
 }
 
 // Attribute charges every lost or duplicated message to a window that ended at or after the
@@ -376,31 +380,62 @@ func (l *Ledger) Attribute(windows []Window) []WindowTotals {
 	if len(windows) == 0 {
 		return out
 	}
+	for i := range out {
+		out[i].OldestLostNs, out[i].LastDurableNs = -1, -1
+	}
 	for _, b := range l.producers {
 		b.mu.Lock()
 		for seq, f := range b.flags {
-			var lost, dups int64
-			for g := range b.deliveries {
-				d := int64(b.deliveries[g][seq])
-				// A message still queued was not destroyed by any fault: only the lost count.
-				if f&flagAcked != 0 && d == 0 && !b.isFound(g, seq) {
-					lost++
-				}
-				if d > 1 {
-					dups += d - 1
-				}
-			}
+			lost, dups := b.cost(seq, f)
 			if lost == 0 && dups == 0 {
 				continue
 			}
 			if i := charge(windows, b.intended[seq]); i >= 0 {
 				out[i].Lost += lost
 				out[i].Duplicates += dups
+				if lost > 0 && (out[i].OldestLostNs < 0 || b.intended[seq] < out[i].OldestLostNs) {
+					out[i].OldestLostNs = b.intended[seq]
+				}
+			}
+		}
+		b.mu.Unlock()
+	}
+	// The last durable point: the newest acknowledged, not lost message before the oldest loss.
+	for _, b := range l.producers {
+		b.mu.Lock()
+		for seq, f := range b.flags {
+			if f&flagAcked == 0 {
+				continue
+			}
+			if lost, _ := b.cost(seq, f); lost > 0 {
+				continue
+			}
+			t := b.intended[seq]
+			for i := range out {
+				if out[i].OldestLostNs >= 0 && t < out[i].OldestLostNs && t > out[i].LastDurableNs {
+					out[i].LastDurableNs = t
+				}
 			}
 		}
 		b.mu.Unlock()
 	}
 	return out
+}
+
+// cost is one message's lost count (groups it never reached, acknowledged and not found queued)
+// and extra deliveries. b.mu is held.
+func (b *producerBook) cost(seq int, f uint8) (lost, dups int64) {
+	for g := range b.deliveries {
+		d := int64(b.deliveries[g][seq])
+		// A message still queued was not destroyed by any fault: only the lost count.
+		if f&flagAcked != 0 && d == 0 && !b.isFound(g, seq) {
+			lost++
+		}
+		if d > 1 {
+			dups += d - 1
+		}
+	}
+	return lost, dups
 }
 
 func charge(windows []Window, intendedNs int64) int {

@@ -111,7 +111,9 @@ func TestLedgerAttributesLossToFaultWindows(t *testing.T) {
 	l.Delivered(0, 4) // a duplicate between the windows: charged to the second
 	// lost: 1, 2 (first window), 6 (second), 9 (after both: none)
 	got := l.Attribute([]Window{{StartNs: 2e9, EndNs: 3e9}, {StartNs: 6e9, EndNs: 7e9}})
-	want := []WindowTotals{{Lost: 2}, {Lost: 1, Duplicates: 1}}
+	// The loss window: the oldest lost message of each window (1 s, 6 s) and the newest
+	// acknowledged message before it that survived, the last durable point (0 s, 5 s).
+	want := []WindowTotals{{Lost: 2, OldestLostNs: 1e9, LastDurableNs: 0}, {Lost: 1, Duplicates: 1, OldestLostNs: 6e9, LastDurableNs: 5e9}}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ func (e gateError) Error() string {
 type gateOptions struct {
 	gates           []string
 	noise           bool
+	allowDifferent  bool
 	noScenarioGates bool
 	format          string
 	jsonOut         string
@@ -38,7 +40,8 @@ type gateOptions struct {
 func (o *gateOptions) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVar(&o.gates, "gate", nil, "a gate, e.g. 'e2e.p99 <= 20ms', 'lost == 0', 'produce.p99 <= +10%' (repeatable); added to the scenario's gates:")
-	f.BoolVar(&o.noise, "noise", false, "noise-aware relative gates: allow for the spread across repetitions (see qbench merge --repetitions)")
+	f.BoolVar(&o.noise, "noise", false, "noise-aware relative gates: allow for the spread across repetitions (see qbench merge --repetitions); on by default when the baseline has repetitions")
+	f.BoolVar(&o.allowDifferent, "allow-different", false, "compare results of different scenarios (otherwise a usage error, exit 2)")
 	f.BoolVar(&o.noScenarioGates, "no-scenario-gates", false, "ignore the gates: the scenario declares")
 	f.StringVar(&o.jsonOut, "json", "", "also write the comparison as JSON to this file")
 	f.StringVar(&o.junitOut, "junit", "", "also write the gates as JUnit XML to this file")
@@ -78,6 +81,24 @@ func (o *gateOptions) gatesFor(flagGates []results.Gate, current *results.Result
 		gates = append(gates, g)
 	}
 	return gates, nil
+}
+
+// gateOpts resolves --noise: given explicitly it wins; otherwise the noise-aware mode is on when
+// the baseline carries repetitions (a baseline recorded that way was recorded to measure noise).
+func (o *gateOptions) gateOpts(cmd *cobra.Command, baseline *results.Result) results.GateOptions {
+	if f := cmd.Flags().Lookup("noise"); f != nil && f.Changed {
+		return results.GateOptions{Noise: o.noise}
+	}
+	return results.GateOptions{Noise: baseline != nil && len(baseline.Repetitions) >= 2}
+}
+
+// checkSame refuses a comparison of different scenarios unless --allow-different was given.
+func (o *gateOptions) checkSame(c *results.Comparison) error {
+	if len(c.ScenarioDiffers) == 0 || o.allowDifferent {
+		return nil
+	}
+	return usageError{fmt.Errorf("baseline and current ran different scenarios (they differ in %s, defaults filled in); compare like with like, or pass --allow-different",
+		strings.Join(c.ScenarioDiffers, ", "))}
 }
 
 // report writes the comparison to stdout and the requested files, names the failing gates on
@@ -144,11 +165,17 @@ Metrics: KIND.STAT with KIND produce, send_delay, e2e and STAT p50 p90 p99 p99.9
 max mean min; produce_rate, deliver_rate, lost, duplicates, failed, delivered_unacked,
 phantom, produce_errors, consume_errors, lag_max, engine_lag_max, histogram_dropped.
 
-With --noise, a relative gate fails only when the change also exceeds the spread (max - min)
-across the repetitions of the baseline or the current result (results merged with
-qbench merge --repetitions).
+With --noise (the default when the baseline has repetitions; --noise=false turns it off), a
+relative gate fails only when the change also exceeds the spread (max - min) across the
+repetitions of the baseline or the current result (results merged with qbench merge
+--repetitions); the table marks a change within that spread "within noise".
 
-Exit codes: 0 every gate holds, 1 runtime error, 2 usage error, 3 a gate failed (named on stderr).`,
+The two results must have run the same scenario: their scenarios are compared with today's
+defaults filled in (so a baseline recorded before a default existed still matches) and the seed
+left out. Different scenarios are a usage error unless --allow-different is given.
+
+Exit codes: 0 every gate holds, 1 runtime error, 2 usage error (including different scenarios),
+3 a gate failed (named on stderr).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			flagGates, err := o.parse()
@@ -167,7 +194,10 @@ Exit codes: 0 every gate holds, 1 runtime error, 2 usage error, 3 a gate failed 
 			if err != nil {
 				return err
 			}
-			c := results.Compare(base, cur, args[0], args[1], gates, results.GateOptions{Noise: o.noise})
+			c := results.Compare(base, cur, args[0], args[1], gates, o.gateOpts(cmd, base))
+			if err := o.checkSame(c); err != nil {
+				return err
+			}
 			return o.report(cmd.OutOrStdout(), c)
 		},
 	}
@@ -215,7 +245,10 @@ func withBaseline(cmd *cobra.Command) *cobra.Command {
 			out = "(this run)"
 		}
 		fmt.Fprintln(cmd.OutOrStdout())
-		c := results.Compare(baseline, res, baselinePath, out, gates, results.GateOptions{Noise: o.noise})
+		c := results.Compare(baseline, res, baselinePath, out, gates, o.gateOpts(cmd, baseline))
+		if err := o.checkSame(c); err != nil {
+			return err
+		}
 		if baseline == nil && (o.format == "" || o.format == "text") {
 			// The summary above has the figures; without a baseline only the gates are news.
 			o.format = "gates"
@@ -244,4 +277,35 @@ func init() {
 		_, err := results.ParseGate(expr)
 		return err
 	}
+	results.EffectiveScenario = effectiveScenario
+}
+
+// effectiveScenario reads a result's scenario JSON into today's schema, fills today's defaults
+// and writes it back, so that compare sees the scenario as it would run now. The matrix (a
+// result's cell has none; a sweep index's does) is carried over as recorded.
+func effectiveScenario(raw json.RawMessage) (json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	matrix, hasMatrix := m["matrix"]
+	delete(m, "matrix")
+	rest, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var sc scenarios.Scenario
+	if err := json.Unmarshal(rest, &sc); err != nil {
+		return nil, err
+	}
+	sc.ApplyDefaults()
+	out, err := json.Marshal(&sc)
+	if err != nil || !hasMatrix {
+		return out, err
+	}
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, err
+	}
+	m["matrix"] = matrix
+	return json.Marshal(m)
 }

@@ -99,7 +99,7 @@ func readRunsAndIndexes(paths []string) ([]plots.Run, []plots.Chart, error) {
 			if err != nil {
 				return nil, nil, err
 			}
-			runs = append(runs, plots.Run{Label: c.Name, Result: r})
+			runs = append(runs, plots.Run{Label: cellLabel(c), Result: r})
 			cellResults = append(cellResults, r)
 			passes = append(passes, c.Pass != nil && *c.Pass)
 		}
@@ -147,4 +147,17 @@ func readIndex(path string) (*results.Index, bool) {
 		return nil, false
 	}
 	return ix, true
+}
+
+// cellLabel is a matrix cell's short label in legends and tables: its axis values
+// ("redis aof-always"), not the whole cell name.
+func cellLabel(c results.IndexCell) string {
+	if len(c.Params) == 0 {
+		return c.Name
+	}
+	vals := make([]string, len(c.Params))
+	for i, p := range c.Params {
+		vals[i] = p.Value
+	}
+	return strings.Join(vals, " ")
 }

@@ -38,7 +38,7 @@ its grid or capacity curve.`,
 			if len(runs) == 0 {
 				return usageError{fmt.Errorf("no results to report")}
 			}
-			opt := plots.ReportOptions{Title: title, Extra: extra}
+			opt := plots.ReportOptions{Title: title, Extra: extra, Searches: searchesIn(args)}
 			var baseline *results.Result
 			if baselinePath != "" {
 				if baseline, err = readResult(baselinePath); err != nil {
@@ -51,7 +51,7 @@ its grid or capacity curve.`,
 				return err
 			}
 			if baseline != nil || len(gates) > 0 {
-				opt.Comparison = results.Compare(baseline, cur.Result, baselinePath, cur.Label, gates, results.GateOptions{Noise: o.noise})
+				opt.Comparison = results.Compare(baseline, cur.Result, baselinePath, cur.Label, gates, o.gateOpts(cmd, baseline))
 			}
 			f, err := os.Create(out)
 			if err != nil {
@@ -75,4 +75,15 @@ its grid or capacity curve.`,
 	cmd.Flags().BoolVar(&o.noise, "noise", false, "noise-aware relative gates, as in qbench compare")
 	cmd.Flags().BoolVar(&o.noScenarioGates, "no-scenario-gates", false, "ignore the gates: the scenario declares")
 	return cmd
+}
+
+// searchesIn lists what the rate searches among paths (their index.json) found.
+func searchesIn(paths []string) []plots.SearchBest {
+	var out []plots.SearchBest
+	for _, p := range paths {
+		if ix, ok := readIndex(p); ok && ix.Search != nil {
+			out = append(out, plots.SearchBest{Scenario: ix.Scenario, Best: ix.Search.Best, FailedAt: ix.Search.FailedAt})
+		}
+	}
+	return out
 }

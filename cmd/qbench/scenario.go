@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"qbench/engines"
@@ -18,6 +19,14 @@ func init() {
 			return "design", errDesign{engine: engine, design: design, known: reg.Designs}
 		}
 		return "", nil
+	}
+	// A fault the engine cannot carry out is refused before the run, naming who can.
+	scenarios.FaultChecker = func(engine, kind string) error {
+		reg, err := engines.Lookup(engine)
+		if err != nil || reg.CanFault(kind) {
+			return nil // an unknown engine is reported once, by EngineChecker
+		}
+		return fmt.Errorf("engine %s cannot carry out a %s (engines that can: %s)", engine, kind, strings.Join(engines.EnginesFor(kind), ", "))
 	}
 }
 

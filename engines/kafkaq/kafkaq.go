@@ -34,6 +34,7 @@ func init() {
 		Designs: []string{Design},
 		Summary: "Apache Kafka topic + consumer group (kafka-go) on a broker qbench starts; needs .ci/kafka-jars.sh and java",
 		New:     newManaged,
+		Faults:  []string{"server-crash", "power-loss"},
 	})
 	engines.Register(engines.Registration{
 		Name:    "kafka-url",

@@ -233,5 +233,6 @@ func init() {
 		Designs: designs,
 		Summary: "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
 		New:     newChildEngine,
+		Faults:  []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
 	})
 }

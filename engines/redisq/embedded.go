@@ -14,6 +14,7 @@ func init() {
 		Designs: designs,
 		Summary: "the in-repo Redis-protocol server, inside the qbench process on a free loopback port (the default; nothing to install)",
 		New:     newEmbeddedEngine,
+		Faults:  []string{"stall", "command"},
 	})
 }
 

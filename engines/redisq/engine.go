@@ -77,6 +77,9 @@ func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *
 	// RESP2: under RESP3 go-redis peeks every connection for push notifications (a recvfrom
 	// system call per command), and the designs use none (pub/sub has its own connections).
 	opts.Protocol = 2
+	// Honour the caller's deadline (the sampler's 500 ms lag query, the sweep's and tear-down's
+	// bounds, the short ones after Ctrl-C): without this go-redis waits out ReadTimeout.
+	opts.ContextTimeoutEnabled = true
 	client := redis.NewClient(opts)
 	addr := opts.Addr
 	if err := client.Ping(ctx).Err(); err != nil {

@@ -27,6 +27,7 @@ func init() {
 		Designs: designs,
 		Summary: "a real redis-server started by qbench on a free loopback port in a fresh directory, with the scenario's persistence",
 		New:     newManagedEngine,
+		Faults:  []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"},
 	})
 }
 

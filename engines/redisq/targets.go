@@ -20,6 +20,7 @@ func init() {
 		Designs: designs,
 		Summary: "an existing Redis at address (host:port or redis://[:password@]host:port); keys under a run-specific prefix",
 		New:     newURLEngine,
+		Faults:  []string{"stall", "command"},
 	})
 }
 

@@ -5,6 +5,7 @@ package resultstest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"time"
@@ -127,6 +128,9 @@ func Make(o Options) *results.Result {
 		}
 		for _, k := range kinds {
 			interval.Histograms[k] = must(results.EncodeHistogram(iv[k]))
+		}
+		if s < o.Warmup { // every message of a warm-up second was intended in the warm-up
+			interval.WarmupHistograms = maps.Clone(interval.Histograms)
 		}
 		series = append(series, interval)
 	}

@@ -1,0 +1,189 @@
+package plots
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"qbench/results"
+)
+
+// SearchBest is what a rate search found, for the decision table.
+type SearchBest struct {
+	Scenario string
+	Best     float64
+	FailedAt float64
+}
+
+// decisionRow is one run (one design or policy) in the decision table at the top of a multi-run
+// report: what it sustains, what it costs, what it loses.
+type decisionRow struct {
+	Label, Colour      string
+	Offered, Produced  string
+	P50, P99           string
+	LostByKind         string
+	Lost               int64
+	GeneratorCPU       string
+	EngineCPU, RSS     string
+	BytesPerMsg, Fsync string
+}
+
+// engineStat keys: what an engine qbench starts itself reports from /proc of its server process
+// (Engine.Stats). A run without them shows a dash.
+const (
+	statCPUNs      = "proc_cpu_ns"
+	statRSSBytes   = "proc_rss_bytes"
+	statWriteBytes = "proc_write_bytes"
+	statFsyncs     = "proc_fsyncs"
+)
+
+func decisionRows(runs []reportRun) []decisionRow {
+	var out []decisionRow
+	for _, rr := range runs {
+		s := rr.R.Summary
+		row := decisionRow{Label: rr.Label, Colour: rr.Colour, Produced: fmt.Sprintf("%.0f/s", s.ProduceRate),
+			P50: results.FormatNs(s.Latency["e2e"].P50), P99: results.FormatNs(s.Latency["e2e"].P99),
+			Lost: s.Ledger.Lost, LostByKind: lostByKind(rr.R), GeneratorCPU: "—", EngineCPU: "—", RSS: "—", BytesPerMsg: "—", Fsync: "—"}
+		row.Offered = "max"
+		if s.OfferedRate > 0 {
+			row.Offered = fmt.Sprintf("%.0f/s", s.OfferedRate)
+		}
+		if s.Generator.CPUPerMessageNs > 0 {
+			row.GeneratorCPU = results.FormatNs(int64(s.Generator.CPUPerMessageNs))
+		}
+		msgs := float64(s.Ledger.Acked)
+		st := rr.R.Engine.Stats
+		if v, ok := st[statCPUNs]; ok && msgs > 0 {
+			row.EngineCPU = results.FormatNs(int64(float64(v) / msgs))
+		}
+		if v, ok := st[statRSSBytes]; ok {
+			row.RSS = fmt.Sprintf("%.1f MiB", float64(v)/(1<<20))
+		}
+		if v, ok := st[statWriteBytes]; ok && msgs > 0 {
+			row.BytesPerMsg = fmt.Sprintf("%.0f B", float64(v)/msgs)
+		}
+		if v, ok := st[statFsyncs]; ok && msgs > 0 {
+			row.Fsync = fmt.Sprintf("%.3f", float64(v)/msgs)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// lostByKind sums the acknowledged messages lost per fault kind ("server-crash 120,
+// consumer-pause 0"); "no faults" when the run had none.
+func lostByKind(r *results.Result) string {
+	if len(r.Faults) == 0 {
+		return "no faults"
+	}
+	by := map[string]int64{}
+	for _, w := range r.Faults {
+		by[w.Kind] += w.Lost
+	}
+	kinds := make([]string, 0, len(by))
+	for k := range by {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// faultRow is one fault as it happened and what it cost, for the report's fault table.
+type faultRow struct {
+	Kind, Target, At, Lasting string
+	Lost, Duplicates, LagPeak int64
+	Recovered, ProduceErrors  string
+	LossWindow, LastDurable   string
+	HasCost                   bool
+}
+
+func faultRows(r *results.Result) ([]faultRow, error) {
+	bands, err := Bands(r)
+	if err != nil {
+		return nil, err
+	}
+	var out []faultRow
+	for _, b := range bands {
+		row := faultRow{Kind: b.Kind, Target: b.Target, At: b.Start.Round(time.Millisecond).String(),
+			Lasting: (b.End - b.Start).Round(time.Millisecond).String()}
+		if b.Open {
+			row.Lasting = "never came back"
+			if b.Target == "server" || b.Target == "" {
+				row.Lasting = "did not end before the run did"
+			}
+		}
+		if len(r.Faults) == len(bands) {
+			w := windowAt(r.Faults, b)
+			row.HasCost = true
+			row.Lost, row.Duplicates, row.LagPeak = w.Lost, w.Duplicates, w.LagPeak
+			row.ProduceErrors = fmt.Sprint(w.ProduceErrors)
+			row.Recovered = recovered(w)
+			if w.Lost > 0 {
+				row.LossWindow = fmt.Sprintf("%s (%d msgs)", results.FormatNs(w.LossWindowNs), w.Lost)
+				if w.LossWindowNs == 0 {
+					row.LossWindow = fmt.Sprintf("0 (%d msgs, all sent during the fault)", w.Lost)
+				}
+				row.LastDurable = "none"
+				if w.LastDurableNs >= 0 {
+					row.LastDurable = time.Duration(w.LastDurableNs).Round(time.Millisecond).String()
+				}
+			}
+			if w.Error != "" {
+				row.Lasting = "not injected: " + w.Error
+			}
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+func windowAt(ws []results.FaultWindow, b Band) results.FaultWindow {
+	for _, w := range ws {
+		if w.Kind == b.Kind && w.Target == b.Target && time.Duration(w.StartNs) == b.Start {
+			return w
+		}
+	}
+	return results.FaultWindow{}
+}
+
+// recovered is the time from the fault's end until both a write was acknowledged and a message
+// delivered again; "never" when one of them did not happen.
+func recovered(w results.FaultWindow) string {
+	if w.RecoverWriteNs < 0 || w.RecoverReadNs < 0 {
+		return "never"
+	}
+	return results.FormatNs(max(w.RecoverWriteNs, w.RecoverReadNs))
+}
+
+// shortTitle names a multi-run report by what its runs share (the scenario) and how many there
+// are, not by every label.
+func shortTitle(runs []Run) string {
+	if len(runs) == 1 {
+		return "qbench: " + runs[0].Label
+	}
+	name := scenarioName(runs[0].Result)
+	for _, r := range runs[1:] {
+		if scenarioName(r.Result) != name {
+			name = ""
+		}
+	}
+	if name == "" {
+		return fmt.Sprintf("qbench: %s and %d more", runs[0].Label, len(runs)-1)
+	}
+	return fmt.Sprintf("qbench: %s, %d runs", name, len(runs))
+}
+
+func scenarioName(r *results.Result) string {
+	var sc struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(r.Scenario, &sc)
+	name, _, _ := strings.Cut(sc.Name, "/") // a matrix cell is named scenario/cell
+	return name
+}

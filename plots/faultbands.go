@@ -1,0 +1,172 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"sort"
+	"time"
+
+	"gonum.org/v1/plot"
+
+	"qbench/results"
+)
+
+// palette has a distinct colour for each of the first 12 runs (Tableau 10, then two more, all
+// readable on white); beyond that colours are spread round the hue circle by the golden angle,
+// so that no two runs of a large matrix share one.
+var palette = []color.RGBA{
+	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
+	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
+	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff}, {0x00, 0x00, 0x80, 0xff}, {0x80, 0x80, 0x00, 0xff},
+}
+
+// runColour is run i's colour.
+func runColour(i int) color.Color {
+	if i < len(palette) {
+		return palette[i]
+	}
+	h := float64(i) * 137.508
+	return hsv(h-360*float64(int(h/360)), 0.75, 0.8)
+}
+
+func hsv(h, s, v float64) color.RGBA {
+	c := v * s
+	hp := h / 60
+	x := c * (1 - abs(mod2(hp)-1))
+	var r, g, b float64
+	switch int(hp) {
+	case 0:
+		r, g = c, x
+	case 1:
+		r, g = x, c
+	case 2:
+		g, b = c, x
+	case 3:
+		g, b = x, c
+	case 4:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	m := v - c
+	return color.RGBA{uint8((r + m) * 255), uint8((g + m) * 255), uint8((b + m) * 255), 0xff}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func mod2(v float64) float64 { return v - 2*float64(int(v/2)) }
+
+// faultKindColours give each fault kind its own translucent band colour, the same in every chart
+// and in the report's timeline.
+var faultKindColours = map[string]color.NRGBA{
+	"stall":              {0xe0, 0x40, 0x40, 0x40},
+	"server-crash":       {0xb0, 0x00, 0x20, 0x48},
+	"power-loss":         {0x70, 0x00, 0x70, 0x48},
+	"disk-full":          {0xe0, 0x90, 0x00, 0x48},
+	"failover":           {0x00, 0x70, 0xc0, 0x40},
+	"command":            {0x40, 0x90, 0x40, 0x40},
+	"consumer-crash":     {0xff, 0x50, 0x00, 0x48},
+	"consumer-pause":     {0x00, 0xa0, 0xa0, 0x40},
+	"slow-consumer":      {0xa0, 0xa0, 0x00, 0x48},
+	"subscriber-offline": {0x60, 0x60, 0xc0, 0x40},
+}
+
+// FaultKindColour is the band colour of a fault kind (FaultColour for a kind it does not know).
+func FaultKindColour(kind string) color.NRGBA {
+	if c, ok := faultKindColours[kind]; ok {
+		return c
+	}
+	return FaultColour
+}
+
+// Band is one fault as it happened: from the result's measured fault windows (when the fault
+// really began and ended), else from the scenario's plan.
+type Band struct {
+	Kind, Target string
+	Start, End   time.Duration
+	// Open marks a fault that had not ended when the run did (a consumer that never came back).
+	Open bool
+}
+
+// Bands returns a result's faults as they happened, in start order. A measured window that never
+// ended (EndNs before StartNs, or 0) runs to the end of the run and is marked Open.
+func Bands(r *results.Result) ([]Band, error) {
+	end := runEnd(r)
+	var out []Band
+	if len(r.Faults) > 0 {
+		for _, w := range r.Faults {
+			b := Band{Kind: w.Kind, Target: w.Target, Start: time.Duration(w.StartNs), End: time.Duration(w.EndNs)}
+			if w.EndNs <= w.StartNs || w.EndNs > int64(end)+int64(time.Hour) {
+				b.End, b.Open = max(end, b.Start), true
+			}
+			out = append(out, b)
+		}
+	} else {
+		fs, err := Faults(r)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range fs {
+			out = append(out, Band{Kind: f.Kind, Start: f.At, End: f.At + f.Duration})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out, nil
+}
+
+// runEnd is when the run's consumers stopped: warm-up, measured window and drain.
+func runEnd(r *results.Result) time.Duration {
+	s := r.Summary
+	end := Warmup(r) + time.Duration((s.MeasuredSeconds+s.DrainSeconds)*1e9)
+	if n := len(r.Series); n > 0 {
+		end = max(end, time.Duration(r.Series[n-1].StartNs))
+	}
+	return end
+}
+
+// shadeWindows shades the warm-up and every run's faults as they happened, one colour and one
+// legend entry per fault kind; identical bands of several runs (the same scenario) are drawn once.
+func shadeWindows(p *plot.Plot, runs []Run) error {
+	seen := map[string]bool{}
+	var warmupShown bool
+	kindShown := map[string]bool{}
+	for _, run := range runs {
+		if w := Warmup(run.Result); w > 0 && !seen["warmup"+w.String()] {
+			seen["warmup"+w.String()] = true
+			s := shade{X0: 0, X1: w.Seconds(), Colour: WarmupColour}
+			p.Add(s)
+			if !warmupShown {
+				p.Legend.Add("warm-up", s)
+				warmupShown = true
+			}
+		}
+		bands, err := Bands(run.Result)
+		if err != nil {
+			return fmt.Errorf("%s: %w", run.Label, err)
+		}
+		for _, b := range bands {
+			// Bands of different runs within 50 ms are the same planned fault.
+			key := fmt.Sprintf("%s/%s/%d/%d", b.Kind, b.Target, b.Start/(50*time.Millisecond), b.End/(50*time.Millisecond))
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			end := b.End
+			if end-b.Start < 100*time.Millisecond {
+				end = b.Start + 100*time.Millisecond // an instant fault still shows as a thin band
+			}
+			s := shade{X0: b.Start.Seconds(), X1: end.Seconds(), Colour: FaultKindColour(b.Kind)}
+			p.Add(s)
+			if !kindShown[b.Kind] {
+				p.Legend.Add(b.Kind, s)
+				kindShown[b.Kind] = true
+			}
+		}
+	}
+	return nil
+}
