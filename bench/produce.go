@@ -51,7 +51,7 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 	pc := &pacing{pacer: Pacer{Duration: sc.Duration.D()}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
 	pc.sendNs.Store(int64(time.Millisecond)) // until measured, assume a slow engine: pass the schedule on
 	if !sc.Rate.Max {
-		pc.pacer = NewPacer(sc.Rate.PerSecond, id, sc.Producers, sc.Duration.D())
+		pc.pacer = producerPacer(sc, ShapeFor(sc), id)
 	}
 	defer pc.timer.Stop()
 	// A producer that has fallen far behind (a dead server, retries) stops at the duration plus

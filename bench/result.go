@@ -75,8 +75,14 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.Groups = max(r.groups, 1)
 	res.Summary.DrainSeconds = r.window.drain.Seconds()
 	res.Summary.SweepSeconds = r.window.sweep
-	if !sc.Rate.Max {
-		res.Summary.OfferedRate = sc.Rate.PerSecond
+	res.Summary.OfferedRate = offeredRate(sc)
+	fillOffered(sc, res.Series)
+	if sc.Knee != "" {
+		k, err := results.FindKnee(sc.Knee, res.Series)
+		if err != nil {
+			return nil, err
+		}
+		res.Summary.Knee = k
 	}
 	res.Summary.LagMax, res.Summary.EngineLagMax = s.lagMax, s.engineLagMax
 	res.Summary.Ledger = results.Ledger(totals)

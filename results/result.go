@@ -85,7 +85,9 @@ type Summary struct {
 	// Warnings say, in plain words, when figures describe the generator rather than the engine
 	// (or are otherwise not what they seem). Empty when there is nothing to say.
 	Warnings []string `json:"warnings,omitempty"`
-	// OfferedRate is the scenario's target rate (0 for a closed loop).
+	// Knee is where a profiled run first broke its knee objective (scenario knee:).
+	Knee *Knee `json:"knee,omitempty"`
+	// OfferedRate is the scenario's target rate, a profile's mean (0 for a closed loop).
 	OfferedRate float64            `json:"offered_rate"`
 	Latency     map[string]Latency `json:"latency"`
 	// LagMax is the largest backlog seen (engine-reported where available, else acked minus
@@ -160,7 +162,9 @@ type Interval struct {
 	// StartNs is the interval's start since the run's epoch.
 	StartNs int64 `json:"start_ns"`
 	// Warmup marks intervals inside the warm-up.
-	Warmup     bool  `json:"warmup,omitempty"`
+	Warmup bool `json:"warmup,omitempty"`
+	// Offered is how many messages the schedule intended in this interval (0 for a closed loop).
+	Offered    int64 `json:"offered"`
 	Acked      int64 `json:"acked"`
 	Failed     int64 `json:"failed"`
 	Deliveries int64 `json:"deliveries"`

@@ -99,7 +99,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		for _, e := range errs {
 			e.File = file
 			e.Line = lineOf(root, e.Field)
-			if e.Field == "rate" && findKey(root, "rate") == nil && !s.Rate.Max && s.Rate.PerSecond == 0 {
+			if e.Field == "rate" && findKey(root, "rate") == nil && !s.Profile.Set() && !s.Rate.Max && s.Rate.PerSecond == 0 {
 				e.Msg = "is required: messages per second over all producers, or max for a closed loop"
 			}
 		}

@@ -30,7 +30,12 @@ type Scenario struct {
 	Consumers int `yaml:"consumers" json:"consumers"`
 	// Rate is the total offered load in messages per second across all producers, or max for a
 	// closed loop where each producer sends as soon as the previous send was acknowledged.
-	Rate        Rate     `yaml:"rate" json:"rate"`
+	Rate Rate `yaml:"rate" json:"rate"`
+	// Arrival is how intended send times are spaced: uniform (evenly, the default) or poisson
+	// (exponential gaps of the same mean, seeded by seed).
+	Arrival string `yaml:"arrival,omitempty" json:"arrival,omitempty"`
+	// Profile varies the rate over the run (ramp, steps, burst) in place of rate.
+	Profile     Profile  `yaml:"profile,omitempty" json:"profile,omitzero"`
 	MessageSize int      `yaml:"message_size" json:"message_size"`
 	Duration    Duration `yaml:"duration" json:"duration"`
 	Warmup      Duration `yaml:"warmup" json:"warmup"`
@@ -61,6 +66,10 @@ type Scenario struct {
 
 	// Faults fire at their offsets from the start of the run.
 	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
+
+	// Knee is the objective a profiled run is judged by each second, a gate expression such as
+	// "produce.p99 <= 5ms": the first measured second that violates it is the knee.
+	Knee string `yaml:"knee,omitempty" json:"knee,omitempty"`
 
 	// Seed makes every random choice of the run repeatable.
 	Seed int64 `yaml:"seed,omitempty" json:"seed,omitempty"`

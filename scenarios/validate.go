@@ -91,6 +91,9 @@ func (s *Scenario) ApplyDefaults() {
 	if s.List.VisibilityTimeout == 0 {
 		s.List.VisibilityTimeout = Duration(DefaultVisibilityTimeout)
 	}
+	if s.Arrival == "" {
+		s.Arrival = "uniform"
+	}
 	if s.Seed == 0 {
 		s.Seed = 1
 	}
@@ -112,10 +115,11 @@ func (s *Scenario) validate() Errors {
 	if s.Consumers < 0 {
 		bad("consumers", "must be at least 1 (got %d)", s.Consumers)
 	}
-	if !s.Rate.Max && s.Rate.PerSecond <= 0 {
+	if !s.Rate.Max && s.Rate.PerSecond <= 0 && !s.Profile.Set() {
 		bad("rate", "must be a positive number of messages per second, or max (got %s)", s.Rate)
 	}
 	s.validateLimits(bad)
+	s.validateWorkload(bad)
 	if s.MessageSize < MinMessageSize {
 		bad("message_size", "must be at least %d bytes, the size of the stamp each message carries (got %d)", MinMessageSize, s.MessageSize)
 	}
