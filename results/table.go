@@ -27,6 +27,13 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintf(w, "offered %s; produced %.0f msg/s, %s over %.1f s measured\n",
 		offered, s.ProduceRate, deliveredRate(s), s.MeasuredSeconds)
+	if k := s.Knee; k != nil {
+		if k.Reached {
+			fmt.Fprintf(w, "knee: %s first broken at %.0f s, offered %.0f msg/s, produced %.0f msg/s\n", k.Objective, k.AtSeconds, k.OfferedRate, k.ProduceRate)
+		} else {
+			fmt.Fprintf(w, "knee: %s held in every measured second\n", k.Objective)
+		}
+	}
 	if r.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the run was stopped early; figures cover what ran")
 	}

@@ -98,7 +98,9 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if errs := s.validate(); len(errs) > 0 {
 		for _, e := range errs {
 			e.File = file
-			e.Line = lineOf(root, e.Field)
+			if e.Line == 0 { // a matrix cell's error already points at its value
+				e.Line = lineOf(root, e.Field)
+			}
 			if e.Field == "rate" && findKey(root, "rate") == nil && !s.Profile.Set() && !s.Rate.Max && s.Rate.PerSecond == 0 {
 				e.Msg = "is required: messages per second over all producers, or max for a closed loop"
 			}

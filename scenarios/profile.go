@@ -84,7 +84,11 @@ func (s *Scenario) validateWorkload(bad func(field, format string, args ...any))
 	}
 	if p.IsRamp() {
 		if p.Ramp.From < 0 || p.Ramp.To < 0 || p.Ramp.From+p.Ramp.To <= 0 {
-			bad("profile.ramp", "needs from >= 0 and to >= 0, not both 0 (got %g to %g)", p.Ramp.From, p.Ramp.To)
+			f := "profile.ramp.to" // the field at fault, so a matrix over it points at its value
+			if p.Ramp.From < 0 {
+				f = "profile.ramp.from"
+			}
+			bad(f, "needs from >= 0 and to >= 0, not both 0 (got %g to %g)", p.Ramp.From, p.Ramp.To)
 		}
 	}
 	var total Duration
@@ -103,8 +107,11 @@ func (s *Scenario) validateWorkload(bad func(field, format string, args ...any))
 	}
 	if p.IsBurst() {
 		b := p.Burst
-		if b.Base <= 0 || b.Peak <= 0 {
-			bad("profile.burst", "needs base and peak rates above 0 (got %g and %g)", b.Base, b.Peak)
+		if b.Base <= 0 {
+			bad("profile.burst.base", "must be a rate above 0 (got %g)", b.Base)
+		}
+		if b.Peak <= 0 {
+			bad("profile.burst.peak", "must be a rate above 0 (got %g)", b.Peak)
 		}
 		if b.Every <= 0 || b.For <= 0 || b.For >= b.Every {
 			bad("profile.burst.for", "needs 0 < for < every (got for %s, every %s)", b.For, b.Every)
