@@ -69,6 +69,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.MeasuredSeconds = window.Seconds()
 	if window > 0 {
 		res.Summary.ProduceRate = float64(res.Summary.Latency[KindProduce].Count) / window.Seconds()
+		res.Summary.ProduceBytesRate = float64(r.measuredAckedBytes.Load()) / window.Seconds()
 		res.Summary.DeliverRate = float64(r.window.deliveries) / window.Seconds()
 		res.Summary.DeliverRatePerGroup = res.Summary.DeliverRate / float64(max(r.groups, 1))
 	}

@@ -143,15 +143,7 @@ func newPoisson(seed int64, producer, slots int) *poisson {
 
 // gap is exponential gap i, from splitmix64 of (seed, producer, i): deterministic and random
 // access.
-func (p *poisson) gap(i uint64) float64 {
-	z := p.seed*0x9E3779B97F4A7C15 ^ p.producer*0xD1B54A32D192ED03 ^ i*0xBF58476D1CE4E5B9
-	z += 0x9E3779B97F4A7C15
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	z ^= z >> 31
-	u := (float64(z>>11) + 0.5) / (1 << 53) // in (0, 1)
-	return -math.Log(u)
-}
+func (p *poisson) gap(i uint64) float64 { return -math.Log(unit(mix(p.seed, p.producer, i))) }
 
 // point is arrival n in units of the profile's cumulative count.
 func (p *poisson) point(n uint64) float64 {

@@ -69,6 +69,8 @@ type Summary struct {
 	MeasuredSeconds float64 `json:"measured_seconds"`
 	// ProduceRate is acknowledged messages per second in the measured window.
 	ProduceRate float64 `json:"produce_rate"`
+	// ProduceBytesRate is the payload bytes of those messages per second.
+	ProduceBytesRate float64 `json:"produce_bytes_rate"`
 	// DeliverRate is deliveries made inside the measured window (to every receiving group,
 	// duplicates included) divided by the window. DeliverRatePerGroup divides it by Groups.
 	DeliverRate         float64 `json:"deliver_rate"`
@@ -164,10 +166,13 @@ type Interval struct {
 	// Warmup marks intervals inside the warm-up.
 	Warmup bool `json:"warmup,omitempty"`
 	// Offered is how many messages the schedule intended in this interval (0 for a closed loop).
-	Offered    int64 `json:"offered"`
-	Acked      int64 `json:"acked"`
-	Failed     int64 `json:"failed"`
-	Deliveries int64 `json:"deliveries"`
+	Offered int64 `json:"offered"`
+	Acked   int64 `json:"acked"`
+	// AckedBytes and DeliveredBytes are the payload bytes acknowledged and delivered in it.
+	AckedBytes     int64 `json:"acked_bytes"`
+	DeliveredBytes int64 `json:"delivered_bytes"`
+	Failed         int64 `json:"failed"`
+	Deliveries     int64 `json:"deliveries"`
 	// Lag is acked minus first deliveries as the load generator sees it.
 	Lag int64 `json:"lag"`
 	// EngineLag is the engine's own report, when it has one.

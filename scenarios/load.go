@@ -81,7 +81,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		zero bool
 	}{
 		{"duration", s.Duration == 0}, {"producers", s.Producers == 0}, {"consumers", s.Consumers == 0},
-		{"message_size", s.MessageSize == 0}, {"rate", !s.Rate.Max && s.Rate.PerSecond == 0},
+		{"message_size", s.MessageSize.IsFixed() && s.MessageSize.Value == 0}, {"rate", !s.Rate.Max && s.Rate.PerSecond == 0},
 		{"batch", s.Batch == 0},
 	} {
 		if k := findKey(root, f.key); k != nil && f.zero {

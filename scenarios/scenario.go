@@ -35,10 +35,13 @@ type Scenario struct {
 	// (exponential gaps of the same mean, seeded by seed).
 	Arrival string `yaml:"arrival,omitempty" json:"arrival,omitempty"`
 	// Profile varies the rate over the run (ramp, steps, burst) in place of rate.
-	Profile     Profile  `yaml:"profile,omitempty" json:"profile,omitzero"`
-	MessageSize int      `yaml:"message_size" json:"message_size"`
-	Duration    Duration `yaml:"duration" json:"duration"`
-	Warmup      Duration `yaml:"warmup" json:"warmup"`
+	Profile Profile `yaml:"profile,omitempty" json:"profile,omitzero"`
+	// MessageSize is a number of bytes or a distribution (see Size).
+	MessageSize Size `yaml:"message_size" json:"message_size"`
+	// Payload is the content after the stamp: random (default) or compressible.
+	Payload  Payload  `yaml:"payload,omitempty" json:"payload,omitzero"`
+	Duration Duration `yaml:"duration" json:"duration"`
+	Warmup   Duration `yaml:"warmup" json:"warmup"`
 	// DrainTimeout bounds how long consumers keep reading after producers stop.
 	DrainTimeout Duration `yaml:"drain_timeout" json:"drain_timeout"`
 	// Batch is the most messages a producer sends in one round trip (pipeline or batch). When a

@@ -49,8 +49,14 @@ func (s *Scenario) ApplyDefaults() {
 	if s.Consumers == 0 {
 		s.Consumers = DefaultConsumers
 	}
-	if s.MessageSize == 0 {
-		s.MessageSize = DefaultMessageSize
+	if s.MessageSize.IsFixed() && s.MessageSize.Value == 0 {
+		s.MessageSize = Fixed(DefaultMessageSize)
+	}
+	if s.Payload.Content == "" {
+		s.Payload.Content = "random"
+	}
+	if s.Payload.Content == "compressible" && s.Payload.Ratio == 0 {
+		s.Payload.Ratio = 4
 	}
 	if s.Duration == 0 {
 		s.Duration = Duration(DefaultDuration)
@@ -120,12 +126,7 @@ func (s *Scenario) validate() Errors {
 	}
 	s.validateLimits(bad)
 	s.validateWorkload(bad)
-	if s.MessageSize < MinMessageSize {
-		bad("message_size", "must be at least %d bytes, the size of the stamp each message carries (got %d)", MinMessageSize, s.MessageSize)
-	}
-	if s.MessageSize > 64<<20 {
-		bad("message_size", "must be at most 64 MiB (got %d)", s.MessageSize)
-	}
+	s.validateSize(bad)
 	if s.Duration < 0 {
 		bad("duration", "must be positive (got %s)", s.Duration)
 	}
