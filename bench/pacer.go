@@ -25,6 +25,9 @@ type Pacer struct {
 // NewShapedPacer is producer p's share of n of a profile (nil: a constant total rate) with
 // uniform or poisson arrivals, seeded.
 func NewShapedPacer(totalRate float64, shape *Shape, poissonArrivals bool, seed int64, p, n int, duration time.Duration) Pacer {
+	if shape != nil {
+		totalRate = 1 // unused: the shape decides the times (and 0 would make NewPacer divide by it)
+	}
 	pc := NewPacer(totalRate, p, n, duration)
 	if shape != nil {
 		pc.Shape = shape

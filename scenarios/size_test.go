@@ -74,4 +74,7 @@ func TestMatrixSweepsSizes(t *testing.T) {
 	if cells, err = s.Cells(); err != nil || cells[1].Scenario.MessageSize.Largest() != 128 || cells[0].Scenario.MessageSize.Value != 64 {
 		t.Fatalf("%v %+v", err, cells)
 	}
+	if cells[0].Name != "message_size=64" || cells[1].Name != "message_size={dist: uniform, min: 64, max: 128}" {
+		t.Fatalf("cell names %q, %q", cells[0].Name, cells[1].Name)
+	}
 }
