@@ -33,15 +33,21 @@ func producerPacer(sc *scenarios.Scenario, shape *Shape, id int) Pacer {
 	return NewShapedPacer(sc.Rate.PerSecond, shape, sc.Arrival == "poisson", sc.Seed, id, sc.Producers, sc.Duration.D())
 }
 
-// offeredRate is the mean offered rate over the duration: the rate, or the profile's mean.
+// offeredRate is the mean offered rate over the measured window (warm-up to the end), the window
+// the produce rate is measured over: the rate, or the profile's mean there.
 func offeredRate(sc *scenarios.Scenario) float64 {
 	if sc.Rate.Max {
 		return 0
 	}
-	if shape := ShapeFor(sc); shape != nil {
-		return shape.Mean(sc.Duration.D())
+	shape := ShapeFor(sc)
+	if shape == nil {
+		return sc.Rate.PerSecond
 	}
-	return sc.Rate.PerSecond
+	from, to := sc.Warmup.D(), sc.Duration.D()
+	if to <= from {
+		return shape.Mean(to)
+	}
+	return (shape.Count(to) - shape.Count(from)) / (to - from).Seconds()
 }
 
 // fillOffered sets each interval's offered count from the schedules themselves (pure functions
