@@ -78,7 +78,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			toAck = make([]engines.Delivery, 0, len(ds))
 		}
 		rec.mu.Lock()
+		var bytes int64
 		for _, d := range ds {
+			bytes += int64(len(d.Payload))
 			st, err := DecodeStamp(d.Payload)
 			if err != nil || st.RunTag != r.tag {
 				r.foreign.Add(1)
@@ -93,6 +95,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 		rec.mu.Unlock()
 		r.noteRecovery(at, false)
 		r.deliveredN.Add(int64(len(ds)))
+		r.deliveredBytes.Add(bytes)
 		work := r.sc.Work.D() * time.Duration(len(ds))
 		if slow != nil && time.Now().Before(slowUntil) {
 			for range ds {

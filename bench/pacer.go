@@ -15,6 +15,78 @@ type Pacer struct {
 	Offset time.Duration
 	// Duration ends the schedule: no message is intended at or after it.
 	Duration time.Duration
+	// Shape, when set, is the rate profile (Rate is then unused): the k-th message over all
+	// producers is intended when the profile's cumulative count reaches k.
+	Shape *Shape
+	// arrivals, when set, replaces even spacing with a Poisson process (see poisson).
+	arrivals *poisson
+}
+
+// NewShapedPacer is producer p's share of n of a profile (nil: a constant total rate) with
+// uniform or poisson arrivals, seeded.
+func NewShapedPacer(totalRate float64, shape *Shape, poissonArrivals bool, seed int64, p, n int, duration time.Duration) Pacer {
+	if shape != nil {
+		totalRate = 1 // unused: the shape decides the times (and 0 would make NewPacer divide by it)
+	}
+	pc := NewPacer(totalRate, p, n, duration)
+	if shape != nil {
+		pc.Shape = shape
+		pc.Rate = 1 // keeps the exact-schedule path; the shape decides the times
+	}
+	if poissonArrivals {
+		pc.arrivals = newPoisson(seed, p, n)
+	}
+	return pc
+}
+
+// shaped says the schedule is not plain even spacing at a constant rate.
+func (p Pacer) shaped() bool { return p.Shape != nil || p.arrivals != nil }
+
+// shapedAt is IntendedAt for a profile or Poisson arrivals: the message's point in units of the
+// cumulative count, mapped through the profile's inverse.
+func (p Pacer) shapedAt(n uint64) time.Duration {
+	var u float64
+	if p.arrivals != nil {
+		u = p.arrivals.point(n)
+	} else {
+		u = float64(p.Slot + n*p.Slots)
+	}
+	if p.Shape == nil {
+		return time.Duration(u * float64(time.Second) / p.Rate)
+	}
+	return p.Shape.At(u)
+}
+
+// CountBefore is how many of this producer's messages are intended before t (and before the
+// end of the schedule): the offered load up to t.
+func (p Pacer) CountBefore(t time.Duration) uint64 {
+	if t > p.Duration {
+		t = p.Duration
+	}
+	if p.IntendedAt(0) >= t {
+		return 0
+	}
+	return p.lastAtOrBefore(0, t-1) + 1
+}
+
+// lastAtOrBefore is the last index k >= from with IntendedAt(k) <= h, given IntendedAt(from) <= h:
+// a galloping search, so that a producer far behind finds its due count in O(log) steps.
+func (p Pacer) lastAtOrBefore(from uint64, h time.Duration) uint64 {
+	lo, step := from, uint64(1)
+	for p.IntendedAt(lo+step) <= h {
+		lo += step
+		step *= 2
+	}
+	hi := lo + step // IntendedAt(hi) > h
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if p.IntendedAt(mid) <= h {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // NewPacer returns producer p's share of a total rate (messages/s) split over n producers.
@@ -29,6 +101,9 @@ func NewPacer(totalRate float64, p, n int, duration time.Duration) Pacer {
 
 // IntendedAt is when message n is intended to be sent, measured from the start.
 func (p Pacer) IntendedAt(n uint64) time.Duration {
+	if p.shaped() {
+		return p.shapedAt(n)
+	}
 	if p.Rate > 0 {
 		return time.Duration(float64(p.Slot+n*p.Slots) * float64(time.Second) / p.Rate)
 	}
@@ -52,7 +127,9 @@ func (p Pacer) Pace(elapsed time.Duration, sent uint64) (due uint64, wait time.D
 		horizon = p.Duration - 1
 	}
 	var last uint64
-	if p.Rate > 0 {
+	if p.shaped() {
+		last = p.lastAtOrBefore(sent, horizon)
+	} else if p.Rate > 0 {
 		last = uint64(float64(horizon-p.IntendedAt(0)) / (float64(time.Second) * float64(p.Slots) / p.Rate))
 		// Float division can land one off at an exact boundary; IntendedAt decides.
 		for last > 0 && p.IntendedAt(last) > horizon {

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"qbench/engines"
+	"qbench/scenarios"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,9 @@ const preciseSleepMax = 5 * time.Millisecond
 // batchSlot is one batch in flight, with buffers of its own: a payload handed to Send is never
 // restamped while that Send may still be using it.
 type batchSlot struct {
+	// full are the buffers, each sized for the largest message; bufs are them cut to the
+	// claimed messages' sizes.
+	full     [][]byte
 	bufs     [][]byte
 	errs     []error
 	intended []int64
@@ -21,11 +25,12 @@ type batchSlot struct {
 	n        int
 }
 
-func newBatchSlot(batch, size int) *batchSlot {
-	s := &batchSlot{bufs: make([][]byte, batch), errs: make([]error, batch), intended: make([]int64, batch)}
+func newBatchSlot(batch, size int, content scenarios.Payload, seed int64, key uint64) *batchSlot {
+	s := &batchSlot{full: make([][]byte, batch), bufs: make([][]byte, batch), errs: make([]error, batch), intended: make([]int64, batch)}
 	for i := range s.bufs {
-		s.bufs[i] = make([]byte, size)
-		fillPattern(s.bufs[i])
+		s.full[i] = make([]byte, size)
+		fillContent(s.full[i], content, seed, key*uint64(batch)+uint64(i))
+		s.bufs[i] = s.full[i]
 	}
 	return s
 }
@@ -51,7 +56,7 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 	pc := &pacing{pacer: Pacer{Duration: sc.Duration.D()}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
 	pc.sendNs.Store(int64(time.Millisecond)) // until measured, assume a slow engine: pass the schedule on
 	if !sc.Rate.Max {
-		pc.pacer = NewPacer(sc.Rate.PerSecond, id, sc.Producers, sc.Duration.D())
+		pc.pacer = producerPacer(sc, ShapeFor(sc), id)
 	}
 	defer pc.timer.Stop()
 	// A producer that has fallen far behind (a dead server, retries) stops at the duration plus
@@ -61,11 +66,11 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 	sendCtx, cancel := context.WithDeadline(ctx, hardStop)
 	defer cancel()
 	var wg sync.WaitGroup
-	for range inFlight {
+	for slot := range inFlight {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := newBatchSlot(sc.Batch, sc.MessageSize)
+			s := newBatchSlot(sc.Batch, r.sizer.Largest(), sc.Payload, sc.Seed, uint64(id)*uint64(inFlight)+uint64(slot))
 			held := false // this goroutine still holds the pacing lock from its last claim
 			for {
 				if !held {
@@ -194,6 +199,7 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 		}
 		seq := pc.seq
 		for i := 0; i < n; i++ {
+			s.bufs[i] = s.full[i][:r.sizer.Size(uint32(id), seq+uint64(i))]
 			Stamp{RunTag: r.tag, Producer: uint32(id), Seq: seq + uint64(i), IntendedNs: s.intended[i]}.Encode(s.bufs[i])
 		}
 		s.seq, s.n = seq, n
@@ -237,13 +243,20 @@ func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batc
 		rec.record(KindSendDelay, sentAt-intended[i], measured)
 	}
 	rec.mu.Unlock()
-	var failed int64
+	var failed, bytes, measuredBytes int64
 	for i := 0; i < n; i++ {
 		if errs[i] != nil {
 			failed++
 			r.noteErr("produce", errs[i])
+			continue
+		}
+		bytes += int64(len(s.bufs[i]))
+		if intended[i] >= warmupNs {
+			measuredBytes += int64(len(s.bufs[i]))
 		}
 	}
+	r.ackedBytes.Add(bytes)
+	r.measuredAckedBytes.Add(measuredBytes)
 	if failed < int64(n) {
 		r.noteRecovery(ackAt, true)
 	}

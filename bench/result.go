@@ -79,14 +79,21 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.MeasuredSeconds = window.Seconds()
 	if window > 0 {
 		res.Summary.ProduceRate = float64(res.Summary.Latency[KindProduce].Count) / window.Seconds()
+		res.Summary.ProduceBytesRate = float64(r.measuredAckedBytes.Load()) / window.Seconds()
 		res.Summary.DeliverRate = float64(r.window.deliveries) / window.Seconds()
 		res.Summary.DeliverRatePerGroup = res.Summary.DeliverRate / float64(max(r.groups, 1))
 	}
 	res.Summary.Groups = max(r.groups, 1)
 	res.Summary.DrainSeconds = r.window.drain.Seconds()
 	res.Summary.SweepSeconds = r.window.sweep
-	if !sc.Rate.Max {
-		res.Summary.OfferedRate = sc.Rate.PerSecond
+	res.Summary.OfferedRate = offeredRate(sc)
+	fillOffered(sc, res.Series)
+	if sc.Knee != "" {
+		k, err := results.FindKnee(sc.Knee, res.Series)
+		if err != nil {
+			return nil, err
+		}
+		res.Summary.Knee = k
 	}
 	res.Summary.LagMax, res.Summary.EngineLagMax = s.lagMax, s.engineLagMax
 	res.Summary.Ledger = results.Ledger(totals)

@@ -93,7 +93,7 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 		groups, groupOf = g.Groups(), g.GroupOf
 	}
 	r = &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
-		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now()}
+		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed)}
 	return r.execute(ctx, stop)
 }
 
@@ -166,10 +166,15 @@ type run struct {
 
 	// Per-interval counters, swapped to zero by the sampler.
 	ackedN, failedN, deliveredN atomic.Int64
-	produceErrs, consumeErrs    atomic.Int64
-	unsent                      atomic.Int64
-	inFlightFull                atomic.Int64 // times a due batch waited for an in-flight slot
-	foreign                     atomic.Int64
+	ackedBytes, deliveredBytes  atomic.Int64
+	// measuredAckedBytes is the payload bytes of acknowledged messages intended after warm-up.
+	measuredAckedBytes atomic.Int64
+	// sizer draws each message's size (message_size); buffers are sized for its largest.
+	sizer                    *Sizer
+	produceErrs, consumeErrs atomic.Int64
+	unsent                   atomic.Int64
+	inFlightFull             atomic.Int64 // times a due batch waited for an in-flight slot
+	foreign                  atomic.Int64
 
 	errMu sync.Mutex
 	errs  map[[2]string]int64

@@ -90,16 +90,18 @@ func (s *sampler) harvest(final bool) {
 		s.dropped += rec.harvest(s.merged, s.warm)
 	}
 	iv := results.Interval{
-		StartNs:    s.lastStart,
-		Warmup:     s.lastStart < int64(r.sc.Warmup),
-		Acked:      r.ackedN.Swap(0),
-		Failed:     r.failedN.Swap(0),
-		Deliveries: s.takeDeliveries(),
-		Lag:        max(0, r.ledger.Acked()-r.ledger.DeliveredUnique()),
-		Produce:    results.Summarise(s.merged[KindProduce]),
-		SendDelay:  results.Summarise(s.merged[KindSendDelay]),
-		E2E:        results.Summarise(s.merged[KindE2E]),
-		Histograms: map[string]string{},
+		StartNs:        s.lastStart,
+		Warmup:         s.lastStart < int64(r.sc.Warmup),
+		Acked:          r.ackedN.Swap(0),
+		Failed:         r.failedN.Swap(0),
+		Deliveries:     s.takeDeliveries(),
+		AckedBytes:     r.ackedBytes.Swap(0),
+		DeliveredBytes: r.deliveredBytes.Swap(0),
+		Lag:            max(0, r.ledger.Acked()-r.ledger.DeliveredUnique()),
+		Produce:        results.Summarise(s.merged[KindProduce]),
+		SendDelay:      results.Summarise(s.merged[KindSendDelay]),
+		E2E:            results.Summarise(s.merged[KindE2E]),
+		Histograms:     map[string]string{},
 	}
 	s.lastStart = now
 	if final && iv.Acked == 0 && iv.Deliveries == 0 && iv.Failed == 0 {

@@ -69,6 +69,13 @@ func shorten(sc *scenarios.Scenario, d time.Duration) {
 	scale := func(x scenarios.Duration) scenarios.Duration { return scenarios.Duration(float64(x) * f) }
 	sc.Duration = scenarios.Duration(d)
 	sc.Warmup = scale(sc.Warmup)
+	// A profile's times scale with the run, so its shape is kept in the shortened run.
+	steps := append([]scenarios.Step(nil), sc.Profile.Steps...)
+	for i := range steps {
+		steps[i].For = scale(steps[i].For)
+	}
+	sc.Profile.Steps = steps
+	sc.Profile.Burst.Every, sc.Profile.Burst.For = scale(sc.Profile.Burst.Every), scale(sc.Profile.Burst.For)
 	for i := range sc.Faults {
 		sc.Faults[i].At = scale(sc.Faults[i].At)
 		sc.Faults[i].Duration = scale(sc.Faults[i].Duration)

@@ -69,6 +69,8 @@ type Summary struct {
 	MeasuredSeconds float64 `json:"measured_seconds"`
 	// ProduceRate is acknowledged messages per second in the measured window.
 	ProduceRate float64 `json:"produce_rate"`
+	// ProduceBytesRate is the payload bytes of those messages per second.
+	ProduceBytesRate float64 `json:"produce_bytes_rate"`
 	// DeliverRate is deliveries made inside the measured window (to every receiving group,
 	// duplicates included) divided by the window. DeliverRatePerGroup divides it by Groups.
 	DeliverRate         float64 `json:"deliver_rate"`
@@ -85,7 +87,9 @@ type Summary struct {
 	// Warnings say, in plain words, when figures describe the generator rather than the engine
 	// (or are otherwise not what they seem). Empty when there is nothing to say.
 	Warnings []string `json:"warnings,omitempty"`
-	// OfferedRate is the scenario's target rate (0 for a closed loop).
+	// Knee is where a profiled run first broke its knee objective (scenario knee:).
+	Knee *Knee `json:"knee,omitempty"`
+	// OfferedRate is the scenario's target rate, a profile's mean (0 for a closed loop).
 	OfferedRate float64            `json:"offered_rate"`
 	Latency     map[string]Latency `json:"latency"`
 	// LagMax is the largest backlog seen (engine-reported where available, else acked minus
@@ -160,10 +164,15 @@ type Interval struct {
 	// StartNs is the interval's start since the run's epoch.
 	StartNs int64 `json:"start_ns"`
 	// Warmup marks intervals inside the warm-up.
-	Warmup     bool  `json:"warmup,omitempty"`
-	Acked      int64 `json:"acked"`
-	Failed     int64 `json:"failed"`
-	Deliveries int64 `json:"deliveries"`
+	Warmup bool `json:"warmup,omitempty"`
+	// Offered is how many messages the schedule intended in this interval (0 for a closed loop).
+	Offered int64 `json:"offered"`
+	Acked   int64 `json:"acked"`
+	// AckedBytes and DeliveredBytes are the payload bytes acknowledged and delivered in it.
+	AckedBytes     int64 `json:"acked_bytes"`
+	DeliveredBytes int64 `json:"delivered_bytes"`
+	Failed         int64 `json:"failed"`
+	Deliveries     int64 `json:"deliveries"`
 	// Lag is acked minus first deliveries as the load generator sees it.
 	Lag int64 `json:"lag"`
 	// EngineLag is the engine's own report, when it has one.

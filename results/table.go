@@ -25,8 +25,15 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if s.OfferedRate > 0 {
 		offered = fmt.Sprintf("%.0f msg/s", s.OfferedRate)
 	}
-	fmt.Fprintf(w, "offered %s; produced %.0f msg/s, %s over %.1f s measured\n",
-		offered, s.ProduceRate, deliveredRate(s), s.MeasuredSeconds)
+	fmt.Fprintf(w, "offered %s; produced %.0f msg/s (%s/s), %s over %.1f s measured\n",
+		offered, s.ProduceRate, formatBytes(s.ProduceBytesRate), deliveredRate(s), s.MeasuredSeconds)
+	if k := s.Knee; k != nil {
+		if k.Reached {
+			fmt.Fprintf(w, "knee: %s first broken at %.0f s, offered %.0f msg/s, produced %.0f msg/s\n", k.Objective, k.AtSeconds, k.OfferedRate, k.ProduceRate)
+		} else {
+			fmt.Fprintf(w, "knee: %s held in every measured second\n", k.Objective)
+		}
+	}
 	if r.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the run was stopped early; figures cover what ran")
 	}
@@ -137,4 +144,17 @@ func recovery(ns int64) string {
 		return "at once"
 	}
 	return FormatNs(ns)
+}
+
+// formatBytes writes a byte count in B, KiB, MiB or GiB.
+func formatBytes(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
 }

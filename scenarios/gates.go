@@ -16,5 +16,13 @@ func (s *Scenario) validateGates() Errors {
 			errs = append(errs, &Error{Field: fmt.Sprintf("gates.%d", i), Msg: err.Error()})
 		}
 	}
+	if s.Knee != "" && GateChecker != nil {
+		if err := GateChecker(s.Knee); err != nil {
+			errs = append(errs, &Error{Field: "knee", Msg: err.Error()})
+		}
+	}
+	if s.Knee != "" && !s.Profile.Set() {
+		errs = append(errs, &Error{Field: "knee", Msg: "needs a profile (ramp, steps or burst): the knee is where the rising load first breaks the objective"})
+	}
 	return errs
 }

@@ -31,8 +31,9 @@ func (s *Scenario) validateLimits(bad func(field, format string, args ...any)) {
 	if s.Duration > Duration(MaxDuration) {
 		bad("duration", "must be at most %s (got %s)", MaxDuration, s.Duration)
 	}
-	if b := int64(s.Producers) * int64(s.InFlight) * int64(s.Batch) * int64(s.MessageSize); s.Producers > 0 && s.InFlight > 0 && b > MaxBufferBytes {
-		bad("batch", "producers x in_flight x batch x message_size is %d MiB of buffers, more than %d MiB (got %d x %d x %d x %d B)",
-			b>>20, MaxBufferBytes>>20, s.Producers, s.InFlight, s.Batch, s.MessageSize)
+	// Buffers are sized for the largest message a distribution can draw.
+	if b := int64(s.Producers) * int64(s.InFlight) * int64(s.Batch) * int64(s.MessageSize.Largest()); s.Producers > 0 && s.InFlight > 0 && b > MaxBufferBytes {
+		bad("batch", "producers x in_flight x batch x message_size is %d MiB of buffers, more than %d MiB (got %d x %d x %d x %d B, the largest message)",
+			b>>20, MaxBufferBytes>>20, s.Producers, s.InFlight, s.Batch, s.MessageSize.Largest())
 	}
 }

@@ -81,7 +81,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		zero bool
 	}{
 		{"duration", s.Duration == 0}, {"producers", s.Producers == 0}, {"consumers", s.Consumers == 0},
-		{"message_size", s.MessageSize == 0}, {"rate", !s.Rate.Max && s.Rate.PerSecond == 0},
+		{"message_size", s.MessageSize.IsFixed() && s.MessageSize.Value == 0}, {"rate", !s.Rate.Max && s.Rate.PerSecond == 0},
 		{"batch", s.Batch == 0},
 	} {
 		if k := findKey(root, f.key); k != nil && f.zero {
@@ -98,8 +98,10 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if errs := s.validate(); len(errs) > 0 {
 		for _, e := range errs {
 			e.File = file
-			e.Line = lineOf(root, e.Field)
-			if e.Field == "rate" && findKey(root, "rate") == nil && !s.Rate.Max && s.Rate.PerSecond == 0 {
+			if e.Line == 0 { // a matrix cell's error already points at its value
+				e.Line = lineOf(root, e.Field)
+			}
+			if e.Field == "rate" && findKey(root, "rate") == nil && !s.Profile.Set() && !s.Rate.Max && s.Rate.PerSecond == 0 {
 				e.Msg = "is required: messages per second over all producers, or max for a closed loop"
 			}
 		}

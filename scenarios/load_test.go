@@ -15,7 +15,7 @@ func TestParseQuickstartFillsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if sc.Engine != "embedded" || sc.Design != "stream" || sc.Producers != 4 || sc.Consumers != 4 ||
-		sc.Rate.PerSecond != 5000 || sc.MessageSize != 256 || sc.Duration.D() != 10*time.Second ||
+		sc.Rate.PerSecond != 5000 || sc.MessageSize.Value != 256 || sc.Duration.D() != 10*time.Second ||
 		sc.Warmup.D() != 2*time.Second {
 		t.Fatalf("quickstart decoded as %+v", sc)
 	}

@@ -178,7 +178,7 @@ func (s *Scenario) cell(idx []int) (*Cell, Errors) {
 	var errs Errors
 	for i, a := range s.Matrix.Axes {
 		v := a.Values[idx[i]]
-		params = append(params, Param{Key: a.Key, Value: v.Value})
+		params = append(params, Param{Key: a.Key, Value: paramValue(v)})
 		if err := setField(c, a.Key, v); err != nil {
 			errs = append(errs, &Error{Field: fmt.Sprintf("matrix.%s.%d", a.Key, idx[i]), Line: v.Line, Msg: err.Error()})
 		}
@@ -309,4 +309,19 @@ func (s *Scenario) validateSweep(base Errors) Errors {
 	}
 	_, errs := s.expand()
 	return errs
+}
+
+// paramValue labels a cell by its value: a scalar as written, a mapping or list (a size
+// distribution, a list of steps) in compact flow style, so that two such values name two cells.
+func paramValue(v *yaml.Node) string {
+	if v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	c := *v
+	c.Style = yaml.FlowStyle
+	b, err := yaml.Marshal(&c)
+	if err != nil {
+		return v.Value
+	}
+	return strings.TrimSpace(string(b))
 }

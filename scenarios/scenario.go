@@ -30,10 +30,18 @@ type Scenario struct {
 	Consumers int `yaml:"consumers" json:"consumers"`
 	// Rate is the total offered load in messages per second across all producers, or max for a
 	// closed loop where each producer sends as soon as the previous send was acknowledged.
-	Rate        Rate     `yaml:"rate" json:"rate"`
-	MessageSize int      `yaml:"message_size" json:"message_size"`
-	Duration    Duration `yaml:"duration" json:"duration"`
-	Warmup      Duration `yaml:"warmup" json:"warmup"`
+	Rate Rate `yaml:"rate" json:"rate"`
+	// Arrival is how intended send times are spaced: uniform (evenly, the default) or poisson
+	// (exponential gaps of the same mean, seeded by seed).
+	Arrival string `yaml:"arrival,omitempty" json:"arrival,omitempty"`
+	// Profile varies the rate over the run (ramp, steps, burst) in place of rate.
+	Profile Profile `yaml:"profile,omitempty" json:"profile,omitzero"`
+	// MessageSize is a number of bytes or a distribution (see Size).
+	MessageSize Size `yaml:"message_size" json:"message_size"`
+	// Payload is the content after the stamp: random (default) or compressible.
+	Payload  Payload  `yaml:"payload,omitempty" json:"payload,omitzero"`
+	Duration Duration `yaml:"duration" json:"duration"`
+	Warmup   Duration `yaml:"warmup" json:"warmup"`
 	// DrainTimeout bounds how long consumers keep reading after producers stop.
 	DrainTimeout Duration `yaml:"drain_timeout" json:"drain_timeout"`
 	// Batch is the most messages a producer sends in one round trip (pipeline or batch). When a
@@ -61,6 +69,10 @@ type Scenario struct {
 
 	// Faults fire at their offsets from the start of the run.
 	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
+
+	// Knee is the objective a profiled run is judged by each second, a gate expression such as
+	// "produce.p99 <= 5ms": the first measured second that violates it is the knee.
+	Knee string `yaml:"knee,omitempty" json:"knee,omitempty"`
 
 	// Seed makes every random choice of the run repeatable.
 	Seed int64 `yaml:"seed,omitempty" json:"seed,omitempty"`

@@ -49,8 +49,14 @@ func (s *Scenario) ApplyDefaults() {
 	if s.Consumers == 0 {
 		s.Consumers = DefaultConsumers
 	}
-	if s.MessageSize == 0 {
-		s.MessageSize = DefaultMessageSize
+	if s.MessageSize.IsFixed() && s.MessageSize.Value == 0 {
+		s.MessageSize = Fixed(DefaultMessageSize)
+	}
+	if s.Payload.Content == "" {
+		s.Payload.Content = "random"
+	}
+	if s.Payload.Content == "compressible" && s.Payload.Ratio == 0 {
+		s.Payload.Ratio = 4
 	}
 	if s.Duration == 0 {
 		s.Duration = Duration(DefaultDuration)
@@ -91,6 +97,9 @@ func (s *Scenario) ApplyDefaults() {
 	if s.List.VisibilityTimeout == 0 {
 		s.List.VisibilityTimeout = Duration(DefaultVisibilityTimeout)
 	}
+	if s.Arrival == "" {
+		s.Arrival = "uniform"
+	}
 	if s.Seed == 0 {
 		s.Seed = 1
 	}
@@ -125,16 +134,12 @@ func (s *Scenario) validate() Errors {
 	if s.Consumers < 0 {
 		bad("consumers", "must be at least 1 (got %d)", s.Consumers)
 	}
-	if !s.Rate.Max && s.Rate.PerSecond <= 0 {
+	if !s.Rate.Max && s.Rate.PerSecond <= 0 && !s.Profile.Set() {
 		bad("rate", "must be a positive number of messages per second, or max (got %s)", s.Rate)
 	}
 	s.validateLimits(bad)
-	if s.MessageSize < MinMessageSize {
-		bad("message_size", "must be at least %d bytes, the size of the stamp each message carries (got %d)", MinMessageSize, s.MessageSize)
-	}
-	if s.MessageSize > 64<<20 {
-		bad("message_size", "must be at most 64 MiB (got %d)", s.MessageSize)
-	}
+	s.validateWorkload(bad)
+	s.validateSize(bad)
 	if s.Duration < 0 {
 		bad("duration", "must be positive (got %s)", s.Duration)
 	}

@@ -174,7 +174,7 @@ func calibrate(ctx, stop context.Context, sc *scenarios.Scenario, o calOptions) 
 	shape := nullShape(sc, o.rate, o.duration)
 	cal := &calibration{Scenario: sc.Name,
 		Shape: calShape{Engine: nullEngine, Design: shape.Design, Producers: shape.Producers, Consumers: shape.Consumers,
-			Batch: shape.Batch, InFlight: shape.InFlight, MessageSize: shape.MessageSize},
+			Batch: shape.Batch, InFlight: shape.InFlight, MessageSize: shape.MessageSize.Largest()},
 		Machine: results.Machine{CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}}
 	if h, err := os.Hostname(); err == nil {
 		cal.Machine.Hostname = h
