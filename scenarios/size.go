@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -180,3 +181,29 @@ func (s *Scenario) validateSize(bad func(field, format string, args ...any)) {
 }
 
 func yamlFieldsOf(v any) map[string]int { return yamlFields(reflect.TypeOf(v)) }
+
+// MarshalJSON writes a fixed size as a plain number, as result files always had it, so that
+// readers of older results and of newer ones see the same field; a distribution as an object.
+func (z Size) MarshalJSON() ([]byte, error) {
+	if z.IsFixed() {
+		return json.Marshal(z.Value)
+	}
+	type plain Size
+	return json.Marshal(plain(z))
+}
+
+// UnmarshalJSON reads a number (a fixed size) or a distribution object.
+func (z *Size) UnmarshalJSON(b []byte) error {
+	var n int
+	if err := json.Unmarshal(b, &n); err == nil {
+		*z = Fixed(n)
+		return nil
+	}
+	type plain Size
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*z = Size(p)
+	return nil
+}
