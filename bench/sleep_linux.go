@@ -3,14 +3,16 @@
 package bench
 
 import (
+	"os"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// wakeLateNs is how late nanosleep has been waking, a running average over every producer (the
+// wakeLateNs is how late a sleep has been waking, a running average over every producer (the
 // wake-up latency is the machine's, not a goroutine's).
 var wakeLateNs atomic.Int64
 
@@ -21,33 +23,62 @@ const (
 	// most d/spinShare early, so a producer spins at most 1/spinShare of its idle time and
 	// leaves the CPU to the engine under test the rest of the time.
 	spinShare = 8
-	// timerSlackNs is the thread's timer slack while it sleeps (the kernel's default is 50 us).
-	timerSlackNs = 1000
 )
+
+// timerFDs are idle timer file descriptors, one taken per sleep and given back after it.
+var timerFDs = sync.Pool{New: func() any { return newTimerFD() }}
+
+// timerFD is a timerfd(2) read through Go's network poller: a goroutine waiting on it is parked
+// and its P is free for others, unlike one in nanosleep(2), which keeps its P for the whole
+// sleep. (With several batches in flight, producers sleeping in nanosleep held both Ps of a
+// 2-core machine while the replies they waited for, from a server in the same process, could not
+// be read: produce p50 4 ms instead of 0.3 ms in the quickstart.) The timer fires with the
+// kernel's high-resolution clock, not Go's millisecond-grained timers.
+type timerFD struct {
+	fd   int
+	file *os.File
+	buf  [8]byte
+}
+
+func newTimerFD() *timerFD {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil
+	}
+	return &timerFD{fd: fd, file: os.NewFile(uintptr(fd), "timerfd")}
+}
+
+// sleep waits d on the timer; false if the timer could not be used.
+func (t *timerFD) sleep(d time.Duration) bool {
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	if err := unix.TimerfdSettime(t.fd, 0, &spec, nil); err != nil {
+		return false
+	}
+	_, err := t.file.Read(t.buf[:])
+	return err == nil
+}
 
 // preciseSleep sleeps d. Go's timers wake up about 1 ms late on Linux (measured: +1.0 ms at the
 // median for a 50 us sleep), which would show up as send delay the engine did not cause, so it
-// uses nanosleep(2), with three corrections, each measured at 1,000 msg/s with one producer and
-// one consumer on redis-server (interleaved runs):
+// waits on a timerfd through the network poller (see timerFD), with two corrections, each
+// measured at 1,000 msg/s with one producer and one consumer on redis-server (interleaved runs):
 //
-//   - It yields first. nanosleep is a system call that keeps the goroutine's P: a goroutine
-//     already made runnable on that P's queue (a consumer whose reply the producer's own network
-//     poll found) would wait until the sleep ends, about one message interval, unless the
-//     runtime's monitor retakes the P, which it does late on an idle machine. End-to-end p90 was
-//     0.44 to 1.15 ms without the yield, 0.25 to 0.32 ms with it.
-//   - It lowers the thread's timer slack to 1 us (the kernel's default, 50 us, is added to every
-//     sleep): send delay p50 from about 100 us to 55 us.
+//   - It parks rather than sleeping in a system call that keeps its P: a goroutine already
+//     runnable on that P's queue (a consumer whose reply the producer's own network poll found)
+//     would otherwise wait until the sleep ends, about one message interval. End-to-end p90 was
+//     0.44 to 1.15 ms with nanosleep alone, 0.25 to 0.32 ms once the producer yielded first.
 //   - It ends the sleep early by the wake-up latency measured so far (at most d/spinShare) and
-//     yields in a loop for the rest: send delay p50 from about 55 us to 3 us.
+//     yields in a loop for the rest: send delay p50 from about 55-100 us to a few us.
 func preciseSleep(d time.Duration) {
 	deadline := time.Now().Add(d)
-	runtime.Gosched()
-	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, timerSlackNs, 0, 0, 0)
 	est := time.Duration(wakeLateNs.Load())
 	if s := time.Until(deadline) - min(est, d/spinShare); s > 0 {
 		wakeAt := time.Now().Add(s)
-		ts := unix.NsecToTimespec(int64(s))
-		for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+		if !sleepOn(s) {
+			runtime.Gosched()
+			ts := unix.NsecToTimespec(int64(s))
+			for unix.Nanosleep(&ts, &ts) == unix.EINTR {
+			}
 		}
 		est += (time.Since(wakeAt) - est) / 8
 		wakeLateNs.Store(int64(min(max(est, 0), maxAnticipation)))
@@ -55,4 +86,19 @@ func preciseSleep(d time.Duration) {
 	for time.Now().Before(deadline) {
 		runtime.Gosched()
 	}
+}
+
+// sleepOn sleeps s on a pooled timerfd; false when none can be had.
+func sleepOn(s time.Duration) bool {
+	t, _ := timerFDs.Get().(*timerFD)
+	if t == nil {
+		return false
+	}
+	ok := t.sleep(s)
+	if ok {
+		timerFDs.Put(t)
+	} else {
+		t.file.Close()
+	}
+	return ok
 }
