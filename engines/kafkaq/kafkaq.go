@@ -379,40 +379,16 @@ func (e *engine) Close() error {
 // partition with no commit yet counts from its log start. Kafka has no per-message pending
 // state, so Pending stays 0: delivered-but-uncommitted messages are part of the backlog.
 func (e *engine) Lag(ctx context.Context) (engines.Lag, error) {
-	parts := make([]int, e.opts.partitions)
-	reqs := make([]kafka.OffsetRequest, 0, 2*len(parts))
-	for i := range parts {
-		parts[i] = i
-		reqs = append(reqs, kafka.FirstOffsetOf(i), kafka.LastOffsetOf(i))
-	}
-	offs, err := e.client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{e.topic: reqs}})
+	ranges, unknown, err := e.uncommitted(ctx, "lag")
 	if err != nil {
-		return engines.Lag{}, fmt.Errorf("%s: lag: list offsets: %w", e.name, err)
+		return engines.Lag{}, err
 	}
-	committed, err := e.client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: e.group, Topics: map[string][]int{e.topic: parts}})
-	if err != nil {
-		return engines.Lag{}, fmt.Errorf("%s: lag: offset fetch: %w", e.name, err)
-	}
-	if committed.Error != nil {
-		return engines.Lag{}, fmt.Errorf("%s: lag: offset fetch: %w", e.name, committed.Error)
-	}
-	done := map[int]int64{}
-	for _, p := range committed.Topics[e.topic] {
-		if p.Error != nil {
-			return engines.Lag{}, fmt.Errorf("%s: lag: partition %d: %w", e.name, p.Partition, p.Error)
-		}
-		done[p.Partition] = p.CommittedOffset
+	if len(unknown) > 0 {
+		return engines.Lag{}, fmt.Errorf("%s: lag: committed offsets of partitions %v could not be read", e.name, unknown)
 	}
 	var lag engines.Lag
-	for _, p := range offs.Topics[e.topic] {
-		if p.Error != nil {
-			return engines.Lag{}, fmt.Errorf("%s: lag: partition %d: %w", e.name, p.Partition, p.Error)
-		}
-		from, ok := done[p.Partition]
-		if !ok || from < p.FirstOffset {
-			from = p.FirstOffset
-		}
-		lag.Backlog += max(p.LastOffset-from, 0)
+	for _, r := range ranges {
+		lag.Backlog += max(r[1]-r[0], 0)
 	}
 	return lag, nil
 }

@@ -20,7 +20,7 @@ var _ engines.Sweeper = (*engine)(nil)
 // consumer group. A record the group would be handed next is held, not lost; one missing from the
 // log (a power loss that took unsynced data) is not found.
 func (e *engine) Sweep(ctx context.Context, found func(group int, payload []byte)) error {
-	ranges, err := e.uncommitted(ctx)
+	ranges, _, err := e.uncommitted(ctx, "sweep")
 	if err != nil {
 		return err
 	}
@@ -35,8 +35,13 @@ func (e *engine) Sweep(ctx context.Context, found func(group int, payload []byte
 	return nil
 }
 
-// uncommitted is, per partition, the offsets [from, end) the group has not committed past.
-func (e *engine) uncommitted(ctx context.Context) (map[int][2]int64, error) {
+// uncommitted is, per partition, the offsets [from, end) the group has not committed past: from
+// the committed offset (the log start when nothing was committed there, or when retention moved
+// the start past the commit) to the log end. Partitions whose commit could not be read count from
+// the log start and are listed in unknown, so that a caller can choose: the sweep reads them
+// whole (more is only found, never lost), the lag reports the error rather than overstate it.
+// what names the caller in errors.
+func (e *engine) uncommitted(ctx context.Context, what string) (ranges map[int][2]int64, unknown []int, err error) {
 	parts := make([]int, e.opts.partitions)
 	reqs := make([]kafka.OffsetRequest, 0, 2*len(parts))
 	for i := range parts {
@@ -45,33 +50,35 @@ func (e *engine) uncommitted(ctx context.Context) (map[int][2]int64, error) {
 	}
 	offs, err := e.client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{e.topic: reqs}})
 	if err != nil {
-		return nil, fmt.Errorf("%s: sweep: list offsets: %w", e.name, err)
+		return nil, nil, fmt.Errorf("%s: %s: list offsets: %w", e.name, what, err)
 	}
 	committed, err := e.client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: e.group, Topics: map[string][]int{e.topic: parts}})
 	if err != nil {
-		return nil, fmt.Errorf("%s: sweep: offset fetch: %w", e.name, err)
+		return nil, nil, fmt.Errorf("%s: %s: offset fetch: %w", e.name, what, err)
 	}
 	if committed.Error != nil {
-		return nil, fmt.Errorf("%s: sweep: offset fetch: %w", e.name, committed.Error)
+		return nil, nil, fmt.Errorf("%s: %s: offset fetch: %w", e.name, what, committed.Error)
 	}
 	done := map[int]int64{}
 	for _, p := range committed.Topics[e.topic] {
-		if p.Error == nil {
-			done[p.Partition] = p.CommittedOffset // -1 when nothing was committed
+		if p.Error != nil {
+			unknown = append(unknown, p.Partition)
+			continue
 		}
+		done[p.Partition] = p.CommittedOffset // -1 when nothing was committed
 	}
-	out := map[int][2]int64{}
+	ranges = map[int][2]int64{}
 	for _, p := range offs.Topics[e.topic] {
 		if p.Error != nil {
-			return nil, fmt.Errorf("%s: sweep: partition %d: %w", e.name, p.Partition, p.Error)
+			return nil, nil, fmt.Errorf("%s: %s: partition %d: %w", e.name, what, p.Partition, p.Error)
 		}
 		from, ok := done[p.Partition]
 		if !ok || from < p.FirstOffset {
 			from = p.FirstOffset
 		}
-		out[p.Partition] = [2]int64{from, p.LastOffset}
+		ranges[p.Partition] = [2]int64{from, p.LastOffset}
 	}
-	return out, nil
+	return ranges, unknown, nil
 }
 
 // readRange reads partition p's records at offsets [from, end) and reports each payload.
