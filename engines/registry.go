@@ -27,6 +27,12 @@ type Spec struct {
 	LossyFS bool
 	// Replicas is the number of asynchronous replicas a managed server gets (for failover).
 	Replicas int
+	// Shards spreads the queue over this many keys (streams, lists, channels), named by
+	// redisq.ShardKey; 0 or 1 means one key. Kafka's equivalent is its partitions.
+	Shards int
+	// ShardRouting is how producers choose a shard: round-robin (default), producer (producer i
+	// writes shard i mod Shards) or zipf (a hot-key skew, seeded).
+	ShardRouting string
 	// Address of an existing server, for engines that connect to one (redis-url, kafka-url).
 	Address string
 	// Persistence is the durability policy, in the server's own setting names

@@ -27,6 +27,11 @@ type Scenario struct {
 	Design string `yaml:"design" json:"design"`
 
 	Producers int `yaml:"producers" json:"producers"`
+	// Shards spreads every Redis design over this many keys (streams with their groups, lists,
+	// channels); Kafka's equivalent is its partitions. 0 or 1: one key.
+	Shards int `yaml:"shards,omitempty" json:"shards,omitempty"`
+	// ShardRouting is how producers pick a shard: round-robin (default), producer, zipf.
+	ShardRouting string `yaml:"shard_routing,omitempty" json:"shard_routing,omitempty"`
 	Consumers int `yaml:"consumers" json:"consumers"`
 	// Rate is the total offered load in messages per second across all producers, or max for a
 	// closed loop where each producer sends as soon as the previous send was acknowledged.
