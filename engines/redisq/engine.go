@@ -129,13 +129,38 @@ func (e *engine) GroupOf(consumer int) int {
 }
 
 func (e *engine) NewProducer(_ context.Context, id int) (engines.Producer, error) {
-	return &producer{e: e}, nil
+	return &producer{e: e, idle: make(chan *dedicated, max(e.spec.InFlight, 1))}, nil
 }
 
 // producer sends a batch as one pipeline on one connection, followed, when the scenario asks,
 // by WAIT or WAITAOF on the same connection, so that it covers exactly these writes. Concurrent
-// Sends (batches in flight) each take a connection of their own from the pool.
-type producer struct{ e *engine }
+// Sends (batches in flight) each hold a connection of their own: the producer keeps up to
+// InFlight dedicated connections and hands an idle one to each Send. Taking one from the
+// client's pool instead costs a health-check read system call per batch, which at one message
+// per batch (the latency floor) is a fifth of the round trip.
+type producer struct {
+	e    *engine
+	idle chan *dedicated
+}
+
+// conn returns an idle dedicated connection, or a new one when all are busy.
+func (p *producer) conn() *dedicated {
+	select {
+	case d := <-p.idle:
+		return d
+	default:
+		return &dedicated{client: p.e.client}
+	}
+}
+
+// release keeps d for the next Send, or closes it when InFlight are already kept.
+func (p *producer) release(d *dedicated) {
+	select {
+	case p.idle <- d:
+	default:
+		d.close()
+	}
+}
 
 // errWaitShort fails writes whose WAIT or WAITAOF fell short when the scenario requires it.
 var errWaitShort = errors.New("WAIT/WAITAOF: fewer acknowledgements than required within the timeout")
@@ -144,7 +169,9 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	var cmds []redis.Cmder
 	var wait *redis.Cmd
 	w := p.e.spec.Wait
-	_, _ = p.e.client.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+	d := p.conn()
+	defer p.release(d)
+	_, err := d.get().Pipelined(ctx, func(pipe redis.Pipeliner) error {
 		cmds = p.e.design.push(ctx, pipe, payloads)
 		ms := strconv.FormatInt(w.Timeout.Milliseconds(), 10)
 		switch {
@@ -155,6 +182,8 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 		}
 		return nil
 	})
+	// A network error may leave half a reply on the connection: drop it, the next Send dials.
+	_ = d.check(err)
 	for i, c := range cmds {
 		errs[i] = c.Err()
 	}
@@ -163,7 +192,16 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	}
 }
 
-func (p *producer) Close() error { return nil }
+func (p *producer) Close() error {
+	for {
+		select {
+		case d := <-p.idle:
+			d.close()
+		default:
+			return nil
+		}
+	}
+}
 
 // noteWait records a WAIT (an integer: replicas reached) or WAITAOF (an array: local fsyncs,
 // replicas) result, and fails the batch when it fell short and the scenario requires it.
