@@ -132,3 +132,6 @@ func (p *shardedPubSub) lag(ctx context.Context) (engines.Lag, error) {
 	m, err := p.client.PubSubShardNumSub(ctx, p.channel).Result()
 	return engines.Lag{Subscribers: m[p.channel]}, err
 }
+
+// DesignNames are the Redis designs, the default first, for engines registering them.
+func DesignNames() []string { return append([]string(nil), designs...) }
