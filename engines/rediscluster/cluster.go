@@ -65,7 +65,7 @@ func StartCluster(ctx context.Context, primaries, replicas int, persistence map[
 		c.Stop()
 		return nil, err
 	}
-	if err := c.WaitHealthy(ctx, 30*time.Second); err != nil {
+	if err := c.WaitHealthy(ctx, 30*time.Second, true); err != nil {
 		c.Stop()
 		return nil, err
 	}
@@ -151,15 +151,15 @@ func (c *Cluster) running() []*redisq.ManagedRedis {
 	return up
 }
 
-// WaitHealthy waits until every running node reports cluster_state:ok, sees every slot served
-// by a primary it does not consider failed, and every running replica's link to its primary is
-// up, within limit.
-func (c *Cluster) WaitHealthy(ctx context.Context, limit time.Duration) error {
+// WaitHealthy waits until every running node reports cluster_state:ok (every slot served by a
+// primary it does not consider failed) and, with links, every running replica's link to its
+// primary is up, within limit.
+func (c *Cluster) WaitHealthy(ctx context.Context, limit time.Duration, links bool) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	var last error
 	for {
-		if last = c.healthy(ctx); last == nil {
+		if last = c.healthy(ctx, links); last == nil {
 			return nil
 		}
 		select {
@@ -170,7 +170,7 @@ func (c *Cluster) WaitHealthy(ctx context.Context, limit time.Duration) error {
 	}
 }
 
-func (c *Cluster) healthy(ctx context.Context) error {
+func (c *Cluster) healthy(ctx context.Context, links bool) error {
 	for _, n := range c.running() {
 		info, err := nodeDo(ctx, n.Addr(), "CLUSTER", "INFO")
 		if err != nil {
@@ -178,6 +178,9 @@ func (c *Cluster) healthy(ctx context.Context) error {
 		}
 		if !strings.Contains(info, "cluster_state:ok") {
 			return fmt.Errorf("%s: cluster_state not ok", n.Addr())
+		}
+		if !links {
+			continue
 		}
 		repl, err := nodeDo(ctx, n.Addr(), "INFO", "replication")
 		if err != nil {
@@ -297,7 +300,7 @@ func (c *Cluster) WaitPromoted(ctx context.Context, slot int, old string, limit 
 	for {
 		last = c.promoted(ctx, slot, old)
 		if last == nil {
-			if last = c.healthy(ctx); last == nil {
+			if last = c.healthy(ctx, false); last == nil {
 				return nil
 			}
 		}

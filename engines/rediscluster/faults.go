@@ -62,7 +62,8 @@ func (e *engine) Crash(ctx context.Context, kind engines.CrashKind) error {
 // Restart starts the killed node again on its port and directory. Its nodes.conf makes it rejoin
 // the cluster: as primary again if it came back before cluster-node-timeout, as the promoted
 // replica's replica otherwise (reloading what it had persisted, then a full resync). It returns
-// once the cluster is healthy again.
+// once every node reports cluster_state:ok again (the resync of the rejoined replica may still be
+// under way: it costs no writes).
 func (e *engine) Restart(ctx context.Context) error {
 	c := e.crashed.Swap(nil)
 	if c == nil {
@@ -72,7 +73,7 @@ func (e *engine) Restart(ctx context.Context) error {
 	if err := n.Restart(ctx); err != nil {
 		return err
 	}
-	err := e.cluster.WaitHealthy(ctx, promoteLimit)
+	err := e.cluster.WaitHealthy(ctx, promoteLimit, false)
 	e.reload(ctx)
 	return err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -82,23 +81,24 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 
 func (p *producer) Close() error { return nil }
 
-// staleMap says whether err means the slot map may be out of date: the node is unreachable, or
-// answered that the slot is elsewhere or the cluster is down.
+// staleMap says whether err means the slot map may be out of date: anything but the server's own
+// reply (the node is unreachable, its pool refuses to dial it again for a while, a connection
+// broke), or a reply saying the slot is elsewhere or the cluster is not serving it.
 func staleMap(err error) bool {
-	if err == nil {
+	if err == nil || errors.Is(err, redis.Nil) {
 		return false
 	}
-	var ne net.Error
-	if errors.As(err, &ne) {
+	var reply redis.Error
+	if !errors.As(err, &reply) {
 		return true
 	}
 	s := err.Error()
-	for _, p := range []string{"MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN", "LOADING", "READONLY"} {
+	for _, p := range []string{"MOVED", "ASK", "CLUSTERDOWN", "TRYAGAIN", "READONLY"} {
 		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}
-	return strings.Contains(s, "connection refused") || strings.Contains(s, "EOF") || strings.Contains(s, "closed")
+	return false
 }
 
 // errWaitShort fails writes whose WAIT or WAITAOF fell short when the scenario requires it.
