@@ -1,0 +1,33 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+)
+
+// The cluster fault kinds and fields: accepted where they make sense, refused with file, line and
+// field otherwise.
+func TestClusterFields(t *testing.T) {
+	for _, c := range []struct {
+		name, yaml, want string // want "" means accepted
+	}{
+		{"primary-kill", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: primary-kill\n", ""},
+		{"node-restart", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n    duration: 2s\n", ""},
+		{"node-restart without downtime", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n", "bad.yaml:4: faults.0.duration: a node-restart needs a positive duration"},
+		{"replicas per primary", "rate: 10\nengine: redis-cluster\nreplicas: 2\n", ""},
+		{"replicas elsewhere", "rate: 10\nengine: redis-cluster-url\naddress: 127.0.0.1:7000\nreplicas: 1\n", "bad.yaml:4: replicas: only engines redis and redis-cluster"},
+		{"seeds needed", "rate: 10\nengine: redis-cluster-url\n", "address"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("bad.yaml", []byte(c.yaml))
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && err == nil:
+				t.Fatal("accepted")
+			case c.want != "" && !strings.Contains(err.Error(), c.want):
+				t.Fatalf("error %q\nwant it to contain %q", err, c.want)
+			}
+		})
+	}
+}
