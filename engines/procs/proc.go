@@ -34,6 +34,9 @@ type Command struct {
 	// log): a child that reports where it listens on stdout (the in-repo server) is read through
 	// a pipe whose write end the caller passes here and closes after Start.
 	Stdout *os.File
+	// Stderr, when set, receives the child's standard error instead (the in-repo server child
+	// logs to qbench's own stderr, as it would in process); LogTail then has only stdout's tail.
+	Stderr *os.File
 }
 
 // Proc is a running child process.
@@ -68,6 +71,9 @@ func Start(c Command) (*Proc, error) {
 	}
 	if c.Stdout != nil {
 		cmd.Stdout = c.Stdout
+	}
+	if c.Stderr != nil {
+		cmd.Stderr = c.Stderr
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 

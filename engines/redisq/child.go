@@ -120,7 +120,7 @@ func startChildServer(ctx context.Context, persistence map[string]string, lossy 
 }
 
 // start runs the child and reads the address it listens on from the first line of its stdout
-// (its logs go to stderr, kept by procs for error messages).
+// (its logs go to qbench's stderr, as before it ran through procs).
 func (c *childServer) start(ctx context.Context) error {
 	raw, _ := json.Marshal(c.cfg)
 	// Never chdir into a lossyfs mount this process serves: between fork and exec the child's
@@ -133,7 +133,7 @@ func (c *childServer) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := procs.Start(procs.Command{Path: c.exe, Dir: dir, Env: []string{childEnv + "=" + string(raw)}, Stdout: w})
+	p, err := procs.Start(procs.Command{Path: c.exe, Dir: dir, Env: []string{childEnv + "=" + string(raw)}, Stdout: w, Stderr: os.Stderr})
 	w.Close() // the child holds its own copy
 	if err != nil {
 		r.Close()
@@ -153,7 +153,7 @@ func (c *childServer) start(ctx context.Context) error {
 	case addr := <-line:
 		if addr == "" {
 			<-p.Done()
-			return fmt.Errorf("the in-repo server child exited at start-up: %s", p.LogTail(500))
+			return fmt.Errorf("the in-repo server child exited at start-up (%v; its stderr is above)", p.Err())
 		}
 		c.addr = addr
 		return nil
