@@ -57,7 +57,7 @@ batch: 4
 	}
 }
 
-// node-restart on the managed cluster: the primary of shard 0 is killed and comes back on its
+// node-restart on the managed cluster: the primary of shard 1 is killed and comes back on its
 // data directory after 4 s (by then its replica has been promoted, after cluster-node-timeout and
 // an election, and it rejoins as the new primary's replica). Writes to that shard fail until the
 // promotion; the run recovers.
@@ -76,6 +76,7 @@ faults:
   - at: 2s
     kind: node-restart
     duration: 4s
+    shard: 1
 `)
 	r := run(t, sc)
 	f := faultOf(t, r, "node-restart")

@@ -85,6 +85,9 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 }
 
 func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
+	if t, ok := r.eng.(interface{ TargetShard(int) }); ok {
+		t.TargetShard(f.Shard) // primary-kill, node-restart: whose primary (redis-cluster)
+	}
 	switch f.Kind {
 	case "stall":
 		s, ok := r.eng.(engines.Staller)

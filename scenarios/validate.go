@@ -225,6 +225,12 @@ func (s *Scenario) validate() Errors {
 				bad(field+".kind", "%v", err)
 			}
 		}
+		if f.Shard != 0 && f.Kind != "primary-kill" && f.Kind != "node-restart" {
+			bad(field+".shard", "only primary-kill and node-restart hit a shard (kind is %s)", f.Kind)
+		}
+		if f.Shard < 0 || (s.Shards > 0 && f.Shard >= s.Shards) {
+			bad(field+".shard", "must name a shard, 0 to shards-1 (got %d)", f.Shard)
+		}
 		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)
 		}

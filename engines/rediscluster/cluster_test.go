@@ -102,6 +102,17 @@ func TestClusterShardsSpreadAndFailover(t *testing.T) {
 	t.Logf("replica %s promoted %s after the kill of %s", now.Addr(), time.Since(start).Round(time.Millisecond), old.Addr())
 }
 
+// A fault's shard: picks the slot whose primary is hit; out of range falls back to shard 0.
+func TestTargetShard(t *testing.T) {
+	e := &engine{shards: []shard{{slot: 10}, {slot: 6000}, {slot: 12000}}}
+	for _, tc := range []struct{ shard, slot int }{{0, 10}, {2, 12000}, {1, 6000}, {7, 10}} {
+		e.TargetShard(tc.shard)
+		if got := e.targetSlot(); got != tc.slot {
+			t.Errorf("shard %d: slot %d, want %d", tc.shard, got, tc.slot)
+		}
+	}
+}
+
 // Consumers are dealt shards so that every shard has a reader in every group.
 func TestShardsOf(t *testing.T) {
 	for _, tc := range []struct {

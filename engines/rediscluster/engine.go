@@ -4,7 +4,7 @@
 // given by seed nodes. The queue is spread over shards, each a complete design (stream and its
 // groups, ready and processing lists, channel) under a key prefix with a hash tag
 // (redisq.ShardKey), so all of one shard's keys live in one slot and the shards land on
-// different primaries. Faults: primary-kill (SIGKILL the primary owning shard 0's slot; its
+// different primaries. Faults: primary-kill (SIGKILL the primary owning a shard's slot; its
 // replica is promoted after cluster-node-timeout) and node-restart (kill and restart that node
 // on its data directory, where it rejoins the cluster).
 package rediscluster
@@ -50,6 +50,8 @@ type engine struct {
 	client  *redis.ClusterClient
 	shards  []shard
 	cluster *Cluster // nil for an existing cluster
+	// faultShard is the shard the next fault hits (TargetShard).
+	faultShard atomic.Int64
 	// crashed is the node node-restart killed, until Restart.
 	crashed atomic.Pointer[crashedNode]
 	// WAIT outcomes: batches waited for, those that fell short, errors.

@@ -9,14 +9,26 @@ import (
 	"qbench/engines"
 )
 
-// Faults on the managed cluster. Both hit the primary that owns shard 0's slot at the moment the
-// fault fires.
+// Faults on the managed cluster. Both hit the primary that owns the target shard's slot (the
+// fault's shard:, default 0) at the moment the fault fires.
 
 // promoteLimit bounds the wait for a failover: cluster-node-timeout (1 s) until the primary is
 // marked failed, then the replica's election (a few hundred ms), with room for a busy machine.
 const promoteLimit = 20 * time.Second
 
-// Failover is primary-kill (engines.FailoverTarget): SIGKILL the primary owning shard 0's slot,
+// TargetShard sets the shard the next fault hits (the runner calls it before each fault).
+func (e *engine) TargetShard(i int) { e.faultShard.Store(int64(i)) }
+
+// targetSlot is the target shard's slot; shard 0 when the index is out of range.
+func (e *engine) targetSlot() int {
+	i := int(e.faultShard.Load())
+	if i < 0 || i >= len(e.shards) {
+		i = 0
+	}
+	return e.shards[i].slot
+}
+
+// Failover is primary-kill (engines.FailoverTarget): SIGKILL the primary owning the target shard's slot,
 // wait until every remaining node sees its replica promoted and the cluster is healthy, and
 // reload the client's slot map. Writes the primary acknowledged and had not yet sent to its
 // replica are lost; with WAIT, none it acknowledged.
@@ -24,7 +36,7 @@ func (e *engine) Failover(ctx context.Context) error {
 	if e.cluster == nil {
 		return errors.New("primary-kill needs the managed redis-cluster")
 	}
-	slot := e.shards[0].slot
+	slot := e.targetSlot()
 	victim, err := e.cluster.PrimaryFor(ctx, slot)
 	if err != nil {
 		return err
@@ -48,7 +60,7 @@ func (e *engine) Crash(ctx context.Context, kind engines.CrashKind) error {
 	if kind != engines.ProcessCrash {
 		return fmt.Errorf("redis-cluster cannot %s", kind)
 	}
-	victim, err := e.cluster.PrimaryFor(ctx, e.shards[0].slot)
+	victim, err := e.cluster.PrimaryFor(ctx, e.targetSlot())
 	if err != nil {
 		return err
 	}
