@@ -231,7 +231,6 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 // group of its own, so it subscribes to every shard's channel.
 func (e *engine) shardsOf(id int) []int {
 	n := len(e.shards)
-	groups := e.Groups()
 	g := e.GroupOf(id)
 	var members []int // the group's consumers, in order
 	for c := range max(e.spec.Consumers, id+1) {
@@ -246,9 +245,6 @@ func (e *engine) shardsOf(id int) []int {
 		}
 	}
 	m := len(members)
-	if groups == 1 && e.spec.Design == "pubsub" {
-		m = 1 // one subscriber: it is its own group all the same
-	}
 	if m >= n {
 		return []int{j % n}
 	}
