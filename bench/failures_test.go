@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"qbench/results"
 	"qbench/scenarios"
@@ -52,6 +53,20 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		f := faultOf(t, r, "failover")
 		expect(t, r, f.Error == "" && f.RecoverWriteNs >= 0 && r.Summary.Ledger.Lost == 0 && r.Engine.Stats["wait_batches"] > 0,
 			"nothing acknowledged (replicated) lost, writes resume")
+	},
+	"cluster-primary-kill-async": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "primary-kill")
+		t.Logf("cluster primary kill, async replica: lost %d, duplicates %d, failed writes %d, window %s",
+			r.Summary.Ledger.Lost, r.Summary.Ledger.Duplicates, r.Summary.Ledger.Failed, time.Duration(f.EndNs-f.StartNs))
+		expect(t, r, f.Error == "" && f.RecoverWriteNs >= 0 && r.Summary.Ledger.Failed > 0 && r.Summary.Ledger.Acked > 15000,
+			"writes to the killed primary's shard fail until its replica is promoted, then every shard takes writes")
+	},
+	"cluster-primary-kill-wait": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "primary-kill")
+		t.Logf("cluster primary kill, WAIT 1: lost %d, duplicates %d, failed writes %d, window %s",
+			r.Summary.Ledger.Lost, r.Summary.Ledger.Duplicates, r.Summary.Ledger.Failed, time.Duration(f.EndNs-f.StartNs))
+		expect(t, r, f.Error == "" && f.RecoverWriteNs >= 0 && r.Summary.Ledger.Lost == 0 && r.Engine.Stats["wait_batches"] > 0,
+			"nothing acknowledged (replicated) lost across the failover, writes resume")
 	},
 	"aof-rewrite-under-load": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "command")

@@ -68,7 +68,7 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 			}
 			w := &faultWindow{fault: f, startNs: r.since()}
 			w.endNs.Store(w.startNs + int64(f.Duration))
-			if f.Kind == "server-crash" || f.Kind == "power-loss" || f.Kind == "failover" {
+			if f.Kind == "server-crash" || f.Kind == "power-loss" || f.Kind == "failover" || f.Kind == "primary-kill" || f.Kind == "node-restart" {
 				w.endNs.Store(math.MaxInt64)
 			}
 			r.windowsMu.Lock()
@@ -85,6 +85,9 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 }
 
 func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
+	if t, ok := r.eng.(interface{ TargetShard(int) }); ok {
+		t.TargetShard(f.Shard) // primary-kill, node-restart: whose primary (redis-cluster)
+	}
 	switch f.Kind {
 	case "stall":
 		s, ok := r.eng.(engines.Staller)
@@ -92,7 +95,7 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 			return fmt.Errorf("engine %s cannot stall", r.sc.Engine)
 		}
 		return s.Stall(ctx, f.Duration.D())
-	case "server-crash", "power-loss":
+	case "server-crash", "power-loss", "node-restart": // node-restart: a cluster node (redis-cluster)
 		c, ok := r.eng.(engines.Crasher)
 		if !ok {
 			return fmt.Errorf("engine %s cannot crash its server", r.sc.Engine)
@@ -126,7 +129,7 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		}
 		_, err := c.Command(ctx, f.Command...)
 		return err
-	case "failover":
+	case "failover", "primary-kill": // primary-kill: a cluster's primary, its replica promoted by the cluster
 		fo, ok := r.eng.(engines.FailoverTarget)
 		if !ok {
 			return fmt.Errorf("engine %s cannot fail over", r.sc.Engine)
@@ -146,7 +149,7 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 // decides where a lost message is charged when several faults could have cost it.
 func destructive(f scenarios.Fault) bool {
 	switch f.Kind {
-	case "server-crash", "power-loss", "failover", "subscriber-offline":
+	case "server-crash", "power-loss", "failover", "subscriber-offline", "primary-kill", "node-restart":
 		return true
 	case "consumer-crash":
 		return f.Point == "before-work"

@@ -31,7 +31,7 @@ func needTargetOnly(t *testing.T, engine string) {
 		return
 	}
 	t.Helper()
-	if engine != "redis" {
+	if engine != "redis" && engine != "redis-cluster" {
 		return
 	}
 	if _, err := exec.LookPath("redis-server"); err != nil {

@@ -157,7 +157,10 @@ type Fault struct {
 	//     or never when RestartAfter is 0;
 	//   consumer-pause: consumer Consumer stops reading for Duration;
 	//   slow-consumer: consumer Consumer takes Work per message for Duration;
-	//   subscriber-offline: consumer Consumer disconnects (unsubscribes) for Duration.
+	//   subscriber-offline: consumer Consumer disconnects (unsubscribes) for Duration;
+	//   primary-kill: the Redis Cluster primary owning shard Shard's slot is killed, its replica
+	//     promoted by the cluster;
+	//   node-restart: that primary is killed and restarted on its directory after Duration.
 	Kind string `yaml:"kind" json:"kind"`
 	// Duration is how long the fault lasts, for faults that last.
 	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
@@ -169,6 +172,9 @@ type Fault struct {
 	Work *WorkDist `yaml:"work,omitempty" json:"work,omitempty"`
 	// Command is the server command a command fault sends, e.g. [BGREWRITEAOF] or [BGSAVE].
 	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
+	// Shard is the shard whose primary a primary-kill or node-restart hits (redis-cluster), 0 to
+	// shards-1; default 0.
+	Shard int `yaml:"shard,omitempty" json:"shard,omitempty"`
 	// RestartAfter brings a crashed consumer back after this delay; 0 keeps it down.
 	RestartAfter Duration `yaml:"restart_after,omitempty" json:"restart_after,omitempty"`
 }

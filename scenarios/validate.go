@@ -204,7 +204,8 @@ func (s *Scenario) validate() Errors {
 			if s.Replicas == 0 {
 				bad(field+".kind", "failover needs replicas: 1 or more")
 			}
-		case "stall", "consumer-pause", "subscriber-offline", "server-crash", "power-loss", "disk-full":
+		case "primary-kill":
+		case "stall", "consumer-pause", "subscriber-offline", "server-crash", "power-loss", "disk-full", "node-restart":
 			if f.Duration <= 0 {
 				bad(field+".duration", "a %s needs a positive duration (got %s)", f.Kind, f.Duration)
 			}
@@ -216,13 +217,19 @@ func (s *Scenario) validate() Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		default:
-			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, command, slow-consumer, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, primary-kill, node-restart, command, slow-consumer, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
 		}
 		// When the matrix sweeps the engine, each cell is checked with its own engine instead.
 		if FaultChecker != nil && !s.sweepsEngine() {
 			if err := FaultChecker(s.Engine, f.Kind); err != nil {
 				bad(field+".kind", "%v", err)
 			}
+		}
+		if f.Shard != 0 && f.Kind != "primary-kill" && f.Kind != "node-restart" {
+			bad(field+".shard", "only primary-kill and node-restart hit a shard (kind is %s)", f.Kind)
+		}
+		if f.Shard < 0 || (s.Shards > 0 && f.Shard >= s.Shards) {
+			bad(field+".shard", "must name a shard, 0 to shards-1 (got %d)", f.Shard)
 		}
 		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)
@@ -249,8 +256,8 @@ func (s *Scenario) validate() Errors {
 	if s.Replicas < 0 || s.Replicas > 4 {
 		bad("replicas", "must be 0 to 4 (got %d)", s.Replicas)
 	}
-	if s.Replicas > 0 && s.Engine != "redis" {
-		bad("replicas", "only engine redis manages replicas (engine is %s)", s.Engine)
+	if s.Replicas > 0 && s.Engine != "redis" && s.Engine != "redis-cluster" {
+		bad("replicas", "only engines redis and redis-cluster (replicas per primary) manage replicas (engine is %s)", s.Engine)
 	}
 	if s.Wait.Replicas < 0 {
 		bad("wait.replicas", "must not be negative (got %d)", s.Wait.Replicas)
@@ -273,7 +280,7 @@ func (s *Scenario) validate() Errors {
 	if s.List.MaxDeliveries < 0 {
 		bad("list.max_deliveries", "must not be negative (got %d)", s.List.MaxDeliveries)
 	}
-	if (s.Engine == "redis-url" || s.Engine == "kafka-url") && s.Address == "" {
+	if (s.Engine == "redis-url" || s.Engine == "kafka-url" || s.Engine == "redis-cluster-url") && s.Address == "" {
 		bad("address", "is required for engine %s", s.Engine)
 	}
 	errs = append(errs, s.validateGates()...)

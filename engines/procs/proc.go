@@ -10,11 +10,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -25,14 +27,23 @@ type Command struct {
 	Args []string
 	Dir  string
 	Env  []string // appended to the parent's environment
-	// Log receives the child's stdout and stderr; it is created or appended to.
+	// Log receives the child's stdout and stderr; it is created or appended to. Without it the
+	// output is kept in memory (its last 64 KiB), for LogTail.
 	Log string
+	// Stdout, when set, receives the child's standard output instead (stderr still goes to the
+	// log): a child that reports where it listens on stdout (the in-repo server) is read through
+	// a pipe whose write end the caller passes here and closes after Start.
+	Stdout *os.File
+	// Stderr, when set, receives the child's standard error instead (the in-repo server child
+	// logs to qbench's own stderr, as it would in process); LogTail then has only stdout's tail.
+	Stderr *os.File
 }
 
 // Proc is a running child process.
 type Proc struct {
 	cmd  *exec.Cmd
 	log  string
+	mem  *tailBuffer // the output, when there is no log file
 	done chan struct{}
 	err  error // set before done is closed
 }
@@ -51,11 +62,20 @@ func Start(c Command) (*Proc, error) {
 	cmd := exec.Command(c.Path, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
+	p := &Proc{cmd: cmd, log: c.Log, done: make(chan struct{})}
 	if out != nil {
 		cmd.Stdout, cmd.Stderr = out, out
+	} else {
+		p.mem = &tailBuffer{max: 64 << 10}
+		cmd.Stdout, cmd.Stderr = p.mem, p.mem
+	}
+	if c.Stdout != nil {
+		cmd.Stdout = c.Stdout
+	}
+	if c.Stderr != nil {
+		cmd.Stderr = c.Stderr
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	p := &Proc{cmd: cmd, log: c.Log, done: make(chan struct{})}
 
 	// Pdeathsig fires when the *thread* that forked the child exits, not the process. Go may
 	// retire idle threads, so the fork and the wait happen on one locked thread that lives
@@ -138,7 +158,42 @@ func (p *Proc) signalAndWait(sig syscall.Signal, grace time.Duration) error {
 }
 
 // LogTail returns the last n bytes of the child's log, for error messages.
-func (p *Proc) LogTail(n int) string { return tail(p.log, n) }
+func (p *Proc) LogTail(n int) string {
+	if p.mem != nil {
+		return p.mem.tail(n)
+	}
+	return tail(p.log, n)
+}
+
+// tailBuffer keeps the last max bytes written to it. exec copies the child's output into it from
+// a goroutine of its own while LogTail may read, hence the lock.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+var _ io.Writer = (*tailBuffer)(nil)
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) tail(n int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := t.b
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.TrimSpace(string(b))
+}
 
 func tail(path string, n int) string {
 	if path == "" {

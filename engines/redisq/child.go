@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"qbench/engines"
+	"qbench/engines/procs"
 	"qbench/engines/server"
 )
 
@@ -69,13 +70,13 @@ func serverConfig(cc childConfig) (server.Config, error) {
 	return cfg, err
 }
 
-// childServer is the in-repo server running as a child process.
+// childServer is the in-repo server running as a child process, through engines/procs (its own
+// process group, SIGKILL from the kernel if qbench dies, stopped by PID).
 type childServer struct {
 	exe  string
 	cfg  childConfig
-	cmd  *exec.Cmd
+	proc *procs.Proc
 	addr string
-	done chan struct{}
 	// ownDir is removed on stop.
 	ownDir bool
 	// mount is the power-loss file system under the data directory, when the run needs one.
@@ -118,37 +119,41 @@ func startChildServer(ctx context.Context, persistence map[string]string, lossy 
 	return c, nil
 }
 
+// start runs the child and reads the address it listens on from the first line of its stdout
+// (its logs go to qbench's stderr, as before it ran through procs).
 func (c *childServer) start(ctx context.Context) error {
 	raw, _ := json.Marshal(c.cfg)
-	cmd := exec.Command(c.exe)
-	cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
 	// Never chdir into a lossyfs mount this process serves: between fork and exec the child's
 	// lookup waits on this process, which waits for the child to exec.
-	cmd.Dir = c.cfg.Dir
+	dir := c.cfg.Dir
 	if c.mount != nil {
-		cmd.Dir = c.mount.base
+		dir = c.mount.base
 	}
-	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	out, err := cmd.StdoutPipe()
+	r, w, err := os.Pipe()
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	p, err := procs.Start(procs.Command{Path: c.exe, Dir: dir, Env: []string{childEnv + "=" + string(raw)}, Stdout: w, Stderr: os.Stderr})
+	w.Close() // the child holds its own copy
+	if err != nil {
+		r.Close()
 		return err
 	}
-	c.cmd, c.done = cmd, make(chan struct{})
-	go func(done chan struct{}) { cmd.Wait(); close(done) }(c.done)
+	c.proc = p
 	line := make(chan string, 1)
 	go func() {
-		s, _ := bufio.NewReader(out).ReadString('\n')
+		defer r.Close()
+		br := bufio.NewReader(r)
+		s, _ := br.ReadString('\n')
 		line <- strings.TrimSpace(s)
+		// Keep reading, so the child never blocks on (or dies of) a full or closed pipe.
+		_, _ = io.Copy(io.Discard, br)
 	}()
 	select {
 	case addr := <-line:
 		if addr == "" {
-			<-c.done
-			return errors.New("the in-repo server child exited at start-up")
+			<-p.Done()
+			return fmt.Errorf("the in-repo server child exited at start-up (%v; its stderr is above)", p.Err())
 		}
 		c.addr = addr
 		return nil
@@ -162,29 +167,23 @@ func (c *childServer) start(ctx context.Context) error {
 }
 
 func (c *childServer) pid() int {
-	if c.cmd == nil {
+	if c.proc == nil {
 		return 0
 	}
-	return c.cmd.Process.Pid
+	return c.proc.PID()
 }
 
 func (c *childServer) kill() {
-	if pid := c.pid(); pid != 0 {
-		syscall.Kill(-pid, syscall.SIGKILL)
-		<-c.done
-		c.cmd = nil
+	if c.proc != nil {
+		_ = c.proc.Kill()
+		c.proc = nil
 	}
 }
 
 func (c *childServer) stop() error {
-	if pid := c.pid(); pid != 0 {
-		syscall.Kill(-pid, syscall.SIGTERM)
-		select {
-		case <-c.done:
-		case <-time.After(5 * time.Second):
-			c.kill()
-		}
-		c.cmd = nil
+	if c.proc != nil {
+		_ = c.proc.Stop(5 * time.Second)
+		c.proc = nil
 	}
 	var err error
 	if c.mount != nil {

@@ -1,7 +1,9 @@
 package redisq
 
 import (
+	"context"
 	"errors"
+	"io"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -12,15 +14,29 @@ import (
 // qbench's CPU at full load). After a network error the connection is dropped and the next
 // command takes a fresh one from the client, so a restarted or failed-over server is reached
 // again as with the pooled client.
+//
+// On a Redis Cluster (a *redis.ClusterClient) there is no one connection to dedicate: each
+// command goes to the node owning its key's slot, and the client follows MOVED after a
+// failover, so the consumer uses the cluster client itself.
 type dedicated struct {
-	client *redis.Client
+	client redis.UniversalClient
 	conn   *redis.Conn
 }
 
+// consumerConn is what a consumer issues its commands on: a *redis.Conn, or a cluster client.
+type consumerConn interface {
+	redis.Cmdable
+	DoRawWriteTo(ctx context.Context, w io.Writer, args ...any) *redis.RawWriteToCmd
+}
+
 // get returns the connection, opening one if there is none.
-func (d *dedicated) get() *redis.Conn {
+func (d *dedicated) get() consumerConn {
+	c, ok := d.client.(*redis.Client)
+	if !ok {
+		return d.client.(consumerConn) // *redis.ClusterClient has DoRawWriteTo too
+	}
 	if d.conn == nil {
-		d.conn = d.client.Conn()
+		d.conn = c.Conn()
 	}
 	return d.conn
 }

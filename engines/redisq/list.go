@@ -16,14 +16,14 @@ import (
 // up to list.count at a time. Popping is the delivery and there is no acknowledgement: a consumer that dies
 // after popping loses the message. That is the design.
 type listDesign struct {
-	client *redis.Client
+	client redis.UniversalClient
 	spec   engines.Spec
 	ready  string
 	// readyArg is ready boxed once, for push.
 	readyArg any
 }
 
-func newListDesign(client *redis.Client, spec engines.Spec) *listDesign {
+func newListDesign(client redis.UniversalClient, spec engines.Spec) *listDesign {
 	ready := keyPrefix(spec) + "ready"
 	return &listDesign{client: client, spec: spec, ready: ready, readyArg: ready}
 }

@@ -1,21 +1,19 @@
 package redisq
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"sort"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"qbench/engines"
+	"qbench/engines/procs"
 )
 
 // RedisServerEnv names the environment variable that overrides which redis-server to run.
@@ -31,28 +29,27 @@ func init() {
 	})
 }
 
-// ManagedRedis is a redis-server child process on 127.0.0.1, in a directory of its own.
+// ManagedRedis is a redis-server child process on 127.0.0.1, in a directory of its own, run
+// through engines/procs: its own process group, SIGKILL from the kernel if qbench dies, stopped
+// by PID, its output kept for error messages.
 type ManagedRedis struct {
 	Bin  string
 	Dir  string
 	Port int
 	Args []string
-	cmd  *exec.Cmd
-	log  *bytes.Buffer
+	// cmd is how the server is started (again, on Restart); proc is the running process.
+	cmd  procs.Command
+	proc *procs.Proc
 	// ownDir is removed on Stop.
 	ownDir bool
-	exited chan struct{}
 }
 
 // StartRedis starts redis-server with config (Redis setting names and values) in a fresh
 // directory under os.TempDir (or dir, if not empty), and waits until it answers PING.
 func StartRedis(ctx context.Context, dir string, config map[string]string) (*ManagedRedis, error) {
-	bin := os.Getenv(RedisServerEnv)
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("redis-server"); err != nil {
-			return nil, fmt.Errorf("redis-server not found on PATH (install Debian's redis-server, or set %s): %w", RedisServerEnv, err)
-		}
+	bin, err := RedisServerPath()
+	if err != nil {
+		return nil, err
 	}
 	m := &ManagedRedis{Bin: bin, Dir: dir}
 	if m.Dir == "" {
@@ -62,17 +59,17 @@ func StartRedis(ctx context.Context, dir string, config map[string]string) (*Man
 		}
 		m.Dir, m.ownDir = d, true
 	}
-	port, err := freePort()
+	ports, err := procs.FreePorts(1)
 	if err != nil {
 		return nil, err
 	}
-	m.Port = port
+	m.Port = ports[0]
 	// Defaults first, then the scenario's settings: memory only unless the scenario says otherwise.
 	settings := map[string]string{"save": "", "appendonly": "no", "enable-debug-command": "local"}
 	for k, v := range config {
 		settings[k] = v
 	}
-	m.Args = []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", m.Dir, "--daemonize", "no", "--protected-mode", "yes"}
+	m.Args = []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(m.Port), "--dir", m.Dir, "--daemonize", "no", "--protected-mode", "yes"}
 	keys := make([]string, 0, len(settings))
 	for k := range settings {
 		keys = append(keys, k)
@@ -81,6 +78,9 @@ func StartRedis(ctx context.Context, dir string, config map[string]string) (*Man
 	for _, k := range keys {
 		m.Args = append(m.Args, "--"+k, settings[k])
 	}
+	// The working directory is left alone: --dir is absolute, and a child must not chdir into a
+	// lossyfs mount this process serves (between fork and exec that deadlocks).
+	m.cmd = procs.Command{Path: m.Bin, Args: m.Args}
 	if err := m.start(ctx); err != nil {
 		m.Stop()
 		return nil, err
@@ -88,50 +88,40 @@ func StartRedis(ctx context.Context, dir string, config map[string]string) (*Man
 	return m, nil
 }
 
+// RedisServerPath is the redis-server to run: $QBENCH_REDIS_SERVER, or redis-server on PATH.
+func RedisServerPath() (string, error) {
+	if bin := os.Getenv(RedisServerEnv); bin != "" {
+		return bin, nil
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", fmt.Errorf("redis-server not found on PATH (install Debian's redis-server, or set %s): %w", RedisServerEnv, err)
+	}
+	return bin, nil
+}
+
 // Addr is the server's address.
 func (m *ManagedRedis) Addr() string { return "127.0.0.1:" + strconv.Itoa(m.Port) }
 
 // PID is the server's process ID, 0 when not running.
 func (m *ManagedRedis) PID() int {
-	if m.cmd == nil || m.cmd.Process == nil {
+	if m.proc == nil {
 		return 0
 	}
-	return m.cmd.Process.Pid
+	return m.proc.PID()
 }
 
 func (m *ManagedRedis) start(ctx context.Context) error {
-	m.log = &bytes.Buffer{}
-	m.cmd = exec.Command(m.Bin, m.Args...)
-	// The working directory is left alone: --dir is absolute, and a child must not chdir into a
-	// lossyfs mount this process serves (between fork and exec that deadlocks).
-	m.cmd.Stdout, m.cmd.Stderr = m.log, m.log
-	m.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := m.cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", m.Bin, err)
+	p, err := procs.Start(m.cmd)
+	if err != nil {
+		return err
 	}
-	m.exited = make(chan struct{})
-	go func(cmd *exec.Cmd, exited chan struct{}) {
-		_ = cmd.Wait()
-		close(exited)
-	}(m.cmd, m.exited)
+	m.proc = p
 	c := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := c.Ping(ctx).Err()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-m.exited:
-			return fmt.Errorf("redis-server exited at start-up: %s", lastLines(m.log.String(), 5))
-		default:
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("redis-server did not answer within 10 s: %v; log: %s", err, lastLines(m.log.String(), 5))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return p.WaitReady(ctx, 20*time.Millisecond, func(ctx context.Context) error { return c.Ping(ctx).Err() })
 }
 
 // Kill ends the process without warning (SIGKILL), as a crash would, and waits for it to go.
@@ -139,10 +129,9 @@ func (m *ManagedRedis) Kill() error {
 	if m.PID() == 0 {
 		return errors.New("redis-server is not running")
 	}
-	_ = syscall.Kill(-m.PID(), syscall.SIGKILL)
-	<-m.exited
-	m.cmd = nil
-	return nil
+	err := m.proc.Kill()
+	m.proc = nil
+	return err
 }
 
 // Restart starts the server again on the same directory and port.
@@ -156,15 +145,9 @@ func (m *ManagedRedis) Restart(ctx context.Context) error {
 // Stop ends the server (SIGTERM, then SIGKILL after 5 s) and removes its directory if qbench
 // made it.
 func (m *ManagedRedis) Stop() error {
-	if pid := m.PID(); pid != 0 {
-		_ = syscall.Kill(-pid, syscall.SIGTERM)
-		select {
-		case <-m.exited:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			<-m.exited
-		}
-		m.cmd = nil
+	if m.proc != nil {
+		_ = m.proc.Stop(5 * time.Second)
+		m.proc = nil
 	}
 	if m.ownDir {
 		return os.RemoveAll(m.Dir)
@@ -201,23 +184,6 @@ func newManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, e
 	e.restart = m.Restart
 	e.pid = func() string { return strconv.Itoa(m.PID()) }
 	return e, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func lastLines(s string, n int) string {
-	lines := bytes.Split(bytes.TrimSpace([]byte(s)), []byte("\n"))
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return string(bytes.Join(lines, []byte(" | ")))
 }
 
 // newLossyManagedEngine runs redis-server with its directory on lossyfs, so that a crash can be a

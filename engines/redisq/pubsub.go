@@ -16,12 +16,12 @@ import (
 // that is not listening misses what is published meanwhile. Each subscriber is its own receiving
 // group in the ledger.
 type pubsubDesign struct {
-	client  *redis.Client
+	client  redis.UniversalClient
 	spec    engines.Spec
 	channel string
 }
 
-func newPubSubDesign(client *redis.Client, spec engines.Spec) *pubsubDesign {
+func newPubSubDesign(client redis.UniversalClient, spec engines.Spec) *pubsubDesign {
 	return &pubsubDesign{client: client, spec: spec, channel: keyPrefix(spec) + "channel"}
 }
 

@@ -34,7 +34,7 @@ type reliableDesign struct {
 	Requeued, DeadLettered atomic.Int64
 }
 
-func newReliableDesign(client *redis.Client, spec engines.Spec) *reliableDesign {
+func newReliableDesign(client redis.UniversalClient, spec engines.Spec) *reliableDesign {
 	p := keyPrefix(spec)
 	vis := spec.List.VisibilityTimeout
 	if vis <= 0 {

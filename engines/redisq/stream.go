@@ -20,7 +20,7 @@ import (
 // delivered too often to a dead-letter stream (copy, then XACK). Several groups on one stream
 // (fan-out) each receive every entry.
 type streamDesign struct {
-	client     *redis.Client
+	client     redis.UniversalClient
 	spec       engines.Spec
 	key        string
 	dead       string
@@ -30,7 +30,7 @@ type streamDesign struct {
 
 const streamField = "d"
 
-func newStreamDesign(client *redis.Client, spec engines.Spec) *streamDesign {
+func newStreamDesign(client redis.UniversalClient, spec engines.Spec) *streamDesign {
 	s := &streamDesign{client: client, spec: spec, key: keyPrefix(spec) + "stream", dead: keyPrefix(spec) + "dead"}
 	for g := 0; g < max(spec.Stream.Groups, 1); g++ {
 		s.groupNames = append(s.groupNames, "g"+strconv.Itoa(g))

@@ -162,7 +162,7 @@ func (l *listDesign) sweep(ctx context.Context, found func(group int, payload []
 
 // sweepList calls found for every element of key, a page of LRANGE at a time. Nothing moves the
 // list while it is read (consumers have stopped; the reliable list's reaper is stopped first).
-func sweepList(ctx context.Context, client *redis.Client, key string, found func(group int, payload []byte)) error {
+func sweepList(ctx context.Context, client redis.UniversalClient, key string, found func(group int, payload []byte)) error {
 	for start := int64(0); ; start += sweepPage {
 		page, err := client.LRange(ctx, key, start, start+sweepPage-1).Result()
 		if err != nil {

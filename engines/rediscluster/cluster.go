@@ -1,0 +1,326 @@
+package rediscluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"qbench/engines/procs"
+	"qbench/engines/redisq"
+)
+
+// NodeTimeout is the managed cluster's cluster-node-timeout: how long a primary may be silent
+// before the others mark it failed and its replica takes over. Redis's default (15 s) would make
+// every failover scenario mostly waiting.
+const NodeTimeout = 1000 * time.Millisecond
+
+// Cluster is a Redis Cluster of redis-server processes on 127.0.0.1, each a redisq.ManagedRedis
+// (through engines/procs: own process group, parent-death signal, stopped by PID) in a temporary
+// directory of its own, where its nodes.conf lets a restarted node rejoin as who it was.
+type Cluster struct {
+	Nodes []*redisq.ManagedRedis
+	// Primaries is how many primaries the cluster was created with.
+	Primaries int
+}
+
+// StartCluster starts primaries*(1+replicas) nodes with the scenario's persistence settings,
+// joins them with redis-cli --cluster create (which deals the 16,384 slots in equal contiguous
+// ranges over the primaries and a replica or more to each), and waits until every node reports
+// cluster_state:ok and every replica's link to its primary is up.
+func StartCluster(ctx context.Context, primaries, replicas int, persistence map[string]string) (*Cluster, error) {
+	cli, err := redisCLI()
+	if err != nil {
+		return nil, err
+	}
+	cfg := map[string]string{}
+	for k, v := range persistence {
+		cfg[k] = v
+	}
+	cfg["cluster-enabled"] = "yes"
+	cfg["cluster-config-file"] = "nodes.conf"
+	cfg["cluster-node-timeout"] = strconv.FormatInt(NodeTimeout.Milliseconds(), 10)
+	c := &Cluster{Primaries: primaries}
+	for range primaries * (1 + replicas) {
+		n, err := redisq.StartRedis(ctx, "", cfg)
+		if err != nil {
+			c.Stop()
+			return nil, fmt.Errorf("cluster node: %w", err)
+		}
+		c.Nodes = append(c.Nodes, n)
+	}
+	args := []string{"--cluster", "create"}
+	for _, n := range c.Nodes {
+		args = append(args, n.Addr())
+	}
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
+	if err := runCLI(ctx, cli, args); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := c.WaitHealthy(ctx, 30*time.Second, true); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// redisCLI finds redis-cli beside the redis-server in use, or on PATH.
+func redisCLI() (string, error) {
+	if srv, err := redisq.RedisServerPath(); err == nil {
+		if p := filepath.Join(filepath.Dir(srv), "redis-cli"); fileExists(p) {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("redis-cli")
+	if err != nil {
+		return "", fmt.Errorf("redis-cli not found (Debian's redis-tools): %w", err)
+	}
+	return p, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// runCLI runs redis-cli to completion, bounded by ctx, through procs like every child.
+func runCLI(ctx context.Context, cli string, args []string) error {
+	p, err := procs.Start(procs.Command{Path: cli, Args: args})
+	if err != nil {
+		return err
+	}
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		_ = p.Kill()
+		return ctx.Err()
+	case <-time.After(30 * time.Second):
+		_ = p.Kill()
+		return errors.New("redis-cli --cluster create did not finish within 30 s")
+	}
+	if err := p.Err(); err != nil {
+		return fmt.Errorf("redis-cli %s: %v: %s", strings.Join(args[:2], " "), err, p.LogTail(1000))
+	}
+	return nil
+}
+
+// Addrs are the nodes' addresses, the seed list for a ClusterClient.
+func (c *Cluster) Addrs() []string {
+	a := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		a[i] = n.Addr()
+	}
+	return a
+}
+
+// Node is the managed node at addr, nil if none.
+func (c *Cluster) Node(addr string) *redisq.ManagedRedis {
+	for _, n := range c.Nodes {
+		if n.Addr() == addr {
+			return n
+		}
+	}
+	return nil
+}
+
+// Stop stops every node by PID and removes its directory.
+func (c *Cluster) Stop() error {
+	var err error
+	for _, n := range c.Nodes {
+		err = errors.Join(err, n.Stop())
+	}
+	return err
+}
+
+// running are the nodes whose process is up.
+func (c *Cluster) running() []*redisq.ManagedRedis {
+	var up []*redisq.ManagedRedis
+	for _, n := range c.Nodes {
+		if n.PID() != 0 {
+			up = append(up, n)
+		}
+	}
+	return up
+}
+
+// WaitHealthy waits until every running node reports cluster_state:ok (every slot served by a
+// primary it does not consider failed) and, with links, every running replica's link to its
+// primary is up, within limit.
+func (c *Cluster) WaitHealthy(ctx context.Context, limit time.Duration, links bool) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var last error
+	for {
+		if last = c.healthy(ctx, links); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("redis cluster not healthy within %s: %v", limit, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Cluster) healthy(ctx context.Context, links bool) error {
+	for _, n := range c.running() {
+		info, err := nodeDo(ctx, n.Addr(), "CLUSTER", "INFO")
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(info, "cluster_state:ok") {
+			return fmt.Errorf("%s: cluster_state not ok", n.Addr())
+		}
+		if !links {
+			continue
+		}
+		repl, err := nodeDo(ctx, n.Addr(), "INFO", "replication")
+		if err != nil {
+			return err
+		}
+		if strings.Contains(repl, "role:slave") && !strings.Contains(repl, "master_link_status:up") {
+			return fmt.Errorf("%s: replica link to its primary not up", n.Addr())
+		}
+	}
+	return nil
+}
+
+// nodeDo sends one command to one node on a connection of its own and returns the reply as text.
+func nodeDo(ctx context.Context, addr string, args ...any) (string, error) {
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 300 * time.Millisecond,
+		ReadTimeout: 2 * time.Second, ContextTimeoutEnabled: true, Protocol: 2})
+	defer c.Close()
+	v, err := c.Do(ctx, args...).Text()
+	if err != nil {
+		return "", fmt.Errorf("%s: %v: %w", addr, args, err)
+	}
+	return v, nil
+}
+
+// nodeLine is one line of CLUSTER NODES.
+type nodeLine struct {
+	id, addr string
+	primary  bool
+	failed   bool
+	slots    [][2]int
+}
+
+// clusterNodes reads CLUSTER NODES from addr: each node's address (without the bus port), role,
+// whether addr considers it failed, and the slot ranges it serves.
+func clusterNodes(ctx context.Context, addr string) ([]nodeLine, error) {
+	s, err := nodeDo(ctx, addr, "CLUSTER", "NODES")
+	if err != nil {
+		return nil, err
+	}
+	var out []nodeLine
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			continue
+		}
+		n := nodeLine{id: f[0], addr: f[1]}
+		if i := strings.IndexAny(n.addr, "@,"); i >= 0 {
+			n.addr = n.addr[:i]
+		}
+		flags := "," + f[2] + ","
+		n.primary = strings.Contains(flags, ",master,")
+		n.failed = strings.Contains(flags, ",fail,") || strings.Contains(flags, ",fail?,")
+		for _, r := range f[8:] {
+			if strings.HasPrefix(r, "[") { // a slot being migrated
+				continue
+			}
+			lo, hi, ok := strings.Cut(r, "-")
+			if !ok {
+				hi = lo
+			}
+			a, err1 := strconv.Atoi(lo)
+			b, err2 := strconv.Atoi(hi)
+			if err1 == nil && err2 == nil {
+				n.slots = append(n.slots, [2]int{a, b})
+			}
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// primaryFor is the address of the healthy primary serving slot as the node at view sees it.
+func primaryFor(ctx context.Context, view string, slot int) (string, error) {
+	nodes, err := clusterNodes(ctx, view)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range nodes {
+		if !n.primary || n.failed {
+			continue
+		}
+		for _, r := range n.slots {
+			if slot >= r[0] && slot <= r[1] {
+				return n.addr, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%s: no healthy primary serves slot %d", view, slot)
+}
+
+// PrimaryFor is the managed node that is primary for slot now, as a running node sees it.
+func (c *Cluster) PrimaryFor(ctx context.Context, slot int) (*redisq.ManagedRedis, error) {
+	var last error
+	for _, n := range c.running() {
+		addr, err := primaryFor(ctx, n.Addr(), slot)
+		if err != nil {
+			last = err
+			continue
+		}
+		if m := c.Node(addr); m != nil {
+			return m, nil
+		}
+		return nil, fmt.Errorf("primary %s for slot %d is not a managed node", addr, slot)
+	}
+	if last == nil {
+		last = errors.New("no node is running")
+	}
+	return nil, last
+}
+
+// WaitPromoted waits until every running node agrees that slot is served by a primary other than
+// old and the cluster is healthy again: the failover is over.
+func (c *Cluster) WaitPromoted(ctx context.Context, slot int, old string, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var last error
+	for {
+		last = c.promoted(ctx, slot, old)
+		if last == nil {
+			if last = c.healthy(ctx, false); last == nil {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no replica promoted for slot %d within %s: %v", slot, limit, last)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Cluster) promoted(ctx context.Context, slot int, old string) error {
+	for _, n := range c.running() {
+		addr, err := primaryFor(ctx, n.Addr(), slot)
+		if err != nil {
+			return err
+		}
+		if addr == old {
+			return fmt.Errorf("%s still sees %s as primary for slot %d", n.Addr(), old, slot)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,36 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+)
+
+// The cluster fault kinds and fields: accepted where they make sense, refused with file, line and
+// field otherwise.
+func TestClusterFields(t *testing.T) {
+	for _, c := range []struct {
+		name, yaml, want string // want "" means accepted
+	}{
+		{"primary-kill", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: primary-kill\n", ""},
+		{"node-restart", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n    duration: 2s\n", ""},
+		{"node-restart without downtime", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n", "bad.yaml:4: faults.0.duration: a node-restart needs a positive duration"},
+		{"replicas per primary", "rate: 10\nengine: redis-cluster\nreplicas: 2\n", ""},
+		{"replicas elsewhere", "rate: 10\nengine: redis-cluster-url\naddress: 127.0.0.1:7000\nreplicas: 1\n", "bad.yaml:4: replicas: only engines redis and redis-cluster"},
+		{"shard", "rate: 10\nengine: redis-cluster\nshards: 3\nfaults:\n  - at: 1s\n    kind: primary-kill\n    shard: 2\n", ""},
+		{"shard out of range", "rate: 10\nengine: redis-cluster\nshards: 3\nfaults:\n  - at: 1s\n    kind: primary-kill\n    shard: 3\n", "bad.yaml:7: faults.0.shard: must name a shard, 0 to shards-1 (got 3)"},
+		{"shard on another fault", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: stall\n    duration: 1s\n    shard: 1\n", "faults.0.shard: only primary-kill and node-restart hit a shard"},
+		{"seeds needed", "rate: 10\nengine: redis-cluster-url\n", "address"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("bad.yaml", []byte(c.yaml))
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && err == nil:
+				t.Fatal("accepted")
+			case c.want != "" && !strings.Contains(err.Error(), c.want):
+				t.Fatalf("error %q\nwant it to contain %q", err, c.want)
+			}
+		})
+	}
+}
