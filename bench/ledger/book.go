@@ -53,6 +53,16 @@ func (l *Ledger) SetRemote(producer int) {
 	b.mu.Unlock()
 }
 
+// Received is the number of first deliveries so far, summed over groups: a segment's drain
+// watches it for progress.
+func (l *Ledger) Received() int64 {
+	var n int64
+	for g := range l.firstDelivered {
+		n += l.firstDelivered[g].Load()
+	}
+	return n
+}
+
 // Book returns this ledger's marks as a segment's share: local says which producers this
 // segment ran. Call it after the run, like Close.
 func (l *Ledger) Book(local func(producer int) bool) (Book, error) {

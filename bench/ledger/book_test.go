@@ -16,7 +16,7 @@ func TestUnionMatchesMessagesAcrossSegments(t *testing.T) {
 	a.SetRemote(1)
 	b.SetRemote(0)
 	a.SentBatch(0, 0, []error{nil, nil, nil, nil, errors.New("x")}, make([]int64, 5), 5) // p0: 0-3 acked, 4 failed
-	b.SentBatch(1, 0, []error{nil, nil, nil}, make([]int64, 3), 3)                        // p1: 0-2 acked
+	b.SentBatch(1, 0, []error{nil, nil, nil}, make([]int64, 3), 3)                       // p1: 0-2 acked
 	a.DeliveredTo(0, 1, 0)
 	a.DeliveredTo(0, 0, 0)
 	b.DeliveredTo(0, 0, 1)
