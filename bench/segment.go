@@ -67,7 +67,11 @@ func SegmentRunID(sc *scenarios.Scenario, startAt time.Time) string {
 	h := fnv.New32a()
 	raw, _ := json.Marshal(sc)
 	h.Write(raw)
-	return fmt.Sprintf("%s-%d-%08x", results.Slug(sc.Name), startAt.UnixMilli(), h.Sum32())
+	slug := results.Slug(sc.Name)
+	if len(slug) > 24 { // the ID is also a Kubernetes label value (qbench k8s): 63 at most
+		slug = slug[:24]
+	}
+	return fmt.Sprintf("%s-%d-%08x", slug, startAt.UnixMilli(), h.Sum32())
 }
 
 // CheckSegment refuses a segmented run that cannot work: managed engines (a server qbench starts,
