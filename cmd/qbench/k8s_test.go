@@ -261,4 +261,3 @@ func strs(v any) []string {
 	}
 	return out
 }
-
