@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,8 @@ import (
 
 	"qbench/bench"
 	"qbench/bench/ledger"
+	"qbench/engines/kafkaq"
+	"qbench/engines/procs"
 	"qbench/engines/redisq"
 	"qbench/results"
 )
@@ -80,15 +83,14 @@ func TestCheckSegmentRefuses(t *testing.T) {
 // most were produced in one segment and consumed in another.
 func TestFourSegmentsMergeToTheSingleRunLedger(t *testing.T) {
 	needTarget(t, "redis")
-	ctx := context.Background()
-	srv, err := redisq.StartRedis(ctx, "", nil)
+	srv, err := redisq.StartRedis(context.Background(), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Stop() })
 	for _, design := range []string{"stream", "list", "pubsub"} {
 		t.Run(design, func(t *testing.T) {
-			yaml := fmt.Sprintf(`
+			merged := segmentsMatchSingle(t, fmt.Sprintf(`
 name: segments-%s
 engine: redis-url
 address: %s
@@ -99,65 +101,15 @@ rate: 2000
 duration: 1500ms
 warmup: 0s
 seed: 7
-`, design, srv.Addr(), design)
-			single := run(t, scenario(t, yaml))
-			start := time.Now().Add(time.Second)
-			segs := make([]*results.Result, 4)
-			errs := make([]error, 4)
-			var wg sync.WaitGroup
-			for i := range segs {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					segs[i], errs[i] = bench.Run(ctx, ctx, scenario(t, yaml), bench.Options{Logf: t.Logf,
-						Segment: &bench.SegmentOptions{Index: i, Count: 4, StartAt: start}})
-				}()
-			}
-			wg.Wait()
-			for i, err := range errs {
-				if err != nil {
-					t.Fatalf("segment %d: %v", i, err)
-				}
-			}
-			if segs[0].RunID != segs[3].RunID {
-				t.Fatalf("segments derived run IDs %s and %s from one scenario and start", segs[0].RunID, segs[3].RunID)
-			}
-			merged, err := results.MergeSegments(segs, bench.JoinSegmentLedgers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, want := merged.Summary.Ledger, single.Summary.Ledger
-			t.Logf("single %+v\nmerged %+v", want, got)
-			if want.Sent != 3000 || want.Delivered != want.Acked*int64(single.Summary.Groups) {
-				t.Fatalf("the single run itself is off: %+v", want)
-			}
-			for _, f := range []struct {
-				name      string
-				got, want int64
-			}{
-				{"sent", got.Sent, want.Sent}, {"acked", got.Acked, want.Acked}, {"failed", got.Failed, want.Failed},
-				{"delivered", got.Delivered, want.Delivered}, {"lost", got.Lost, want.Lost},
-				{"queued", got.Queued, want.Queued}, {"duplicates", got.Duplicates, want.Duplicates},
-				{"phantom", got.Phantom, want.Phantom}, {"delivered_unacked", got.DeliveredUnacked, want.DeliveredUnacked},
-			} {
-				if f.got != f.want {
-					t.Errorf("merged %s = %d, single run %d", f.name, f.got, f.want)
-				}
-			}
-			if crossed := crossSegmentDeliveries(t, segs); crossed == 0 {
-				t.Errorf("no message was consumed in another segment than the one that produced it: the test proves nothing")
-			}
-			// Latency is measured across segments on the engine's clock: a broken shift would
-			// show as seconds (or as nothing recorded).
-			// (the median, against the single run's: the machine is shared, so its tail is noise).
-			e2e, e2e1 := merged.Summary.Latency["e2e"], single.Summary.Latency["e2e"]
-			t.Logf("e2e p50 merged %s, single %s; max %s, %s", results.FormatNs(e2e.P50), results.FormatNs(e2e1.P50), results.FormatNs(e2e.Max), results.FormatNs(e2e1.Max))
-			if e2e.Count != got.Deliveries || e2e.P50 <= 0 || e2e.P50 > e2e1.P50+int64(50*time.Millisecond) {
-				t.Errorf("merged e2e: %d recorded (deliveries %d), p50 %s (single run %s)", e2e.Count, got.Deliveries, results.FormatNs(e2e.P50), results.FormatNs(e2e1.P50))
-			}
+`, design, srv.Addr(), design), 4, 3000)
 			for _, s := range merged.Segments {
 				if s.Clock.Source != "redis TIME" || s.Clock.BoundNs <= 0 || s.Clock.BoundNs > int64(10*time.Millisecond) {
 					t.Errorf("segment %d clock: %+v", s.Index, s.Clock)
+				}
+				// The server shares this machine's clock: the true offset is 0, which the
+				// estimate must hold within its bound.
+				if off := s.Clock.OffsetNs; off > s.Clock.BoundNs || -off > s.Clock.BoundNs {
+					t.Errorf("segment %d: offset %d ns outside its bound %d ns of the true 0", s.Index, off, s.Clock.BoundNs)
 				}
 			}
 			if merged.Merged.ClockBoundNs <= 0 {
@@ -165,6 +117,106 @@ seed: 7
 			}
 		})
 	}
+}
+
+// Two segments on Kafka: both set up the same topic (the second finds it made), their consumers
+// share one group, and the merge equals a single run. Kafka has no clock to ask: the segments say
+// so (source local, bound unknown).
+func TestKafkaSegmentsMergeToTheSingleRunLedger(t *testing.T) {
+	needKafka(t)
+	dir := t.TempDir()
+	k, err := procs.StartKafka(context.Background(), procs.KafkaConfig{Dir: dir, Probe: kafkaq.Probe,
+		JVMOptions: append([]string{"-Xms256m", "-Xmx512m"}, procs.DefaultKafkaJVMOptions[2:]...)})
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("kafka broker: %v", err)
+		}
+		t.Skipf("kafka broker unavailable (run .ci/kafka-jars.sh): %v", err)
+	}
+	t.Cleanup(func() { k.Stop(10 * time.Second) })
+	merged := segmentsMatchSingle(t, fmt.Sprintf(`
+name: segments-kafka
+engine: kafka-url
+address: %s
+producers: 2
+consumers: 2
+rate: 500
+duration: 2s
+warmup: 0s
+seed: 7
+`, k.Addr()), 2, 1000)
+	for _, s := range merged.Segments {
+		if s.Clock.Source != "local" || s.Clock.BoundNs != -1 || s.Clock.Note == "" {
+			t.Errorf("segment %d clock: %+v, want local with the reason", s.Index, s.Clock)
+		}
+	}
+	if merged.Merged.ClockBoundNs != -1 {
+		t.Errorf("merged clock bound %d, want -1 (unknown)", merged.Merged.ClockBoundNs)
+	}
+}
+
+// segmentsMatchSingle runs the scenario once in one process and once as n segments (in
+// goroutines, each with its own engine), merges the segments, and checks the merged ledger against
+// the single run's, which must have sent want messages.
+func segmentsMatchSingle(t *testing.T, yaml string, n int, want int64) *results.Result {
+	t.Helper()
+	ctx := context.Background()
+	single := run(t, scenario(t, yaml))
+	start := time.Now().Add(2 * time.Second)
+	segs := make([]*results.Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range segs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			segs[i], errs[i] = bench.Run(ctx, ctx, scenario(t, yaml), bench.Options{Logf: t.Logf,
+				Segment: &bench.SegmentOptions{Index: i, Count: n, StartAt: start}})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("segment %d: %v", i, err)
+		}
+	}
+	if segs[0].RunID != segs[n-1].RunID {
+		t.Fatalf("segments derived run IDs %s and %s from one scenario and start", segs[0].RunID, segs[n-1].RunID)
+	}
+	merged, err := results.MergeSegments(segs, bench.JoinSegmentLedgers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, one := merged.Summary.Ledger, single.Summary.Ledger
+	t.Logf("single %+v\nmerged %+v", one, got)
+	if one.Sent != want || one.Delivered != one.Acked*int64(single.Summary.Groups) {
+		t.Fatalf("the single run itself is off: %+v", one)
+	}
+	for _, f := range []struct {
+		name      string
+		got, want int64
+	}{
+		{"sent", got.Sent, one.Sent}, {"acked", got.Acked, one.Acked}, {"failed", got.Failed, one.Failed},
+		{"delivered", got.Delivered, one.Delivered}, {"lost", got.Lost, one.Lost},
+		{"queued", got.Queued, one.Queued}, {"duplicates", got.Duplicates, one.Duplicates},
+		{"phantom", got.Phantom, one.Phantom}, {"delivered_unacked", got.DeliveredUnacked, one.DeliveredUnacked},
+	} {
+		if f.got != f.want {
+			t.Errorf("merged %s = %d, single run %d", f.name, f.got, f.want)
+		}
+	}
+	if crossed := crossSegmentDeliveries(t, segs); crossed == 0 {
+		t.Errorf("no message was consumed in another segment than the one that produced it: the test proves nothing")
+	}
+	// Every delivery's latency is recorded, and is of the single run's order (the median, with
+	// room: the machine is shared, and a Kafka group's first rebalance is seconds). The clock
+	// arithmetic itself is TestStampShiftPutsLatencyOnTheEngineClock's.
+	e2e, e2e1 := merged.Summary.Latency["e2e"], single.Summary.Latency["e2e"]
+	t.Logf("e2e p50 merged %s, single %s; max %s, %s", results.FormatNs(e2e.P50), results.FormatNs(e2e1.P50), results.FormatNs(e2e.Max), results.FormatNs(e2e1.Max))
+	if e2e.Count != got.Deliveries || e2e.P50 <= 0 || e2e.P50 > e2e1.P50+int64(time.Second) {
+		t.Errorf("merged e2e: %d recorded (deliveries %d), p50 %s (single run %s)", e2e.Count, got.Deliveries, results.FormatNs(e2e.P50), results.FormatNs(e2e1.P50))
+	}
+	return merged
 }
 
 // crossSegmentDeliveries counts the messages a segment's consumers received from producers
