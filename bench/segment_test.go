@@ -101,7 +101,7 @@ rate: 2000
 duration: 1500ms
 warmup: 0s
 seed: 7
-`, design, srv.Addr(), design), 4, 3000)
+`, design, srv.Addr(), design), 4, 3000, 2*time.Second)
 			for _, s := range merged.Segments {
 				if s.Clock.Source != "redis TIME" || s.Clock.BoundNs <= 0 || s.Clock.BoundNs > int64(10*time.Millisecond) {
 					t.Errorf("segment %d clock: %+v", s.Index, s.Clock)
@@ -144,7 +144,7 @@ rate: 500
 duration: 2s
 warmup: 0s
 seed: 7
-`, k.Addr()), 2, 1000)
+`, k.Addr()), 2, 1000, 15*time.Second)
 	for _, s := range merged.Segments {
 		if s.Clock.Source != "local" || s.Clock.BoundNs != -1 || s.Clock.Note == "" {
 			t.Errorf("segment %d clock: %+v, want local with the reason", s.Index, s.Clock)
@@ -156,13 +156,14 @@ seed: 7
 }
 
 // segmentsMatchSingle runs the scenario once in one process and once as n segments (in
-// goroutines, each with its own engine), merges the segments, and checks the merged ledger against
-// the single run's, which must have sent want messages.
-func segmentsMatchSingle(t *testing.T, yaml string, n int, want int64) *results.Result {
+// goroutines, each with its own engine, starting lead from now: time for all to set up), merges
+// the segments, and checks the merged ledger against the single run's, which must have sent want
+// messages.
+func segmentsMatchSingle(t *testing.T, yaml string, n int, want int64, lead time.Duration) *results.Result {
 	t.Helper()
 	ctx := context.Background()
 	single := run(t, scenario(t, yaml))
-	start := time.Now().Add(2 * time.Second)
+	start := time.Now().Add(lead)
 	segs := make([]*results.Result, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup

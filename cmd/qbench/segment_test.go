@@ -43,11 +43,13 @@ func TestSegmentsEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	start := strconv.FormatInt(time.Now().Add(1500*time.Millisecond).UnixMilli(), 10)
 	var paths []string
+	for i := range 4 {
+		paths = append(paths, filepath.Join(dir, fmt.Sprintf("segment-%d.json", i)))
+	}
 	var wg sync.WaitGroup
 	codes := make([]int, 4)
 	stderrs := make([]string, 4)
 	for i := range 4 {
-		paths = append(paths, filepath.Join(dir, fmt.Sprintf("segment-%d.json", i)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
