@@ -152,6 +152,10 @@ func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 	}
 	out.RunID = rs[0].RunID
 	out.Merged.Mode = MergeSegmentsMode
+	out.Merged.Sources = out.Merged.Sources[:0]
+	for _, r := range rs {
+		out.Merged.Sources = append(out.Merged.Sources, fmt.Sprintf("%s segment %d/%d", r.RunID, r.Segment.Index, r.Segment.Count))
+	}
 	out.Merged.ClockBoundNs = e2eBound(bounds)
 	out.Summary.Ledger = l
 	out.Lost = lost
