@@ -57,13 +57,8 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if !reg.Supports(sc.Design) {
 		return nil, fmt.Errorf("engine %s does not support design %q (it supports %v)", sc.Engine, sc.Design, reg.Designs)
 	}
-	if opts.Segment != nil {
-		if err := CheckSegment(sc, *opts.Segment); err != nil {
-			return nil, err
-		}
-		if opts.RunID == "" {
-			opts.RunID = SegmentRunID(sc, opts.Segment.StartAt)
-		}
+	if err := segmentOptions(sc, &opts); err != nil {
+		return nil, err
 	}
 	if opts.RunID == "" {
 		opts.RunID = NewRunID()
@@ -107,19 +102,8 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	}
 	r = &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
 		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed)}
-	if opts.Segment != nil {
-		r.seg = newSegmentRun(sc, *opts.Segment)
-		for p := range sc.Producers {
-			if !r.localProducer(p) {
-				r.ledger.SetRemote(p)
-			}
-		}
-	}
-	res, err := r.execute(ctx, stop)
-	if err == nil && r.seg != nil {
-		err = r.segmentResult(res)
-	}
-	return res, err
+	r.joinSegment()
+	return r.segmentResult(r.execute(ctx, stop))
 }
 
 // After a Ctrl-C (stop), engine calls still in flight get stopGrace to finish (so that an

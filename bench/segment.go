@@ -121,8 +121,34 @@ type segmentRun struct {
 // instant only to within their clocks' agreement and their own lateness.
 const segmentSettle = 500 * time.Millisecond
 
-func newSegmentRun(sc *scenarios.Scenario, g SegmentOptions) *segmentRun {
-	return &segmentRun{opts: g, producers: Deal(sc.Producers, g.Index, g.Count), consumers: Deal(sc.Consumers, g.Index, g.Count)}
+// segmentOptions checks a segmented run's options and derives its run ID when none is given.
+func segmentOptions(sc *scenarios.Scenario, opts *Options) error {
+	if opts.Segment == nil {
+		return nil
+	}
+	if err := CheckSegment(sc, *opts.Segment); err != nil {
+		return err
+	}
+	if opts.RunID == "" {
+		opts.RunID = SegmentRunID(sc, opts.Segment.StartAt)
+	}
+	return nil
+}
+
+// joinSegment makes r a segment, when its options say so: its share, and the other segments'
+// producers marked remote in its ledger.
+func (r *run) joinSegment() {
+	g := r.opts.Segment
+	if g == nil {
+		return
+	}
+	sc := r.sc
+	r.seg = &segmentRun{opts: *g, producers: Deal(sc.Producers, g.Index, g.Count), consumers: Deal(sc.Consumers, g.Index, g.Count)}
+	for p := range sc.Producers {
+		if !r.localProducer(p) {
+			r.ledger.SetRemote(p)
+		}
+	}
 }
 
 func in(s results.Span, i int) bool { return i >= s.First && i < s.First+s.Count }
@@ -205,15 +231,18 @@ func (r *run) segmentDrained(ctx context.Context) bool {
 // segmentResult makes res a segment's partial result: its ledger book for the merge, its share
 // and clock. Loss, queued and delivered-unacknowledged need every segment's marks, so the
 // partial summary leaves them out rather than show a segment's half-view of them.
-func (r *run) segmentResult(res *results.Result) error {
+func (r *run) segmentResult(res *results.Result, err error) (*results.Result, error) {
 	g := r.seg
+	if err != nil || g == nil {
+		return res, err
+	}
 	book, err := r.ledger.Book(r.localProducer)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	raw, err := json.Marshal(book)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res.Segment = &results.Segment{Index: g.opts.Index, Count: g.opts.Count, StartAt: g.opts.StartAt.UTC(),
 		Producers: g.producers, Consumers: g.consumers, Clock: g.clock, Ledger: raw}
@@ -226,7 +255,7 @@ func (r *run) segmentResult(res *results.Result) error {
 	res.Summary.Warnings = append(results.Warnings(res.Summary), fmt.Sprintf(
 		"segment %d/%d of run %s: a partial result; lost, queued and duplicates across segments are known only once qbench merge joins all %d",
 		g.opts.Index, g.opts.Count, res.RunID, g.opts.Count))
-	return nil
+	return res, nil
 }
 
 // JoinSegmentLedgers joins the segments' ledger books (results.LedgerJoin) into the run's
