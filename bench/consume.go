@@ -86,7 +86,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 				r.foreign.Add(1)
 				continue
 			}
-			rec.record(KindE2E, at-st.IntendedNs, st.IntendedNs >= warmupNs)
+			// The stamp's time is on the run's shared clock (segment.go): the warm-up is judged
+			// there, the latency on this process's clock.
+			rec.record(KindE2E, at-(st.IntendedNs-r.stampShift()), st.IntendedNs >= warmupNs)
 			r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
 			if poison > 0 && st.Seq%poison != 0 {
 				toAck = append(toAck, d)

@@ -197,10 +197,10 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 				s.intended[i] = int64(pc.pacer.IntendedAt(pc.seq + uint64(i)))
 			}
 		}
-		seq := pc.seq
+		seq, shift := pc.seq, r.stampShift()
 		for i := 0; i < n; i++ {
 			s.bufs[i] = s.full[i][:r.sizer.Size(uint32(id), seq+uint64(i))]
-			Stamp{RunTag: r.tag, Producer: uint32(id), Seq: seq + uint64(i), IntendedNs: s.intended[i]}.Encode(s.bufs[i])
+			Stamp{RunTag: r.tag, Producer: uint32(id), Seq: seq + uint64(i), IntendedNs: s.intended[i] + shift}.Encode(s.bufs[i])
 		}
 		s.seq, s.n = seq, n
 		r.ledger.Batch(id, seq, n)

@@ -43,6 +43,8 @@ type Options struct {
 	Progress func(Progress)
 	// Logf reports warnings; nil is silent.
 	Logf func(format string, args ...any)
+	// Segment, when set, runs only this segment's share of the scenario (segment.go).
+	Segment *SegmentOptions
 }
 
 // Run executes sc and returns its result. Cancelling stop ends the load early and still returns a
@@ -54,6 +56,9 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	}
 	if !reg.Supports(sc.Design) {
 		return nil, fmt.Errorf("engine %s does not support design %q (it supports %v)", sc.Engine, sc.Design, reg.Designs)
+	}
+	if err := segmentOptions(sc, &opts); err != nil {
+		return nil, err
 	}
 	if opts.RunID == "" {
 		opts.RunID = NewRunID()
@@ -71,6 +76,9 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	}
 	var r *run
 	defer func() {
+		if opts.Segment != nil {
+			return // another segment may still be at work: see SegmentOptions
+		}
 		timeout := 10 * time.Second
 		if stop.Err() != nil && r != nil {
 			timeout = r.cleanupLeft() // Ctrl-C: stop within a second, even if the server hangs
@@ -94,7 +102,8 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	}
 	r = &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
 		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed)}
-	return r.execute(ctx, stop)
+	r.joinSegment()
+	return r.segmentResult(r.execute(ctx, stop))
 }
 
 // After a Ctrl-C (stop), engine calls still in flight get stopGrace to finish (so that an
@@ -149,6 +158,7 @@ type run struct {
 	opts    Options
 	eng     engines.Engine
 	tag     uint64
+	seg     *segmentRun // nil unless this is one segment of a run from several processes
 	ledger  *ledger.Ledger
 	groupOf func(consumer int) int
 	started time.Time
@@ -227,30 +237,45 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	warmupNs := int64(sc.Warmup)
 
 	consumers := make([]engines.Consumer, sc.Consumers)
-	for i := range consumers {
-		c, err := r.eng.NewConsumer(ctx, i)
-		if err != nil {
-			for _, c := range consumers[:i] {
+	closeConsumers := func() {
+		for _, c := range consumers {
+			if c != nil {
 				c.Close()
 			}
+		}
+	}
+	for i := range consumers {
+		r.consumerRecs = append(r.consumerRecs, newRecorder())
+		r.consumerFaults = append(r.consumerFaults, make(chan scenarios.Fault, 4))
+		if !r.localConsumer(i) {
+			continue // another segment's
+		}
+		c, err := r.eng.NewConsumer(ctx, i)
+		if err != nil {
+			closeConsumers()
 			return nil, fmt.Errorf("consumer %d: %w", i, err)
 		}
 		consumers[i] = c
-		r.consumerRecs = append(r.consumerRecs, newRecorder())
-		r.consumerFaults = append(r.consumerFaults, make(chan scenarios.Fault, 4))
 	}
 	producers := make([]engines.Producer, sc.Producers)
 	for i := range producers {
+		r.producerRecs = append(r.producerRecs, newRecorder())
+		if !r.localProducer(i) {
+			continue
+		}
 		p, err := r.eng.NewProducer(ctx, i)
 		if err != nil {
-			for _, c := range consumers {
-				c.Close()
-			}
+			closeConsumers()
 			return nil, fmt.Errorf("producer %d: %w", i, err)
 		}
 		defer p.Close()
 		producers[i] = p
-		r.producerRecs = append(r.producerRecs, newRecorder())
+	}
+	if r.seg != nil {
+		if err := r.segmentStart(ctx, stop); err != nil {
+			closeConsumers()
+			return nil, err
+		}
 	}
 
 	r.procStart = engineProc(ctx, r.eng)
@@ -260,6 +285,9 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	defer stopConsumers()
 	var cwg, pwg sync.WaitGroup
 	for i, c := range consumers {
+		if c == nil {
+			continue
+		}
 		cwg.Add(1)
 		go func() {
 			defer cwg.Done()
@@ -267,6 +295,9 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		}()
 	}
 	for i, p := range producers {
+		if p == nil {
+			continue
+		}
 		pwg.Add(1)
 		go func() {
 			defer pwg.Done()
@@ -365,6 +396,9 @@ func (r *run) waitDone(done <-chan struct{}, what string) {
 // drained reports whether every acknowledged message has been delivered (to every group) and,
 // where the engine reports lag, nothing is left in its backlog or pending.
 func (r *run) drained(ctx context.Context) bool {
+	if r.seg != nil {
+		return r.segmentDrained(ctx)
+	}
 	if r.ledger.DeliveredUnique() < r.ledger.Acked() {
 		return false
 	}

@@ -19,7 +19,8 @@ type Stamp struct {
 	// Seq is the producer's sequence number, from 0.
 	Seq uint64
 	// IntendedNs is when the schedule said to send it, in nanoseconds since the run's epoch on the
-	// monotonic clock of the process that runs producers and consumers.
+	// monotonic clock of the process that runs producers and consumers; in a segmented run, since
+	// the shared start instant on the engine's clock, which every segment can read (segment.go).
 	IntendedNs int64
 }
 

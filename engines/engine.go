@@ -148,6 +148,13 @@ type InProcess interface {
 	InProcess() bool
 }
 
+// Clock is implemented by engines that can tell their server's own time (Redis TIME): a segmented
+// run from several machines estimates each machine's clock offset against it by round trips, so
+// that end-to-end latency measured across machines is on one clock.
+type Clock interface {
+	EngineTime(ctx context.Context) (time.Time, error)
+}
+
 // Staller is implemented by engines whose server can be made to stop answering for a while
 // (DEBUG SLEEP on Redis, the in-repo server's equivalent). Stall returns once the stall has begun.
 type Staller interface {

@@ -119,6 +119,10 @@ type Registration struct {
 	// scenario validation refuses, say, a server-crash on a server inside qbench's own process
 	// rather than running it. Consumer faults are the runner's and need no entry.
 	Faults []string
+	// Shared says the target is a server qbench does not start (redis-url, kafka-url), so that
+	// several qbench processes can load it together (qbench run --segment); a managed or
+	// in-process target belongs to one process and is refused for segments.
+	Shared bool
 }
 
 // EngineFaults are the fault kinds an engine carries out (through Staller, Crasher, DiskFiller,

@@ -19,6 +19,9 @@ type Merged struct {
 	Mode MergeMode `json:"mode"`
 	// Sources are the run IDs combined, in order.
 	Sources []string `json:"sources"`
+	// ClockBoundNs, for segments, bounds the error of end-to-end latency between segments
+	// (clock offsets against the engine's clock; -1: a segment's offset is unknown).
+	ClockBoundNs int64 `json:"clock_bound_ns,omitempty"`
 }
 
 // Repetition is one repetition's own figures inside a merged result.

@@ -42,6 +42,11 @@ type Result struct {
 	// Repetitions holds each repetition's own summary when this result merges repetitions of one
 	// scenario; their spread is what the noise-aware gates allow for.
 	Repetitions []Repetition `json:"repetitions,omitempty"`
+	// Segment marks a partial result: one segment of a run whose load came from several
+	// processes (qbench run --segment); qbench merge joins the segments (segments.go).
+	Segment *Segment `json:"segment,omitempty"`
+	// Segments describes, in a merged run, each segment's share and clock (without its ledger).
+	Segments []Segment `json:"segments,omitempty"`
 }
 
 // Engine describes the system under test.

@@ -55,6 +55,9 @@ type producerBook struct {
 	// found is a bit per sequence number per group: the message was found still held by the
 	// engine for that group at the end (Found). Allocated on the first Found.
 	found [][]uint64
+	// remote: another segment of the run sends this producer's messages (SetRemote); this
+	// ledger has no batches or acknowledgements of it to judge order by.
+	remote bool
 }
 
 // New makes a ledger for n producers and one receiving group.
@@ -170,7 +173,7 @@ func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
 	b.grow(seq)
 	b.deliveries[group][seq]++
 	first = b.deliveries[group][seq] == 1
-	if first && seq+1 < b.highest[group] && b.brokeOrder(group, seq) {
+	if first && !b.remote && seq+1 < b.highest[group] && b.brokeOrder(group, seq) {
 		b.reordered++
 	}
 	b.highest[group] = max(b.highest[group], seq+1)
@@ -193,7 +196,10 @@ func (l *Ledger) Found(group, producer int, seq uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if seq >= uint64(len(b.flags)) {
-		return
+		if !b.remote {
+			return
+		}
+		b.grow(seq) // sent by another segment: the union classifies it
 	}
 	if b.found == nil {
 		b.found = make([][]uint64, l.groups)

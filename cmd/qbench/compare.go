@@ -262,6 +262,9 @@ func withBaseline(cmd *cobra.Command) *cobra.Command {
 var afterRunHooks []func(cmd *cobra.Command, out string, res *results.Result) error
 
 func afterRun(cmd *cobra.Command, out string, res *results.Result) error {
+	if res.Segment != nil {
+		return nil // a segment is part of a run: its gates are checked on the merged result
+	}
 	var errs []error
 	for _, h := range afterRunHooks {
 		if err := h(cmd, out, res); err != nil {

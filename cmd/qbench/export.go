@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -91,6 +92,7 @@ func readResults(paths []string) ([]*results.Result, []string, error) {
 func mergeCmd() *cobra.Command {
 	var out string
 	var repetitions, force bool
+	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "merge RESULT.json... -o MERGED.json",
 		Short: "Combine results of one scenario: from several machines at once, or repetitions",
@@ -99,15 +101,31 @@ func mergeCmd() *cobra.Command {
 By default the results are load from several machines at the same time: rates add and the
 per-second series add second by second. With --repetitions they are the same scenario run one
 after another: rates are the total over the total measured time, and each repetition's summary
-is kept so that compare --noise can tell noise from a regression.`,
+is kept so that compare --noise can tell noise from a regression.
+
+Segments of one run (qbench run --segment i/N) are joined as one run: their ledgers are matched
+message by message, so a message produced in one segment and consumed in another counts as
+delivered; results that are not exactly the N segments of one run are refused (exit 2).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageError{fmt.Errorf("-o MERGED.json is required")}
 			}
+			if wait > 0 {
+				if err := waitForResults(args, wait); err != nil {
+					return err
+				}
+			}
 			rs, _, err := readResults(args)
 			if err != nil {
 				return err
+			}
+			if results.IsSegment(rs) {
+				m, err := mergeSegments(rs)
+				if err != nil {
+					return err
+				}
+				return writeMerged(cmd, out, m)
 			}
 			mode := results.MergeMachines
 			if repetitions {
@@ -117,18 +135,23 @@ is kept so that compare --noise can tell noise from a regression.`,
 			if err != nil {
 				return usageError{err}
 			}
-			if m.Summary.HistogramDropped > 0 {
-				fmt.Fprintf(os.Stderr, "qbench: warning: %d values did not fit the merged histograms\n", m.Summary.HistogramDropped)
-			}
-			if err := results.WriteFile(out, m); err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
-			return results.WriteSummary(cmd.OutOrStdout(), m)
+			return writeMerged(cmd, out, m)
 		},
 	}
+	cmd.Flags().DurationVar(&wait, "wait", 0, "wait up to this long for every input to be a complete result (segments still running)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged result to this file")
 	cmd.Flags().BoolVar(&repetitions, "repetitions", false, "the results are repetitions of one scenario, not parallel load generators")
 	cmd.Flags().BoolVar(&force, "force", false, "merge even if the scenarios differ")
 	return cmd
+}
+
+func writeMerged(cmd *cobra.Command, out string, m *results.Result) error {
+	if m.Summary.HistogramDropped > 0 {
+		fmt.Fprintf(os.Stderr, "qbench: warning: %d values did not fit the merged histograms\n", m.Summary.HistogramDropped)
+	}
+	if err := results.WriteFile(out, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
+	return results.WriteSummary(cmd.OutOrStdout(), m)
 }

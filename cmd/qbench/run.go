@@ -57,6 +57,9 @@ func runCmd() *cobra.Command {
 			}()
 
 			opts := bench.Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "qbench: "+f+"\n", a...) }}
+			if done, err := applySegment(cmd, sc, &opts); done || err != nil { // segment.go
+				return err
+			}
 			var bar *progressbar.ProgressBar
 			if !quiet && term.IsTerminal(int(os.Stderr.Fd())) {
 				bar = progressbar.NewOptions64(int64(sc.Duration.D()/time.Second),
@@ -97,6 +100,7 @@ func runCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run (go tool pprof) to this file")
+	segmentFlags(cmd)
 	return cmd
 }
 

@@ -31,6 +31,9 @@ func withSweep(cmd *cobra.Command) *cobra.Command {
 		if len(sc.Matrix.Axes) == 0 && sc.Repeat <= 1 {
 			return single(cmd, args)
 		}
+		if err := refuseSegmentedSweep(cmd); err != nil {
+			return err
+		}
 		return runSweep(cmd, sc)
 	}
 	return cmd

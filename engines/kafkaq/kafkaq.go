@@ -41,6 +41,7 @@ func init() {
 		Designs: []string{Design},
 		Summary: "Apache Kafka topic + consumer group (kafka-go) on an existing cluster at address (host:port,...)",
 		New:     newURL,
+		Shared:  true,
 	})
 }
 
@@ -270,7 +271,9 @@ func (e *engine) Setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: create topic %s: %w", e.name, e.topic, err)
 	}
-	if err := res.Errors[e.topic]; err != nil {
+	// A topic of this run's ID that exists already is this run's: the segments of a run from
+	// several machines (qbench run --segment) each set up, and the first creates it.
+	if err := res.Errors[e.topic]; err != nil && !errors.Is(err, kafka.TopicAlreadyExists) {
 		return fmt.Errorf("%s: create topic %s: %w", e.name, e.topic, err)
 	}
 	return e.waitTopic(ctx)

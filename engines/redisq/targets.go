@@ -21,6 +21,7 @@ func init() {
 		Summary: "an existing Redis at address (host:port or redis://[:password@]host:port); keys under a run-specific prefix",
 		New:     newURLEngine,
 		Faults:  []string{"stall", "command"},
+		Shared:  true,
 	})
 }
 

@@ -1,0 +1,188 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Segment marks a result as one segment i of N of a run whose load came from several processes
+// at once (qbench run --segment i/N), as k6's execution segments split a test: the segment ran
+// only its share of the producers and consumers, from the shared start instant, and its ledger
+// book says which messages it sent and which it received, so that the merge can match a message
+// produced in one segment and consumed in another.
+type Segment struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+	// StartAt is the shared start instant every segment waited for.
+	StartAt time.Time `json:"start_at"`
+	// Producers and Consumers are the scenario's producer and consumer indices this segment ran.
+	Producers Span `json:"producers"`
+	Consumers Span `json:"consumers"`
+	// Clock is this segment's clock offset against the engine's clock.
+	Clock Clock `json:"clock"`
+	// Ledger is the segment's ledger book (bench/ledger.Book); qbench merge joins them. Empty in
+	// a merged result's Segments.
+	Ledger json.RawMessage `json:"ledger,omitempty"`
+}
+
+// Span is a run of indices: First, First+1, ..., First+Count-1.
+type Span struct {
+	First int `json:"first"`
+	Count int `json:"count"`
+}
+
+// Clock is a load generator's clock offset against the engine's clock, estimated NTP-style: the
+// round trip with the least time gives the offset (engine time minus the midpoint of the local
+// send and receive times) and its error bound (half that round trip, plus the engine clock's
+// resolution). Stamps then carry intended times on the engine's clock, and end-to-end latency
+// between two machines is off by at most the sum of their bounds.
+type Clock struct {
+	// Source is where the reference time came from ("redis TIME"), or "local" when the engine
+	// has no clock to ask: the machine's own wall clock is used as it is.
+	Source string `json:"source"`
+	// OffsetNs is the engine's clock minus this machine's wall clock.
+	OffsetNs int64 `json:"offset_ns"`
+	// BoundNs bounds the error of OffsetNs; -1 when unknown (Source local).
+	BoundNs int64 `json:"bound_ns"`
+	// RTTNs is the least round trip; Samples the round trips made.
+	RTTNs   int64 `json:"rtt_ns,omitempty"`
+	Samples int   `json:"samples,omitempty"`
+	// Note says why the offset was not estimated, when it was not.
+	Note string `json:"note,omitempty"`
+}
+
+// ErrSegments is returned by MergeSegments for segments that do not make one run.
+var ErrSegments = errors.New("segments do not belong together")
+
+// LedgerJoin joins the segments' ledger books into the run's ledger (bench.JoinSegmentLedgers:
+// results does not know the ledger's book format).
+type LedgerJoin func(books []json.RawMessage) (Ledger, []MessageID, error)
+
+// IsSegment reports whether any of rs is a segment's partial result.
+func IsSegment(rs []*Result) bool {
+	for _, r := range rs {
+		if r.Segment != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckSegments refuses results that are not exactly the N segments of one run: each a segment,
+// of one run ID, one scenario as run (seed included), one engine, one N and one start instant,
+// every index from 0 to N-1 present once. It returns them ordered by index.
+func CheckSegments(rs []*Result) ([]*Result, error) {
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("%w: nothing to merge", ErrSegments)
+	}
+	for i, r := range rs {
+		if r.Segment == nil {
+			return nil, fmt.Errorf("%w: result %d (run %s) is not a segment (qbench run --segment); merge segments only with each other", ErrSegments, i+1, r.RunID)
+		}
+	}
+	first := rs[0]
+	n := first.Segment.Count
+	seen := make([]int, n)
+	for i, r := range rs {
+		g := r.Segment
+		switch {
+		case r.RunID != first.RunID:
+			return nil, fmt.Errorf("%w: result %d is of run %s, result 1 of run %s", ErrSegments, i+1, r.RunID, first.RunID)
+		case g.Count != n:
+			return nil, fmt.Errorf("%w: result %d is segment %d/%d, result 1 is of %d segments", ErrSegments, i+1, g.Index, g.Count, n)
+		case !bytes.Equal(r.Scenario, first.Scenario):
+			return nil, fmt.Errorf("%w: result %d (segment %d/%d) ran a different scenario from result 1", ErrSegments, i+1, g.Index, g.Count)
+		case r.Engine.Name != first.Engine.Name || r.Engine.Design != first.Engine.Design:
+			return nil, fmt.Errorf("%w: result %d ran %s/%s, result 1 %s/%s", ErrSegments, i+1, r.Engine.Name, r.Engine.Design, first.Engine.Name, first.Engine.Design)
+		case !g.StartAt.Equal(first.Segment.StartAt):
+			return nil, fmt.Errorf("%w: result %d started at %s, result 1 at %s", ErrSegments, i+1, g.StartAt.Format(time.RFC3339Nano), first.Segment.StartAt.Format(time.RFC3339Nano))
+		case g.Index < 0 || g.Index >= n:
+			return nil, fmt.Errorf("%w: result %d is segment %d of %d", ErrSegments, i+1, g.Index, n)
+		}
+		if seen[g.Index]++; seen[g.Index] > 1 {
+			return nil, fmt.Errorf("%w: segment %d/%d is given more than once", ErrSegments, g.Index, n)
+		}
+	}
+	var missing []string
+	for i, k := range seen {
+		if k == 0 {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: run %s has %d segments; missing %s", ErrSegments, first.RunID, n, strings.Join(missing, ", "))
+	}
+	out := append([]*Result(nil), rs...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Segment.Index < out[j].Segment.Index })
+	return out, nil
+}
+
+// MergeSegments joins the N segments of one run into the run's result. Histograms add exactly
+// and the series add second by second, as for machines (Merge); the ledger is not added up but
+// joined over the union of the segments' books by join, so a message sent in one segment and
+// received in another is delivered, once, and lost or queued is decided over all of them.
+func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
+	rs, err := CheckSegments(rs)
+	if err != nil {
+		return nil, err
+	}
+	out, err := Merge(rs, MergeOptions{Mode: MergeMachines})
+	if err != nil {
+		return nil, err
+	}
+	books := make([]json.RawMessage, len(rs))
+	var bounds []int64
+	for i, r := range rs {
+		books[i] = r.Segment.Ledger
+		g := *r.Segment
+		g.Ledger = nil
+		out.Segments = append(out.Segments, g)
+		bounds = append(bounds, g.Clock.BoundNs)
+		out.Summary.Unsent += r.Summary.Unsent
+		out.Summary.ProduceBytesRate += r.Summary.ProduceBytesRate
+	}
+	l, lost, err := join(books)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSegments, err)
+	}
+	out.RunID = rs[0].RunID
+	out.Merged.Mode = MergeSegmentsMode
+	out.Merged.Sources = out.Merged.Sources[:0]
+	for _, r := range rs {
+		out.Merged.Sources = append(out.Merged.Sources, fmt.Sprintf("%s segment %d/%d", r.RunID, r.Segment.Index, r.Segment.Count))
+	}
+	out.Merged.ClockBoundNs = e2eBound(bounds)
+	out.Summary.Ledger = l
+	out.Lost = lost
+	// The segments' own partial-result warnings are not the run's; the run's are read again.
+	out.Summary.Warnings = Warnings(out.Summary)
+	return out, nil
+}
+
+// MergeSegmentsMode is the Merged.Mode of a run joined from its segments.
+const MergeSegmentsMode MergeMode = "segments"
+
+// e2eBound is how far end-to-end latency between two segments can be off: a message's intended
+// time is on its producer's estimate of the engine clock and its receipt on its consumer's, so the
+// two largest bounds add. -1 when any segment's offset is unknown.
+func e2eBound(bounds []int64) int64 {
+	s := append([]int64(nil), bounds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] > s[j] })
+	for _, b := range s {
+		if b < 0 {
+			return -1
+		}
+	}
+	switch len(s) {
+	case 0:
+		return 0
+	case 1:
+		return 0 // one segment: one machine, one clock
+	}
+	return s[0] + s[1]
+}
