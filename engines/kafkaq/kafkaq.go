@@ -208,13 +208,29 @@ func newEngine(name string, spec engines.Spec, opts options, bootstrap []string,
 		spec:      spec,
 		opts:      opts,
 		bootstrap: bootstrap,
-		topic:     topicName(spec.RunID),
-		group:     "qbench-" + spec.RunID,
+		topic:     topicFor(spec),
+		group:     groupFor(spec),
 		broker:    b,
 		dataDir:   dir,
 		transport: t,
 		client:    &kafka.Client{Addr: kafka.TCP(bootstrap...), Transport: t, Timeout: 10 * time.Second},
 	}
+}
+
+// topicFor is the named topic of an existing system, else the run's own (topicName); groupFor
+// likewise for the consumer group. Named ones are never deleted (Teardown).
+func topicFor(spec engines.Spec) string {
+	if spec.Names.Topic != "" {
+		return spec.Names.Topic
+	}
+	return topicName(spec.RunID)
+}
+
+func groupFor(spec engines.Spec) string {
+	if spec.Names.Group != "" {
+		return spec.Names.Group
+	}
+	return "qbench-" + spec.RunID
 }
 
 // topicName is "qbench-<RunID>" made legal for Kafka: at most 249 characters from
@@ -270,7 +286,7 @@ func (e *engine) Setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: create topic %s: %w", e.name, e.topic, err)
 	}
-	if err := res.Errors[e.topic]; err != nil {
+	if err := res.Errors[e.topic]; err != nil && !(e.spec.Names.Topic != "" && errors.Is(err, kafka.TopicAlreadyExists)) {
 		return fmt.Errorf("%s: create topic %s: %w", e.name, e.topic, err)
 	}
 	return e.waitTopic(ctx)
@@ -311,6 +327,9 @@ func (e *engine) waitTopic(ctx context.Context) error {
 
 func (e *engine) Teardown(ctx context.Context) error {
 	var errs []error
+	if e.spec.Names.Topic != "" {
+		return nil // an existing system's topic and group stay as they are
+	}
 	if r, err := e.client.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{e.topic}}); err != nil {
 		errs = append(errs, err)
 	} else if err := r.Errors[e.topic]; err != nil && !errors.Is(err, kafka.UnknownTopicOrPartition) {
