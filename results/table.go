@@ -22,7 +22,10 @@ func WriteSummary(w io.Writer, r *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "engine %s (%s) design %s, run %s\n", r.Engine.Name, orDash(r.Engine.Version), r.Engine.Design, r.RunID)
 	offered := "closed loop (max)"
-	if s.OfferedRate > 0 {
+	switch {
+	case s.Role == "consume":
+		offered = "nothing (a consume-only run)"
+	case s.OfferedRate > 0:
 		offered = fmt.Sprintf("%.0f msg/s", s.OfferedRate)
 	}
 	fmt.Fprintf(w, "offered %s; produced %.0f msg/s (%s/s), %s over %.1f s measured\n",
