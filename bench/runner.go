@@ -327,7 +327,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 
 	if r.backlog != nil && !r.backlog.stop {
 		// Producers keep their rate: consumers start when the fill's time is up.
-		fill := time.AfterFunc(r.backlog.fillEnd, func() { r.beginDrain(consumeCtx) })
+		fill := time.AfterFunc(time.Until(r.epoch.Add(r.backlog.fillEnd)), func() { r.beginDrain(consumeCtx) })
 		defer fill.Stop()
 	}
 	if !sc.Produces() {

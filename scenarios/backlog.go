@@ -139,6 +139,9 @@ func (s *Scenario) validateRole(bad func(field, format string, args ...any)) {
 	if n.Group != "" && s.Stream.Groups > 1 {
 		bad("stream.groups", "must be 1 with names.group (one named group; got %d)", s.Stream.Groups)
 	}
+	if n.Set() && s.Shards > 1 {
+		bad("shards", "spreads the queue over keys of the run's own; a named %s is one key (got %d shards)", s.Design, s.Shards)
+	}
 	if s.Role == RoleConsume && s.PoisonEvery > 0 {
 		bad("poison_every", "picks messages by their producer's sequence number; a consume-only run does not choose them")
 	}
