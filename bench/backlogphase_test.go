@@ -14,11 +14,15 @@ func TestBacklogPhaseFillsThenDrains(t *testing.T) {
 		target, design, backlog string
 		wantFilled              int64 // 0: about rate x fill
 		lagSource               string
+		maxDrain                float64 // seconds
 	}{
-		{"embedded", "stream", "{messages: 3000}", 3000, "engine"},
-		{"embedded", "stream", "{duration: 1s, producers: stop}", 0, "engine"},
-		{"embedded", "list", "{messages: 2000, producers: stop}", 2000, "engine"},
-		{"redis", "stream", "{duration: 1s}", 0, "engine"},
+		{"embedded", "stream", "{messages: 3000}", 3000, "engine", 1.5},
+		{"embedded", "stream", "{duration: 1s, producers: stop}", 0, "engine", 1.5},
+		{"embedded", "list", "{messages: 2000, producers: stop}", 2000, "engine", 1.5},
+		{"redis", "stream", "{duration: 1s}", 0, "engine", 1.5},
+		// A Kafka consumer joins its group when it first reads: the drain includes the join
+		// (about 3 s), as a consumer coming back after an outage would.
+		{"kafka", "topic", "{messages: 2000}", 2000, "engine", 8},
 	}
 	for _, c := range cases {
 		t.Run(c.target+"/"+c.design+"/"+c.backlog, func(t *testing.T) {
@@ -30,6 +34,7 @@ producers: 2
 consumers: 2
 rate: 2000
 duration: 1500ms
+drain_timeout: 10s
 backlog: %s
 `, c.target, c.design, c.backlog)))
 			b := res.Summary.Backlog
@@ -47,7 +52,7 @@ backlog: %s
 			if b.FilledMessages != want {
 				t.Fatalf("filled %d, want %d", b.FilledMessages, want)
 			}
-			if !b.Drained || b.LagSource != c.lagSource || b.DrainSeconds <= 0 || b.DrainSeconds > 1.5 {
+			if !b.Drained || b.LagSource != c.lagSource || b.DrainSeconds <= 0 || b.DrainSeconds > c.maxDrain {
 				t.Fatalf("backlog %+v: want drained from the %s's lag within the run", b, c.lagSource)
 			}
 			if b.FillSeconds < 0.9 || b.FillSeconds > 1.6 {
@@ -67,7 +72,9 @@ backlog: %s
 				if b.DrainE2E.Count != 0 || l.Acked != b.FilledMessages {
 					t.Fatalf("producers stopped, yet %d messages after the fill (acked %d)", b.DrainE2E.Count, l.Acked)
 				}
-			} else if b.DrainE2E.Count > 0 && b.DrainE2E.P50 >= b.BacklogE2E.P50 {
+			} else if b.DrainSeconds < b.FillSeconds/2 && b.DrainE2E.Count > 0 && b.DrainE2E.P50 >= b.BacklogE2E.P50 {
+				// Only for a drain well shorter than the fill: one as long (Kafka's group join)
+				// delays the new messages as much as the backlog.
 				t.Fatalf("new messages' p50 %d >= the backlog's %d", b.DrainE2E.P50, b.BacklogE2E.P50)
 			}
 		})
