@@ -135,16 +135,28 @@ func (r *run) watchDrain(ctx context.Context) {
 			lctx, cancel := context.WithTimeout(ctx, time.Second)
 			lag, err := lr.Lag(lctx)
 			cancel()
-			if err == nil {
-				if lag.Backlog > 0 {
-					continue
-				}
+			switch {
+			case ctx.Err() != nil:
+				return // consumers stopped: the runner's own drain check has the last word
+			case err == nil && lag.Backlog > 0:
+				continue
+			case err == nil:
 				source = "engine"
 			}
 		}
-		b.lagSource.Store(source)
-		b.drainedNs.Store(r.since())
+		b.markDrained(r.since(), source)
 		return
+	}
+}
+
+// markDrained records the end of the drain, once: by the watcher, or by the runner when its own
+// drain check (the same conditions) ended the run first.
+func (b *backlogPhase) markDrained(ns int64, source string) {
+	if b.startedNs.Load() == 0 || ns < int64(b.fillEnd) {
+		return
+	}
+	if b.drainedNs.CompareAndSwap(0, ns) {
+		b.lagSource.Store(source)
 	}
 }
 

@@ -12,17 +12,18 @@ import (
 func TestBacklogPhaseFillsThenDrains(t *testing.T) {
 	cases := []struct {
 		target, design, backlog string
-		wantFilled              int64 // 0: about rate x fill
-		lagSource               string
+		rate                    int64
+		wantFilled              int64   // 0: rate x 1 s
 		maxDrain                float64 // seconds
 	}{
-		{"embedded", "stream", "{messages: 3000}", 3000, "engine", 1.5},
-		{"embedded", "stream", "{duration: 1s, producers: stop}", 0, "engine", 1.5},
-		{"embedded", "list", "{messages: 2000, producers: stop}", 2000, "engine", 1.5},
-		{"redis", "stream", "{duration: 1s}", 0, "engine", 1.5},
-		// A Kafka consumer joins its group when it first reads: the drain includes the join
-		// (about 3 s), as a consumer coming back after an outage would.
-		{"kafka", "topic", "{messages: 2000}", 2000, "engine", 8},
+		{"embedded", "stream", "{messages: 1500}", 1000, 1500, 1.5},
+		{"embedded", "stream", "{duration: 1s, producers: stop}", 1000, 0, 1.5},
+		{"embedded", "list", "{messages: 1000, producers: stop}", 1000, 1000, 1.5},
+		{"redis", "stream", "{duration: 1s}", 1000, 0, 1.5},
+		// A Kafka producer waits for each acks=all send: a lower rate. A Kafka consumer joins
+		// its group when it first reads: the drain includes the join (about 3 s), as a consumer
+		// coming back after an outage would.
+		{"kafka", "topic", "{messages: 400}", 400, 400, 8},
 	}
 	for _, c := range cases {
 		t.Run(c.target+"/"+c.design+"/"+c.backlog, func(t *testing.T) {
@@ -32,33 +33,35 @@ engine: %s
 design: %s
 producers: 2
 consumers: 2
-rate: 2000
+rate: %d
 duration: 1500ms
 drain_timeout: 10s
 backlog: %s
-`, c.target, c.design, c.backlog)))
+`, c.target, c.design, c.rate, c.backlog)))
 			b := res.Summary.Backlog
 			if b == nil {
 				t.Fatal("no backlog block")
 			}
 			l := res.Summary.Ledger
-			if l.Lost != 0 || l.Duplicates != 0 || l.Delivered != l.Acked {
+			// A loaded machine (-race) may leave producers behind: sends cut off at the hard
+			// stop fail (and may still arrive) and the rest is unsent, not filled.
+			if l.Lost != 0 || l.Duplicates != 0 || l.Delivered != l.Acked+l.DeliveredUnacked {
 				t.Fatalf("ledger %+v", l)
 			}
 			want := c.wantFilled
 			if want == 0 {
-				want = 2000 // 1 s at 2,000 msg/s
+				want = c.rate // 1 s of it
 			}
-			if b.FilledMessages != want {
+			if behind := res.Summary.Unsent > 0 || l.Failed > 0; b.FilledMessages != want && !(behind && b.FilledMessages < want) {
 				t.Fatalf("filled %d, want %d", b.FilledMessages, want)
 			}
-			if !b.Drained || b.LagSource != c.lagSource || b.DrainSeconds <= 0 || b.DrainSeconds > c.maxDrain {
-				t.Fatalf("backlog %+v: want drained from the %s's lag within the run", b, c.lagSource)
+			if !b.Drained || b.LagSource != "engine" || b.DrainSeconds <= 0 || b.DrainSeconds > c.maxDrain+float64(res.Summary.Unsent)/float64(c.rate) {
+				t.Fatalf("backlog %+v: want drained from the engine's lag within the run", b)
 			}
 			if b.FillSeconds < 0.9 || b.FillSeconds > 1.6 {
 				t.Fatalf("fill took %.2f s, want about 1 s", b.FillSeconds)
 			}
-			if b.BacklogE2E.Count != b.FilledMessages {
+			if b.BacklogE2E.Count != b.FilledMessages+l.DeliveredUnacked {
 				t.Fatalf("backlog e2e count %d, want %d", b.BacklogE2E.Count, b.FilledMessages)
 			}
 			// The oldest backlog message waited out the whole fill.
@@ -70,6 +73,7 @@ backlog: %s
 			}
 			if b.Producers == "stop" {
 				if b.DrainE2E.Count != 0 || l.Acked != b.FilledMessages {
+					// Every message was intended during the fill.
 					t.Fatalf("producers stopped, yet %d messages after the fill (acked %d)", b.DrainE2E.Count, l.Acked)
 				}
 			} else if b.DrainSeconds < b.FillSeconds/2 && b.DrainE2E.Count > 0 && b.DrainE2E.P50 >= b.BacklogE2E.P50 {

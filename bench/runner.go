@@ -358,12 +358,19 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		}
 	}
 	// A produce-only run has nothing to wait for.
-	for sc.Consumes() && !interrupted && time.Now().Before(deadline) && !r.drained(ctx) {
+	drained := false
+	for sc.Consumes() && !interrupted && time.Now().Before(deadline) {
+		if drained = r.drained(ctx); drained {
+			break
+		}
 		select {
 		case <-stop.Done():
 			interrupted = true
 		case <-time.After(5 * time.Millisecond):
 		}
+	}
+	if r.backlog != nil && drained {
+		r.backlog.markDrained(r.since(), r.drainSource())
 	}
 	stopConsumers()
 	r.waitLoops(&cwg, "consumer")
@@ -423,6 +430,14 @@ func (r *run) waitDone(done <-chan struct{}, what string) {
 		r.noteErr("interrupt", fmt.Errorf("a %s was still inside an engine call %s after Ctrl-C and was abandoned", what, stopGrace+interruptedCleanup))
 		r.opts.Logf("a %s was still inside an engine call after Ctrl-C; abandoned", what)
 	}
+}
+
+// drainSource is what drained judged by: the engine's lag when it reports one.
+func (r *run) drainSource() string {
+	if _, ok := r.eng.(engines.LagReporter); ok {
+		return "engine"
+	}
+	return "ledger"
 }
 
 // drained reports whether every acknowledged message has been delivered (to every group) and,
