@@ -121,6 +121,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 // when every group is owed every message (fan-out), so 16,000 deliveries/s to four subscribers
 // reads as 4,000 msg/s to each.
 func deliveredRate(s Summary) string {
+	if s.Role == "produce" {
+		return "deliveries not measured (a produce-only run)"
+	}
 	if s.Groups > 1 {
 		return fmt.Sprintf("delivered %.0f msg/s to each of %d receiving groups (%.0f deliveries/s in all)", s.DeliverRatePerGroup, s.Groups, s.DeliverRate)
 	}
