@@ -323,7 +323,13 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	// producers finish, so the delivery rate is deliveries in the window over the window.
 	var atWarmup int64
 	warmupTaken := make(chan struct{})
-	warmupTimer := time.AfterFunc(sc.Warmup.D(), func() { atWarmup = s.deliveriesSoFar(); close(warmupTaken) })
+	takeWarmup := func() { atWarmup = s.deliveriesSoFar(); close(warmupTaken) }
+	if sc.Warmup == 0 {
+		// No warm-up: nothing to leave out. (A timer of 0 still fires later, on another
+		// goroutine, after a consumer may have read a whole stored backlog.)
+		takeWarmup = func() { close(warmupTaken) }
+	}
+	warmupTimer := time.AfterFunc(sc.Warmup.D(), takeWarmup)
 
 	if r.backlog != nil && !r.backlog.stop {
 		// Producers keep their rate: consumers start when the fill's time is up.
