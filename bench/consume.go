@@ -22,6 +22,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 	var slow *scenarios.WorkDist
 	var slowUntil time.Time
 	rng := rand.New(rand.NewPCG(uint64(r.sc.Seed), uint64(id)))
+	consumeOnly := !r.sc.Produces()
 	for ctx.Err() == nil {
 		select {
 		case f := <-r.consumerFaults[id]:
@@ -84,12 +85,23 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			st, err := DecodeStamp(d.Payload)
 			if err != nil || st.RunTag != r.tag {
 				r.foreign.Add(1)
+				r.ledger.Foreign()
+				continue
+			}
+			// A consume-only run reads messages stamped on another process's clock: their
+			// intended times mean nothing here, so no end-to-end latency is recorded.
+			if consumeOnly {
+				r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
 				continue
 			}
 			// The stamp's time is on the run's shared clock (segment.go): the warm-up is judged
 			// there, the latency on this process's clock.
-			rec.record(KindE2E, at-(st.IntendedNs-r.stampShift()), st.IntendedNs >= warmupNs)
-			r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
+			e2e := at - (st.IntendedNs - r.stampShift())
+			rec.record(KindE2E, e2e, st.IntendedNs >= warmupNs)
+			first := r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
+			if r.backlog != nil {
+				r.backlog.record(id, st.IntendedNs, e2e, first)
+			}
 			if poison > 0 && st.Seq%poison != 0 {
 				toAck = append(toAck, d)
 			}

@@ -53,16 +53,17 @@ func newBatchSlot(batch, size int, content scenarios.Payload, seed int64, key ui
 func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec *recorder, warmupNs int64) {
 	sc := r.sc
 	inFlight := max(sc.InFlight, 1)
-	pc := &pacing{pacer: Pacer{Duration: sc.Duration.D()}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
+	pc := &pacing{pacer: Pacer{Duration: r.scheduleEnd}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
 	pc.sendNs.Store(int64(time.Millisecond)) // until measured, assume a slow engine: pass the schedule on
 	if !sc.Rate.Max {
 		pc.pacer = producerPacer(sc, ShapeFor(sc), id)
+		pc.pacer.Duration = r.scheduleEnd // a backlog's fill comes before the duration
 	}
 	defer pc.timer.Stop()
 	// A producer that has fallen far behind (a dead server, retries) stops at the duration plus
 	// the drain timeout: what it had not sent by then is counted unsent, and a send still in
 	// flight then is cut off and fails.
-	hardStop := r.epoch.Add(sc.Duration.D() + sc.DrainTimeout.D())
+	hardStop := r.epoch.Add(r.scheduleEnd + sc.DrainTimeout.D())
 	sendCtx, cancel := context.WithDeadline(ctx, hardStop)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -160,7 +161,7 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 		var n int
 		if sc.Rate.Max {
 			now := r.since()
-			if now >= int64(sc.Duration) {
+			if now >= int64(r.scheduleEnd) {
 				break
 			}
 			n = sc.Batch
@@ -229,11 +230,17 @@ func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batc
 	n := s.n
 	errs, intended := s.errs[:n], s.intended[:n]
 	clear(errs)
+	if r.backlog != nil {
+		r.backlog.noteSending(intended)
+	}
 	sentAt := r.since()
 	p.Send(ctx, s.bufs[:n], errs)
 	ackAt := r.since()
 	// First, so that the reorder rule knows the answer before most deliveries race it.
 	r.ledger.SentBatch(id, s.seq, errs, intended, next.Load())
+	if r.backlog != nil {
+		r.backlog.noteAnswered(intended, errs)
+	}
 	rec.mu.Lock()
 	for i := 0; i < n; i++ {
 		measured := intended[i] >= warmupNs

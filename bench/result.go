@@ -7,6 +7,7 @@ import (
 	"os"
 	"qbench/engines"
 	"qbench/results"
+	"qbench/scenarios"
 	"runtime"
 	"sort"
 	"time"
@@ -87,7 +88,9 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.DrainSeconds = r.window.drain.Seconds()
 	res.Summary.SweepSeconds = r.window.sweep
 	res.Summary.OfferedRate = offeredRate(sc)
-	fillOffered(sc, res.Series)
+	offered := *sc
+	offered.Duration = scenarios.Duration(r.scheduleEnd) // a backlog's fill is offered too
+	fillOffered(&offered, res.Series)
 	if sc.Knee != "" {
 		k, err := results.FindKnee(sc.Knee, res.Series)
 		if err != nil {
@@ -102,6 +105,17 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.Generator.InFlight, res.Summary.Generator.InFlightFull = sc.InFlight, r.inFlightFull.Load()
 	res.Summary.ConsumeErrors = r.consumeErrs.Load()
 	res.Summary.HistogramDropped = dropped + s.dropped
+	switch {
+	case !sc.Consumes():
+		res.Summary.Role = sc.Role
+		res.Summary.NotKnown = []string{"delivered", "deliveries", "queued", "lost", "duplicates", "reordered", "e2e"}
+	case !sc.Produces():
+		res.Summary.Role = sc.Role
+		res.Summary.NotKnown = []string{"sent", "acked", "failed", "queued", "lost", "phantom", "delivered_unacked", "reordered", "e2e"}
+	}
+	if r.backlog != nil {
+		res.Summary.Backlog = r.backlogResult(int64(r.window.producersDone + r.window.drain))
+	}
 	res.Faults = r.faultWindows(s.series)
 	for _, m := range lost {
 		res.Lost = append(res.Lost, results.MessageID{Group: m.Group, Producer: m.Producer, Seq: m.Seq})
@@ -114,7 +128,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	// Last, once every figure they read is in.
 	res.Summary.Warnings = append(res.Summary.Warnings, results.Warnings(res.Summary)...)
 	if n := r.foreign.Load(); n > 0 {
-		r.opts.Logf("ignored %d messages without this run's stamp", n)
+		r.opts.Logf("ignored %d foreign messages (no qbench stamp, or another run's)", n)
 	}
 	return res, nil
 }

@@ -100,8 +100,16 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if g, ok := eng.(engines.Grouper); ok {
 		groups, groupOf = g.Groups(), g.GroupOf
 	}
-	r = &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
-		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed)}
+	book := ledger.NewGroups(sc.Producers, groups)
+	if !sc.Produces() {
+		book = ledger.NewReceiveOnly(sc.Producers, groups)
+	}
+	r = &run{sc: sc, opts: opts, eng: eng, tag: stampTag(sc, opts.RunID), ledger: book,
+		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed),
+		scheduleEnd: scheduleEnd(sc)}
+	if sc.Backlog.Set() {
+		r.backlog = newBacklogPhase(sc, groups)
+	}
 	r.joinSegment()
 	return r.segmentResult(r.execute(ctx, stop))
 }
@@ -126,6 +134,18 @@ func (r *run) cleanupLeft() time.Duration {
 	return max(time.Until(time.Unix(0, by)), 20*time.Millisecond)
 }
 
+// stampTag is the run tag messages are stamped with: the run's own, except in a produce-only or
+// consume-only run against named keys, which stamp with (and recognise) a tag derived from the
+// names, so that a consume-only run knows the messages a produce-only run left there and counts
+// anything else as foreign. (Two produce-only runs into the same names between consume runs
+// therefore look like one run sending every sequence number twice.)
+func stampTag(sc *scenarios.Scenario, runID string) uint64 {
+	if n := sc.Names; n.Set() && !(sc.Produces() && sc.Consumes()) {
+		return runTag("names\x00" + sc.Design + "\x00" + n.Stream + "\x00" + n.List + "\x00" + n.Topic + "\x00" + n.Channel)
+	}
+	return runTag(runID)
+}
+
 // NewRunID returns a short unique run ID.
 func NewRunID() string {
 	return fmt.Sprintf("%x-%04x", time.Now().Unix(), os.Getpid()&0xffff)
@@ -135,6 +155,7 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
 		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas, InFlight: sc.InFlight,
 		Shards: sc.Shards, ShardRouting: sc.ShardRouting,
+		Names:   engines.Names{Stream: sc.Names.Stream, Group: sc.Names.Group, List: sc.Names.List, Topic: sc.Names.Topic, Channel: sc.Names.Channel},
 		LossyFS: sc.NeedsLossyFS(),
 		Address: sc.Address, Persistence: sc.EffectivePersistence(),
 		Stream: engines.StreamOptions{
@@ -163,6 +184,11 @@ type run struct {
 	groupOf func(consumer int) int
 	started time.Time
 	epoch   time.Time // the schedule's time zero; set when producers start
+	// scheduleEnd is when the producers' schedules end, since the epoch (the duration, plus a
+	// backlog's fill when producers keep going).
+	scheduleEnd time.Duration
+	// backlog is the scenario's backlog phase; nil without one.
+	backlog *backlogPhase
 	// hard ends stopGrace after stop (Ctrl-C), or with the run's context: the loops' engine calls,
 	// consumers' work and faults end with it.
 	hard context.Context
@@ -247,8 +273,9 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	for i := range consumers {
 		r.consumerRecs = append(r.consumerRecs, newRecorder())
 		r.consumerFaults = append(r.consumerFaults, make(chan scenarios.Fault, 4))
-		if !r.localConsumer(i) {
-			continue // another segment's
+		// A produce-only run opens no consumers; another segment's are opened there.
+		if !sc.Consumes() || !r.localConsumer(i) {
+			continue
 		}
 		c, err := r.eng.NewConsumer(ctx, i)
 		if err != nil {
@@ -260,7 +287,8 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	producers := make([]engines.Producer, sc.Producers)
 	for i := range producers {
 		r.producerRecs = append(r.producerRecs, newRecorder())
-		if !r.localProducer(i) {
+		// A consume-only run opens no producers; another segment's are opened there.
+		if !sc.Produces() || !r.localProducer(i) {
 			continue
 		}
 		p, err := r.eng.NewProducer(ctx, i)
@@ -291,6 +319,10 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		cwg.Add(1)
 		go func() {
 			defer cwg.Done()
+			if r.backlog != nil && !r.backlog.waitStart(consumeCtx) {
+				c.Close()
+				return
+			}
 			r.consume(consumeCtx, i, c, r.groupOf(i), r.consumerRecs[i], warmupNs)
 		}()
 	}
@@ -316,8 +348,26 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	// producers finish, so the delivery rate is deliveries in the window over the window.
 	var atWarmup int64
 	warmupTaken := make(chan struct{})
-	warmupTimer := time.AfterFunc(sc.Warmup.D(), func() { atWarmup = s.deliveriesSoFar(); close(warmupTaken) })
+	takeWarmup := func() { atWarmup = s.deliveriesSoFar(); close(warmupTaken) }
+	if sc.Warmup == 0 {
+		// No warm-up: nothing to leave out. (A timer of 0 still fires later, on another
+		// goroutine, after a consumer may have read a whole stored backlog.)
+		takeWarmup = func() { close(warmupTaken) }
+	}
+	warmupTimer := time.AfterFunc(sc.Warmup.D(), takeWarmup)
 
+	if r.backlog != nil && !r.backlog.stop {
+		// Producers keep their rate: consumers start when the fill's time is up.
+		fill := time.AfterFunc(time.Until(r.epoch.Add(r.backlog.fillEnd)), func() { r.beginDrain(consumeCtx) })
+		defer fill.Stop()
+	}
+	if !sc.Produces() {
+		// Consume-only: consumers read for the duration.
+		select {
+		case <-time.After(sc.Duration.D()):
+		case <-stop.Done():
+		}
+	}
 	r.waitLoops(&pwg, "producer")
 	producersDoneAt := time.Since(r.epoch)
 	r.window.producersDone = producersDoneAt
@@ -330,12 +380,28 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	// Drain: consumers go on until every acknowledged message arrived and the engine reports
 	// nothing left pending (redeliveries and dead-lettering finish), or the drain timeout.
 	deadline := time.Now().Add(sc.DrainTimeout.D())
-	for !interrupted && time.Now().Before(deadline) && !r.drained(ctx) {
+	if r.backlog != nil {
+		// Producers stopped at the fill's end: the consumers start now and have the duration
+		// (plus the drain timeout) to drain it.
+		r.beginDrain(consumeCtx)
+		if r.backlog.stop {
+			deadline = deadline.Add(sc.Duration.D())
+		}
+	}
+	// A produce-only run has nothing to wait for.
+	drained := false
+	for sc.Consumes() && !interrupted && time.Now().Before(deadline) {
+		if drained = r.drained(ctx); drained {
+			break
+		}
 		select {
 		case <-stop.Done():
 			interrupted = true
 		case <-time.After(5 * time.Millisecond):
 		}
+	}
+	if r.backlog != nil && drained {
+		r.backlog.markDrained(r.since(), r.drainSource())
 	}
 	stopConsumers()
 	r.waitLoops(&cwg, "consumer")
@@ -352,7 +418,11 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	s.harvest(true) // the last partial interval
 	// What the engine still holds is queued, not lost. After a Ctrl-C the sweep is bounded, on
 	// a context of its own (the run's has been abandoned).
-	if interrupted || stop.Err() != nil {
+	// A run that was one half of a pair cannot tell a backlog from a loss (the other half is
+	// another run's): it does not sweep.
+	switch {
+	case !(sc.Produces() && sc.Consumes()):
+	case interrupted || stop.Err() != nil:
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(outer), r.cleanupLeft())
 		var seconds atomic.Value
 		done := make(chan struct{})
@@ -362,7 +432,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 			r.window.sweep = v
 		}
 		cancel()
-	} else {
+	default:
 		r.window.sweep = r.sweepRemainder(outer)
 	}
 
@@ -391,6 +461,14 @@ func (r *run) waitDone(done <-chan struct{}, what string) {
 		r.noteErr("interrupt", fmt.Errorf("a %s was still inside an engine call %s after Ctrl-C and was abandoned", what, stopGrace+interruptedCleanup))
 		r.opts.Logf("a %s was still inside an engine call after Ctrl-C; abandoned", what)
 	}
+}
+
+// drainSource is what drained judged by: the engine's lag when it reports one.
+func (r *run) drainSource() string {
+	if _, ok := r.eng.(engines.LagReporter); ok {
+		return "engine"
+	}
+	return "ledger"
 }
 
 // drained reports whether every acknowledged message has been delivered (to every group) and,

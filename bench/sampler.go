@@ -48,6 +48,15 @@ func (s *sampler) takeDeliveries() int64 {
 	return n
 }
 
+// generatorLag is acked minus delivered as the load generator sees it; a run that is only one
+// half (produce or consume) sees only one side, so it has none.
+func generatorLag(r *run) int64 {
+	if !(r.sc.Produces() && r.sc.Consumes()) {
+		return 0
+	}
+	return max(0, r.ledger.Acked()-r.ledger.DeliveredUnique())
+}
+
 func newSampler(r *run) *sampler {
 	s := &sampler{r: r, merged: map[string]*hdrhistogram.Histogram{}, warm: map[string]*hdrhistogram.Histogram{}, stopCh: make(chan struct{})}
 	for _, k := range kinds {
@@ -97,7 +106,7 @@ func (s *sampler) harvest(final bool) {
 		Deliveries:     s.takeDeliveries(),
 		AckedBytes:     r.ackedBytes.Swap(0),
 		DeliveredBytes: r.deliveredBytes.Swap(0),
-		Lag:            max(0, r.ledger.Acked()-r.ledger.DeliveredUnique()),
+		Lag:            generatorLag(r),
 		Produce:        results.Summarise(s.merged[KindProduce]),
 		SendDelay:      results.Summarise(s.merged[KindSendDelay]),
 		E2E:            results.Summarise(s.merged[KindE2E]),

@@ -33,6 +33,10 @@ type Spec struct {
 	// ShardRouting is how producers choose a shard: round-robin (default), producer (producer i
 	// writes shard i mod Shards) or zipf (a hot-key skew, seeded).
 	ShardRouting string
+	// Names, when set, replace the RunID-derived names of the queue with those of an existing
+	// system (producer-only and consumer-only runs). An engine never deletes a named key, topic or
+	// group; it may create a missing one.
+	Names Names
 	// Address of an existing server, for engines that connect to one (redis-url, kafka-url).
 	Address string
 	// Persistence is the durability policy, in the server's own setting names
@@ -42,6 +46,16 @@ type Spec struct {
 	List        ListOptions
 	PubSub      PubSubOptions
 	Wait        WaitOptions
+}
+
+// Names name the queue of an existing system; empty fields keep the run's own names.
+type Names struct {
+	// Stream and Group: the stream design's stream and its one consumer group (no Group on a
+	// named stream: no group is created, for a producer-only run).
+	Stream, Group string
+	// List is the list design's list; Channel the pub/sub channel; Topic the Kafka topic (Group
+	// its consumer group).
+	List, Channel, Topic string
 }
 
 // WaitOptions make producers wait, after each batch and on the same connection, until the batch is

@@ -109,6 +109,39 @@ type Summary struct {
 	ConsumeErrors int64 `json:"consume_errors"`
 	// HistogramDropped counts values that could not be recorded (out of range); should be 0.
 	HistogramDropped int64 `json:"histogram_dropped"`
+	// Role is produce or consume for a run that was only one half (empty: both). Such a run's
+	// ledger knows only its half; NotKnown names the ledger fields it could not know, which
+	// read 0 but mean "not measured".
+	Role     string   `json:"role,omitempty"`
+	NotKnown []string `json:"not_known,omitempty"`
+	// Backlog is the fill and drain of a backlog: scenario's backlog phase.
+	Backlog *Backlog `json:"backlog,omitempty"`
+}
+
+// Backlog is what a backlog phase measured: the queue filled with consumers off, then the time
+// the consumers took to bring the lag to zero.
+type Backlog struct {
+	// Producers is keep (they went on at their rate during the drain) or stop.
+	Producers string `json:"producers"`
+	// FilledMessages is the acknowledged messages intended during the fill; FillSeconds its length
+	// (from the start to the consumers' start).
+	FilledMessages int64   `json:"filled_messages"`
+	FillSeconds    float64 `json:"fill_seconds"`
+	// Drained says the lag reached zero before consumers stopped. DrainSeconds is from the
+	// consumers' start to then; when not drained, how long consumers ran.
+	Drained      bool    `json:"drained"`
+	DrainSeconds float64 `json:"drain_seconds"`
+	// LagSource is what "zero lag" was read from: engine (its backlog, and every backlog message
+	// delivered by the ledger) or ledger (every backlog message delivered).
+	LagSource string `json:"lag_source"`
+	// DrainRate is messages delivered per second (per receiving group) during the drain, backlog
+	// and new ones; NetDrainRate is the backlog over DrainSeconds: how fast it shrank.
+	DrainRate    float64 `json:"drain_rate"`
+	NetDrainRate float64 `json:"net_drain_rate"`
+	// BacklogE2E is the end-to-end latency of the backlog's messages (intended during the fill),
+	// DrainE2E that of messages intended after the fill and received before the drain ended.
+	BacklogE2E Latency `json:"backlog_e2e"`
+	DrainE2E   Latency `json:"drain_e2e"`
 }
 
 // Generator is what qbench itself cost while it measured: its CPU (getrusage of the whole
@@ -162,6 +195,9 @@ type Ledger struct {
 	Reordered          int64 `json:"reordered"`
 	Phantom            int64 `json:"phantom"`
 	Unknown            int64 `json:"unknown"`
+	// Foreign counts deliveries that were not this run's messages (no qbench stamp, or another
+	// run's), ignored otherwise.
+	Foreign int64 `json:"foreign,omitempty"`
 }
 
 // Interval is one second of the run.

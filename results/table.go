@@ -22,7 +22,10 @@ func WriteSummary(w io.Writer, r *Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "engine %s (%s) design %s, run %s\n", r.Engine.Name, orDash(r.Engine.Version), r.Engine.Design, r.RunID)
 	offered := "closed loop (max)"
-	if s.OfferedRate > 0 {
+	switch {
+	case s.Role == "consume":
+		offered = "nothing (a consume-only run)"
+	case s.OfferedRate > 0:
 		offered = fmt.Sprintf("%.0f msg/s", s.OfferedRate)
 	}
 	fmt.Fprintf(w, "offered %s; produced %.0f msg/s (%s/s), %s over %.1f s measured\n",
@@ -54,8 +57,21 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if l.Queued > 0 {
 		queued += " (still in the engine at the end: a backlog, not a loss)"
 	}
-	fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d, delivered %d, %s, lost %d, duplicates %d\n",
-		l.Sent, l.Acked, l.Failed, l.Delivered, queued, l.Lost, l.Duplicates)
+	switch s.Role {
+	case "produce":
+		fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d (a produce-only run: delivered, queued, lost and duplicates are the consuming run's to know)\n",
+			l.Sent, l.Acked, l.Failed)
+	case "consume":
+		fmt.Fprintf(w, "messages: delivered %d, duplicates %d, foreign %d (a consume-only run: sent, acked, queued and lost are the producing run's to know; no end-to-end latency across processes)\n",
+			l.Delivered, l.Duplicates, l.Foreign)
+	default:
+		fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d, delivered %d, %s, lost %d, duplicates %d\n",
+			l.Sent, l.Acked, l.Failed, l.Delivered, queued, l.Lost, l.Duplicates)
+	}
+	if l.Foreign > 0 && s.Role != "consume" {
+		fmt.Fprintf(w, "          foreign %d (not this run's messages: ignored)\n", l.Foreign)
+	}
+	writeBacklog(w, s.Backlog)
 	if l.DeliveredUnacked > 0 || l.Phantom > 0 || l.Unknown > 0 {
 		fmt.Fprintf(w, "          delivered but not acked %d, phantom %d, unknown %d\n", l.DeliveredUnacked, l.Phantom, l.Unknown)
 	}
@@ -105,6 +121,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 // when every group is owed every message (fan-out), so 16,000 deliveries/s to four subscribers
 // reads as 4,000 msg/s to each.
 func deliveredRate(s Summary) string {
+	if s.Role == "produce" {
+		return "deliveries not measured (a produce-only run)"
+	}
 	if s.Groups > 1 {
 		return fmt.Sprintf("delivered %.0f msg/s to each of %d receiving groups (%.0f deliveries/s in all)", s.DeliverRatePerGroup, s.Groups, s.DeliverRate)
 	}
@@ -157,4 +176,21 @@ func formatBytes(b float64) string {
 		return fmt.Sprintf("%.1f KiB", b/(1<<10))
 	}
 	return fmt.Sprintf("%.0f B", b)
+}
+
+// writeBacklog prints the backlog phase: what was filled, how long the drain took (or that it
+// did not finish), and the backlog's latency apart from the new messages'.
+func writeBacklog(w io.Writer, b *Backlog) {
+	if b == nil {
+		return
+	}
+	fmt.Fprintf(w, "backlog: filled %d messages in %.1f s with consumers off; producers %s during the drain\n", b.FilledMessages, b.FillSeconds, map[string]string{"keep": "kept their rate", "stop": "stopped"}[b.Producers])
+	if b.Drained {
+		fmt.Fprintf(w, "         drained to zero lag (%s) in %.2f s: %.0f msg/s delivered, the backlog shrank %.0f msg/s\n", b.LagSource, b.DrainSeconds, b.DrainRate, b.NetDrainRate)
+	} else {
+		fmt.Fprintf(w, "         NOT drained within the run: lag still above zero when consumers stopped after %.2f s (%.0f msg/s delivered)\n", b.DrainSeconds, b.DrainRate)
+	}
+	fmt.Fprintf(w, "         e2e of the backlog: p50 %s, p99 %s, max %s (%d); of messages sent during the drain: p50 %s, p99 %s, max %s (%d)\n",
+		FormatNs(b.BacklogE2E.P50), FormatNs(b.BacklogE2E.P99), FormatNs(b.BacklogE2E.Max), b.BacklogE2E.Count,
+		FormatNs(b.DrainE2E.P50), FormatNs(b.DrainE2E.P99), FormatNs(b.DrainE2E.Max), b.DrainE2E.Count)
 }

@@ -16,6 +16,8 @@ const (
 	// MaxBufferBytes bounds the payload buffers producers hold at once:
 	// producers x in_flight x batch x message_size.
 	MaxBufferBytes = 2 << 30
+	// MaxBacklogMessages bounds backlog.messages: the ledger keeps about 20 bytes per message.
+	MaxBacklogMessages = 50_000_000
 )
 
 func (s *Scenario) validateLimits(bad func(field, format string, args ...any)) {

@@ -72,6 +72,14 @@ type Scenario struct {
 	PubSub      PubSubOptions     `yaml:"pubsub,omitempty" json:"pubsub,omitempty"`
 	Wait        WaitOptions       `yaml:"wait,omitempty" json:"wait,omitempty"`
 
+	// Backlog fills the queue with consumers off before the measured phase, then measures the
+	// drain (backlog.go).
+	Backlog Backlog `yaml:"backlog,omitempty" json:"backlog,omitzero"`
+	// Role is produce, consume or both (default): a run may be only the producing or only the
+	// consuming half, against the Names of an existing system.
+	Role  string `yaml:"role,omitempty" json:"role,omitempty"`
+	Names Names  `yaml:"names,omitempty" json:"names,omitzero"`
+
 	// Faults fire at their offsets from the start of the run.
 	Faults []Fault `yaml:"faults,omitempty" json:"faults,omitempty"`
 

@@ -103,6 +103,9 @@ func (s *Scenario) ApplyDefaults() {
 	if s.Seed == 0 {
 		s.Seed = 1
 	}
+	if s.Backlog.Set() && s.Backlog.Producers == "" {
+		s.Backlog.Producers = "keep"
+	}
 }
 
 // EngineChecker reports whether an engine name and design are known, naming the field at fault
@@ -134,10 +137,13 @@ func (s *Scenario) validate() Errors {
 	if s.Consumers < 0 {
 		bad("consumers", "must be at least 1 (got %d)", s.Consumers)
 	}
-	if !s.Rate.Max && s.Rate.PerSecond <= 0 && !s.Profile.Set() {
+	// A consume-only run sends nothing: it needs no rate.
+	if !s.Rate.Max && s.Rate.PerSecond <= 0 && !s.Profile.Set() && s.Produces() {
 		bad("rate", "must be a positive number of messages per second, or max (got %s)", s.Rate)
 	}
 	s.validateLimits(bad)
+	s.validateRole(bad)
+	s.validateBacklog(bad)
 	s.validateWorkload(bad)
 	s.validateSize(bad)
 	if s.Duration < 0 {

@@ -36,6 +36,12 @@ type Ledger struct {
 	acked          atomic.Int64
 	firstDelivered []atomic.Int64 // per group
 	unknown        atomic.Int64
+	// foreign counts deliveries that are not this run's messages (no qbench stamp, or another
+	// run's): ignored, but counted.
+	foreign atomic.Int64
+	// receiveOnly: this run did not send (a consume-only run reading what another run sent), so
+	// nothing is known of sends: no lost, queued, phantom or reordered, only deliveries.
+	receiveOnly bool
 }
 
 type producerBook struct {
@@ -72,6 +78,18 @@ func NewGroups(n, groups int) *Ledger {
 	}
 	return l
 }
+
+// NewReceiveOnly makes a ledger for a run that only consumes: deliveries of messages another run
+// sent, by producer (0 to n-1) and sequence number. Its totals count deliveries and duplicates;
+// what was sent, and so what is lost or queued, is the producing run's to know.
+func NewReceiveOnly(n, groups int) *Ledger {
+	l := NewGroups(n, groups)
+	l.receiveOnly = true
+	return l
+}
+
+// Foreign counts one delivery that is not this run's message (no qbench stamp, or another run's).
+func (l *Ledger) Foreign() { l.foreign.Add(1) }
 
 func (b *producerBook) grow(seq uint64) {
 	for uint64(len(b.flags)) <= seq {
@@ -173,7 +191,7 @@ func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
 	b.grow(seq)
 	b.deliveries[group][seq]++
 	first = b.deliveries[group][seq] == 1
-	if first && !b.remote && seq+1 < b.highest[group] && b.brokeOrder(group, seq) {
+	if first && !b.remote && !l.receiveOnly && seq+1 < b.highest[group] && b.brokeOrder(group, seq) {
 		b.reordered++
 	}
 	b.highest[group] = max(b.highest[group], seq+1)
@@ -287,6 +305,9 @@ type Totals struct {
 	Phantom int64 `json:"phantom"`
 	// Unknown counts deliveries naming a producer this run did not have.
 	Unknown int64 `json:"unknown"`
+	// Foreign counts deliveries that were not this run's messages: no qbench stamp, or another
+	// run's. They are ignored otherwise.
+	Foreign int64 `json:"foreign"`
 }
 
 // LostMessage names one lost message.
@@ -323,6 +344,7 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 		b.mu.Unlock()
 	}
 	t.Unknown = l.unknown.Load()
+	t.Foreign = l.foreign.Load()
 	return t, lost
 }
 
@@ -333,6 +355,7 @@ func (l *Ledger) account(t *Totals, f uint8, d int64, found bool) (lost bool) {
 		t.Delivered++
 		t.Deliveries += d
 		switch {
+		case l.receiveOnly: // sends are another run's: nothing to check them against
 		case f&flagSent == 0:
 			t.Phantom += d
 		case f&flagAcked == 0:

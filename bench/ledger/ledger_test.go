@@ -286,3 +286,23 @@ func TestLedgerSentBatchMarksEachMessage(t *testing.T) {
 		t.Fatalf("totals %+v lost %v", got, lost)
 	}
 }
+
+// A consume-only run's ledger knows deliveries, not sends: a second delivery is a duplicate, a
+// delivery of a number it never saw sent is no phantom, nothing is lost or queued, and foreign
+// messages are counted apart.
+func TestReceiveOnlyLedgerCountsDeliveriesAndForeign(t *testing.T) {
+	l := NewReceiveOnly(2, 1)
+	for _, m := range []struct {
+		p   int
+		seq uint64
+	}{{0, 0}, {0, 1}, {1, 0}, {0, 1}, {0, 5}, {0, 3}, {3, 0}} {
+		l.DeliveredTo(0, m.p, m.seq)
+	}
+	l.Foreign()
+	l.Foreign()
+	tot, lost := l.Close(10)
+	want := Totals{Delivered: 5, Deliveries: 6, Duplicates: 1, DuplicatedMessages: 1, Unknown: 1, Foreign: 2}
+	if tot != want || len(lost) != 0 {
+		t.Fatalf("totals %+v lost %v, want %+v", tot, lost, want)
+	}
+}

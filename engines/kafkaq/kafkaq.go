@@ -209,13 +209,29 @@ func newEngine(name string, spec engines.Spec, opts options, bootstrap []string,
 		spec:      spec,
 		opts:      opts,
 		bootstrap: bootstrap,
-		topic:     topicName(spec.RunID),
-		group:     "qbench-" + spec.RunID,
+		topic:     topicFor(spec),
+		group:     groupFor(spec),
 		broker:    b,
 		dataDir:   dir,
 		transport: t,
 		client:    &kafka.Client{Addr: kafka.TCP(bootstrap...), Transport: t, Timeout: 10 * time.Second},
 	}
+}
+
+// topicFor is the named topic of an existing system, else the run's own (topicName); groupFor
+// likewise for the consumer group. Named ones are never deleted (Teardown).
+func topicFor(spec engines.Spec) string {
+	if spec.Names.Topic != "" {
+		return spec.Names.Topic
+	}
+	return topicName(spec.RunID)
+}
+
+func groupFor(spec engines.Spec) string {
+	if spec.Names.Group != "" {
+		return spec.Names.Group
+	}
+	return "qbench-" + spec.RunID
 }
 
 // topicName is "qbench-<RunID>" made legal for Kafka: at most 249 characters from
@@ -271,8 +287,9 @@ func (e *engine) Setup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: create topic %s: %w", e.name, e.topic, err)
 	}
-	// A topic of this run's ID that exists already is this run's: the segments of a run from
-	// several machines (qbench run --segment) each set up, and the first creates it.
+	// A topic that exists already is this run's when the scenario names it (role runs) or when
+	// the segments of a run from several machines (qbench run --segment) each set up and the
+	// first created it.
 	if err := res.Errors[e.topic]; err != nil && !errors.Is(err, kafka.TopicAlreadyExists) {
 		return fmt.Errorf("%s: create topic %s: %w", e.name, e.topic, err)
 	}
@@ -314,6 +331,9 @@ func (e *engine) waitTopic(ctx context.Context) error {
 
 func (e *engine) Teardown(ctx context.Context) error {
 	var errs []error
+	if e.spec.Names.Topic != "" {
+		return nil // an existing system's topic and group stay as they are
+	}
 	if r, err := e.client.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{e.topic}}); err != nil {
 		errs = append(errs, err)
 	} else if err := r.Errors[e.topic]; err != nil && !errors.Is(err, kafka.UnknownTopicOrPartition) {

@@ -24,13 +24,18 @@ type listDesign struct {
 }
 
 func newListDesign(client redis.UniversalClient, spec engines.Spec) *listDesign {
-	ready := keyPrefix(spec) + "ready"
+	ready := listKey(spec)
 	return &listDesign{client: client, spec: spec, ready: ready, readyArg: ready}
 }
 
 func (l *listDesign) setup(ctx context.Context) error { return nil }
 
-func (l *listDesign) teardown(ctx context.Context) error { return l.client.Del(ctx, l.ready).Err() }
+func (l *listDesign) teardown(ctx context.Context) error {
+	if keys := ownKeys(l.spec, l.ready); len(keys) > 0 {
+		return l.client.Del(ctx, keys...).Err()
+	}
+	return nil
+}
 
 func (l *listDesign) newConsumer(_ context.Context, id int) (engines.Consumer, error) {
 	return &listConsumer{l: l, conn: dedicated{client: l.client}}, nil

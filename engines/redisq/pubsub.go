@@ -22,7 +22,7 @@ type pubsubDesign struct {
 }
 
 func newPubSubDesign(client redis.UniversalClient, spec engines.Spec) *pubsubDesign {
-	return &pubsubDesign{client: client, spec: spec, channel: keyPrefix(spec) + "channel"}
+	return &pubsubDesign{client: client, spec: spec, channel: channelName(spec)}
 }
 
 func (p *pubsubDesign) setup(context.Context) error    { return nil }
@@ -63,7 +63,7 @@ type pubsubConsumer struct {
 func (p *pubsubDesign) newConsumer(ctx context.Context, id int) (engines.Consumer, error) {
 	var ps *redis.PubSub
 	if p.spec.PubSub.Pattern {
-		ps = p.client.PSubscribe(ctx, keyPrefix(p.spec)+"chan*")
+		ps = p.client.PSubscribe(ctx, subscribePattern(p.spec))
 	} else {
 		ps = p.client.Subscribe(ctx, p.channel)
 	}

@@ -31,15 +31,12 @@ type streamDesign struct {
 const streamField = "d"
 
 func newStreamDesign(client redis.UniversalClient, spec engines.Spec) *streamDesign {
-	s := &streamDesign{client: client, spec: spec, key: keyPrefix(spec) + "stream", dead: keyPrefix(spec) + "dead"}
-	for g := 0; g < max(spec.Stream.Groups, 1); g++ {
-		s.groupNames = append(s.groupNames, "g"+strconv.Itoa(g))
-	}
+	s := &streamDesign{client: client, spec: spec, key: streamKey(spec), dead: keyPrefix(spec) + "dead", groupNames: streamGroups(spec)}
 	s.xaddPrefix = s.addPrefix()
 	return s
 }
 
-func (s *streamDesign) groups() int { return len(s.groupNames) }
+func (s *streamDesign) groups() int { return max(len(s.groupNames), 1) }
 
 func (s *streamDesign) setup(ctx context.Context) error {
 	start := s.spec.Stream.GroupStart
@@ -62,7 +59,7 @@ func (s *streamDesign) stats(ctx context.Context) map[string]int64 {
 }
 
 func (s *streamDesign) teardown(ctx context.Context) error {
-	return s.client.Del(ctx, s.key, s.dead).Err()
+	return s.client.Del(ctx, ownKeys(s.spec, s.key, s.dead)...).Err()
 }
 
 // addPrefix makes every XADD's arguments before the payload, boxed once: the typed XAdd builds an
