@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,16 +45,10 @@ func RunChildServerIfAsked() {
 		fmt.Fprintln(os.Stderr, "qbench child server:", err)
 		os.Exit(2)
 	}
-	s := server.New(cfg)
-	if err := s.Start(); err != nil {
+	if err := server.ServeUntilSignal(server.New(cfg), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "qbench child server:", err)
 		os.Exit(1)
 	}
-	fmt.Println(s.Addr())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
-	<-sigs
-	s.Close()
 	os.Exit(0)
 }
 
