@@ -86,7 +86,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 				r.foreign.Add(1)
 				continue
 			}
-			rec.record(KindE2E, at-st.IntendedNs, st.IntendedNs >= warmupNs)
+			rec.recordAt(KindE2E, st.IntendedNs, at, st.IntendedNs >= warmupNs)
 			r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
 			if poison > 0 && st.Seq%poison != 0 {
 				toAck = append(toAck, d)

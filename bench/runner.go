@@ -93,7 +93,8 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 		groups, groupOf = g.Groups(), g.GroupOf
 	}
 	r = &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
-		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed)}
+		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed),
+		binWidth: results.BinWidth(sc.Duration.D(), len(sc.Faults) > 0)}
 	return r.execute(ctx, stop)
 }
 
@@ -145,14 +146,15 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 }
 
 type run struct {
-	sc      *scenarios.Scenario
-	opts    Options
-	eng     engines.Engine
-	tag     uint64
-	ledger  *ledger.Ledger
-	groupOf func(consumer int) int
-	started time.Time
-	epoch   time.Time // the schedule's time zero; set when producers start
+	sc       *scenarios.Scenario
+	binWidth time.Duration // the latency bins' width (results.BinWidth)
+	opts     Options
+	eng      engines.Engine
+	tag      uint64
+	ledger   *ledger.Ledger
+	groupOf  func(consumer int) int
+	started  time.Time
+	epoch    time.Time // the schedule's time zero; set when producers start
 	// hard ends stopGrace after stop (Ctrl-C), or with the run's context: the loops' engine calls,
 	// consumers' work and faults end with it.
 	hard context.Context
@@ -236,7 +238,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 			return nil, fmt.Errorf("consumer %d: %w", i, err)
 		}
 		consumers[i] = c
-		r.consumerRecs = append(r.consumerRecs, newRecorder())
+		r.consumerRecs = append(r.consumerRecs, newRecorder(r.binWidth))
 		r.consumerFaults = append(r.consumerFaults, make(chan scenarios.Fault, 4))
 	}
 	producers := make([]engines.Producer, sc.Producers)
@@ -250,7 +252,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		}
 		defer p.Close()
 		producers[i] = p
-		r.producerRecs = append(r.producerRecs, newRecorder())
+		r.producerRecs = append(r.producerRecs, newRecorder(r.binWidth))
 	}
 
 	r.procStart = engineProc(ctx, r.eng)
@@ -278,7 +280,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	s := newSampler(r)
 	go func() {
 		defer close(samplerDone)
-		s.loop(ctx, samplerDone)
+		s.loop(ctx)
 	}()
 	faultsDone := r.scheduleFaults(ctx, stop)
 	// The measured window's deliveries are counted between the end of warm-up and the moment
