@@ -108,3 +108,33 @@ func TestLatencyChartNamesItsBins(t *testing.T) {
 		}
 	}
 }
+
+// Throughput of a run with faults comes from its 100 ms completion bins: a point every 100 ms,
+// zero while the stall held every acknowledgement back, the offered rate elsewhere; a run
+// without faults has no sub-second bins and keeps the per-second series.
+func TestBinnedThroughput(t *testing.T) {
+	stallAt, stallFor := 4*time.Second, 700*time.Millisecond
+	r := resultstest.Make(resultstest.Options{Seed: 1, Seconds: 8, Warmup: 1, StallAt: stallAt, StallFor: stallFor})
+	acked, delivered, ok := plots.BinnedRates(r, 1)
+	if !ok {
+		t.Fatal("a faulted run has sub-second bins")
+	}
+	if len(acked) != len(delivered) || len(acked) < 79 {
+		t.Fatalf("%d acked and %d delivered points, want the same, about 80", len(acked), len(delivered))
+	}
+	for i, p := range acked {
+		if i > 0 && math.Abs(p.X-acked[i-1].X-0.1) > 1e-9 && i != len(acked)-1 {
+			t.Fatalf("points %d and %d are %.3fs apart, want 0.1s", i-1, i, p.X-acked[i-1].X)
+		}
+		inside := p.X > stallAt.Seconds()+0.1 && p.X < (stallAt+stallFor).Seconds()
+		switch {
+		case inside && p.Y != 0:
+			t.Errorf("at %.2fs inside the stall: %.0f acks/s, want 0", p.X, p.Y)
+		case !inside && p.X > 1 && p.X < stallAt.Seconds() && math.Abs(p.Y-1000) > 100:
+			t.Errorf("at %.2fs: %.0f acks/s, want about 1000", p.X, p.Y)
+		}
+	}
+	if _, _, ok := plots.BinnedRates(resultstest.Make(resultstest.Options{Seed: 2, Seconds: 8}), 1); ok {
+		t.Error("a run without faults has 1 s bins and keeps the per-second series")
+	}
+}

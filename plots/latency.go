@@ -106,6 +106,39 @@ func LatencyOverTime(runs []Run, kind, by string) (Chart, error) {
 	return newChart(name, p, len(runs)), nil
 }
 
+// BinnedRates is a run's acknowledgements and deliveries (per consumer group) per second in its
+// completion bins, when they are narrower than a second (ok false otherwise: the per-second
+// series says as much). A bin with no completion is a rate of zero; the last bin is divided by
+// the part of it the run lasted, so a partial bin does not read as a drop.
+func BinnedRates(r *results.Result, groups int64) (acked, delivered plotter.XYs, ok bool) {
+	s := r.LatencyBins(results.BinByCompleted)
+	if s == nil || s.WidthNs <= 0 || s.WidthNs >= int64(time.Second) || len(s.Bins) == 0 {
+		return nil, nil, false
+	}
+	w := s.WidthNs
+	byIdx := map[int64]results.LatencyBin{}
+	for _, b := range s.Bins {
+		byIdx[b.StartNs/w] = b
+	}
+	first, last := s.Bins[0].StartNs/w, s.Bins[len(s.Bins)-1].StartNs/w
+	end := int64(runEnd(r))
+	for k := first; k <= last; k++ {
+		b := byIdx[k]
+		length := w
+		if start := k * w; k == last && end > start && end < start+w {
+			length = end - start
+		}
+		if length < w/4 {
+			continue // too short a sliver to be a rate
+		}
+		x := (float64(k*w) + float64(length)/2) / 1e9
+		sec := float64(length) / 1e9
+		acked = append(acked, plotter.XY{X: x, Y: float64(b.Produce.Count) / sec})
+		delivered = append(delivered, plotter.XY{X: x, Y: float64(b.E2E.Count/groups) / sec})
+	}
+	return acked, delivered, true
+}
+
 // splitAtGaps cuts a line where bins are missing (nothing completed in them, as during a
 // stall), so that no line is drawn through time without data.
 func splitAtGaps(xy plotter.XYs, width float64) []plotter.XYs {
