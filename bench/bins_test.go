@@ -51,3 +51,32 @@ func TestRecorderBins(t *testing.T) {
 		t.Errorf("completed bin at 300 ms: %+v", got)
 	}
 }
+
+// The cost of binning on the recording path: recordAt against record alone, one message every
+// 10 µs of intended time (bins 100 ms wide), harvested every second of intended time as the
+// sampler would.
+func BenchmarkRecordAt(b *testing.B) {
+	for _, binned := range []bool{false, true} {
+		name := "record"
+		if binned {
+			name = "recordAt"
+		}
+		b.Run(name, func(b *testing.B) {
+			rec := newRecorder(100 * time.Millisecond)
+			into := map[results.BinKey]*hdrhistogram.Histogram{}
+			merged := map[string]*hdrhistogram.Histogram{KindProduce: results.NewHistogram(), KindSendDelay: results.NewHistogram(), KindE2E: results.NewHistogram()}
+			warm := map[string]*hdrhistogram.Histogram{KindProduce: results.NewHistogram(), KindSendDelay: results.NewHistogram(), KindE2E: results.NewHistogram()}
+			for i := 0; i < b.N; i++ {
+				intended := int64(i) * 10_000
+				if binned {
+					rec.recordAt(KindProduce, intended, intended+400_000, true)
+				} else {
+					rec.record(KindProduce, 400_000, true)
+				}
+				if i%100_000 == 0 {
+					rec.harvest(merged, warm, into)
+				}
+			}
+		})
+	}
+}
