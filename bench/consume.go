@@ -96,8 +96,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			}
 			// The stamp's time is on the run's shared clock (segment.go): the warm-up is judged
 			// there, the latency on this process's clock.
-			e2e := at - (st.IntendedNs - r.stampShift())
-			rec.record(KindE2E, e2e, st.IntendedNs >= warmupNs)
+			intended := st.IntendedNs - r.stampShift()
+			e2e := at - intended
+			rec.recordAt(KindE2E, intended, at, st.IntendedNs >= warmupNs)
 			first := r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
 			if r.backlog != nil {
 				r.backlog.record(id, st.IntendedNs, e2e, first)

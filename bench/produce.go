@@ -245,7 +245,7 @@ func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batc
 	for i := 0; i < n; i++ {
 		measured := intended[i] >= warmupNs
 		if errs[i] == nil {
-			rec.record(KindProduce, ackAt-intended[i], measured)
+			rec.recordAt(KindProduce, intended[i], ackAt, measured)
 		}
 		rec.record(KindSendDelay, sentAt-intended[i], measured)
 	}

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"sync"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -31,11 +32,13 @@ type recorder struct {
 	// and two map lookups each time were a visible share of the generator's CPU.
 	intervalBy, measuredBy, warmBy [3]*hdrhistogram.Histogram
 	dropped                        int64
+	bins                           binner
 }
 
-func newRecorder() *recorder {
+// newRecorder's binWidth is the latency bins' width (results.BinWidth).
+func newRecorder(binWidth time.Duration) *recorder {
 	r := &recorder{interval: map[string]*hdrhistogram.Histogram{}, measured: map[string]*hdrhistogram.Histogram{},
-		warm: map[string]*hdrhistogram.Histogram{}}
+		warm: map[string]*hdrhistogram.Histogram{}, bins: newBinner(binWidth)}
 	for i, k := range kinds {
 		r.interval[k] = results.NewHistogram()
 		r.measured[k] = results.NewHistogram()
@@ -81,11 +84,19 @@ func (r *recorder) record(kind string, ns int64, measured bool) {
 	}
 }
 
+// recordAt records a produce or end-to-end latency, at minus intended, and adds it to the
+// latency bins of both clocks.
+func (r *recorder) recordAt(kind string, intendedNs, atNs int64, measured bool) {
+	r.record(kind, atNs-intendedNs, measured)
+	r.bins.add(kind == KindE2E, intendedNs, atNs)
+}
+
 // harvest merges this recorder's interval histograms into into (and their warm-up part into
-// warm), and resets them.
-func (r *recorder) harvest(into, warm map[string]*hdrhistogram.Histogram) (dropped int64) {
+// warm), and resets them; its latency bins go into bins.
+func (r *recorder) harvest(into, warm map[string]*hdrhistogram.Histogram, bins map[results.BinKey]*hdrhistogram.Histogram) (dropped int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.bins.harvest(bins)
 	for _, k := range kinds {
 		dropped += into[k].Merge(r.interval[k])
 		r.interval[k].Reset()

@@ -1,12 +1,15 @@
 package bench
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // A value recorded under a kind lands in that kind's histograms (the hot path indexes them by
 // position), in the measured one only when asked.
 func TestRecorderKinds(t *testing.T) {
 	for i, k := range kinds {
-		rec := newRecorder()
+		rec := newRecorder(time.Second)
 		rec.record(k, int64(1000*(i+1)), true)
 		rec.record(k, 5, false)
 		for _, other := range kinds {

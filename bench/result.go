@@ -31,6 +31,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		Scenario:      scJSON,
 		Machine:       results.Machine{CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Hostname: host},
 		Series:        s.series,
+		Bins:          results.BuildLatencySeries(int64(r.binWidth), s.bins),
 		Histograms:    map[string]string{},
 		Interrupted:   interrupted,
 	}

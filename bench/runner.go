@@ -106,7 +106,7 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	}
 	r = &run{sc: sc, opts: opts, eng: eng, tag: stampTag(sc, opts.RunID), ledger: book,
 		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed),
-		scheduleEnd: scheduleEnd(sc)}
+		scheduleEnd: scheduleEnd(sc), binWidth: results.BinWidth(sc.Duration.D(), len(sc.Faults) > 0)}
 	if sc.Backlog.Set() {
 		r.backlog = newBacklogPhase(sc, groups)
 	}
@@ -175,15 +175,16 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 }
 
 type run struct {
-	sc      *scenarios.Scenario
-	opts    Options
-	eng     engines.Engine
-	tag     uint64
-	seg     *segmentRun // nil unless this is one segment of a run from several processes
-	ledger  *ledger.Ledger
-	groupOf func(consumer int) int
-	started time.Time
-	epoch   time.Time // the schedule's time zero; set when producers start
+	sc       *scenarios.Scenario
+	binWidth time.Duration // the latency bins' width (results.BinWidth)
+	opts     Options
+	eng      engines.Engine
+	tag      uint64
+	seg      *segmentRun // nil unless this is one segment of a run from several processes
+	ledger   *ledger.Ledger
+	groupOf  func(consumer int) int
+	started  time.Time
+	epoch    time.Time // the schedule's time zero; set when producers start
 	// scheduleEnd is when the producers' schedules end, since the epoch (the duration, plus a
 	// backlog's fill when producers keep going).
 	scheduleEnd time.Duration
@@ -271,7 +272,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		}
 	}
 	for i := range consumers {
-		r.consumerRecs = append(r.consumerRecs, newRecorder())
+		r.consumerRecs = append(r.consumerRecs, newRecorder(r.binWidth))
 		r.consumerFaults = append(r.consumerFaults, make(chan scenarios.Fault, 4))
 		// A produce-only run opens no consumers; another segment's are opened there.
 		if !sc.Consumes() || !r.localConsumer(i) {
@@ -286,7 +287,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	}
 	producers := make([]engines.Producer, sc.Producers)
 	for i := range producers {
-		r.producerRecs = append(r.producerRecs, newRecorder())
+		r.producerRecs = append(r.producerRecs, newRecorder(r.binWidth))
 		// A consume-only run opens no producers; another segment's are opened there.
 		if !sc.Produces() || !r.localProducer(i) {
 			continue
@@ -341,7 +342,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	s := newSampler(r)
 	go func() {
 		defer close(samplerDone)
-		s.loop(ctx, samplerDone)
+		s.loop(ctx)
 	}()
 	faultsDone := r.scheduleFaults(ctx, stop)
 	// The measured window's deliveries are counted between the end of warm-up and the moment

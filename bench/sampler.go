@@ -14,10 +14,12 @@ import (
 // sampler closes one interval a second: it harvests every recorder's histograms, reads the
 // counters, asks the engine for its lag, and reports progress.
 type sampler struct {
-	r         *run
-	merged    map[string]*hdrhistogram.Histogram
-	warm      map[string]*hdrhistogram.Histogram // the part of merged intended during warm-up
-	series    []results.Interval
+	r      *run
+	merged map[string]*hdrhistogram.Histogram
+	warm   map[string]*hdrhistogram.Histogram // the part of merged intended during warm-up
+	series []results.Interval
+	// bins is the latency bins of every recorder so far (results/bins.go).
+	bins      map[results.BinKey]*hdrhistogram.Histogram
 	lastStart int64
 	lagMax    int64
 	// engineLagMax is the largest engine-reported backlog plus pending.
@@ -58,7 +60,8 @@ func generatorLag(r *run) int64 {
 }
 
 func newSampler(r *run) *sampler {
-	s := &sampler{r: r, merged: map[string]*hdrhistogram.Histogram{}, warm: map[string]*hdrhistogram.Histogram{}, stopCh: make(chan struct{})}
+	s := &sampler{r: r, merged: map[string]*hdrhistogram.Histogram{}, warm: map[string]*hdrhistogram.Histogram{},
+		bins: map[results.BinKey]*hdrhistogram.Histogram{}, stopCh: make(chan struct{})}
 	for _, k := range kinds {
 		s.merged[k] = results.NewHistogram()
 		s.warm[k] = results.NewHistogram()
@@ -68,7 +71,7 @@ func newSampler(r *run) *sampler {
 
 func (s *sampler) stop() { s.stopOnce.Do(func() { close(s.stopCh) }) }
 
-func (s *sampler) loop(ctx context.Context, _ chan struct{}) {
+func (s *sampler) loop(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -93,10 +96,10 @@ func (s *sampler) harvest(final bool) {
 		s.warm[k].Reset()
 	}
 	for _, rec := range r.producerRecs {
-		s.dropped += rec.harvest(s.merged, s.warm)
+		s.dropped += rec.harvest(s.merged, s.warm, s.bins)
 	}
 	for _, rec := range r.consumerRecs {
-		s.dropped += rec.harvest(s.merged, s.warm)
+		s.dropped += rec.harvest(s.merged, s.warm, s.bins)
 	}
 	iv := results.Interval{
 		StartNs:        s.lastStart,

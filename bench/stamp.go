@@ -26,8 +26,9 @@ type Stamp struct {
 
 var errNotStamped = errors.New("message has no qbench stamp")
 
-// Encode writes the stamp at the start of buf (len(buf) >= StampSize) and fills the rest with a
-// fixed pattern, so that payloads are the configured size and cheap to build.
+// Encode writes the stamp over the first StampSize bytes of buf (len(buf) >= StampSize) and
+// leaves the rest alone: the content after the stamp is written once per buffer by fillContent
+// (sizes.go), so a send rewrites only the stamp.
 func (s Stamp) Encode(buf []byte) {
 	copy(buf, stampMagic[:])
 	binary.BigEndian.PutUint32(buf[4:], s.Producer)

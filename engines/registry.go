@@ -14,7 +14,7 @@ import (
 type Spec struct {
 	// RunID is unique per run; every key, stream, list or topic the engine creates is named from it.
 	RunID string
-	// Design is the queue design: stream, list, reliable-list, pubsub, kafka.
+	// Design is the queue design: stream, list, reliable-list, pubsub (Redis) or topic (Kafka).
 	Design    string
 	Producers int
 	Consumers int

@@ -34,6 +34,62 @@ type Chart struct {
 	Title string
 	Plot  *plot.Plot
 	W, H  vg.Length
+	// LegendOutside draws the legend in a column right of the plot area (Render), where it
+	// cannot hide data: for charts with more than LegendInside runs.
+	LegendOutside bool
+}
+
+// LegendInside is how many runs a legend may list inside the plot area.
+const LegendInside = 4
+
+// newChart is a chart of the default size whose legend lists runs entries.
+func newChart(name string, p *plot.Plot, runs int) Chart {
+	return Chart{Name: name, Title: p.Title.Text, Plot: p, W: Width, H: Height, LegendOutside: runs > LegendInside}
+}
+
+// Strokes tell a run's series apart within its colour.
+type stroke int
+
+const (
+	solid stroke = iota
+	dashed
+	dotted
+)
+
+// strokes is the usual order: the main series solid, the second dashed, the third dotted.
+var strokes = []stroke{solid, dashed, dotted}
+
+// addLine draws pts (if any) in run's colour with the stroke, and lists it in the legend under
+// label unless label is empty.
+func addLine(p *plot.Plot, pts plotter.XYs, run int, s stroke, label string) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return err
+	}
+	l.Color = Colour(run)
+	l.Width = LineWidth
+	switch s {
+	case dashed:
+		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+	case dotted:
+		l.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
+		l.Width = 1
+	}
+	p.Add(l)
+	if label != "" {
+		p.Legend.Add(label, l)
+	}
+	return nil
+}
+
+func legendIf(ok bool, label string) string {
+	if ok {
+		return label
+	}
+	return ""
 }
 
 // Default chart size.
@@ -100,9 +156,19 @@ func Warmup(r *results.Result) time.Duration {
 	return d
 }
 
-// All draws every chart for the runs: a percentile spectrum and latency over time per latency
-// kind, throughput, lag, and loss and duplicates.
-func All(runs []Run) ([]Chart, error) {
+// Options tune the charts.
+type Options struct {
+	// BinBy is latency over time's clock: results.BinByCompleted (the default: when each
+	// latency was seen) or results.BinByIntended (when the schedule meant to send the message).
+	BinBy string
+}
+
+// All draws every chart for the runs with the default options.
+func All(runs []Run) ([]Chart, error) { return AllWith(runs, Options{}) }
+
+// AllWith draws every chart for the runs: a percentile spectrum and latency over time per
+// latency kind, throughput, lag, and loss and duplicates.
+func AllWith(runs []Run, o Options) ([]Chart, error) {
 	var out []Chart
 	for _, k := range results.LatencyKinds {
 		c, err := Spectrum(runs, k)
@@ -112,7 +178,7 @@ func All(runs []Run) ([]Chart, error) {
 		out = append(out, c)
 	}
 	for _, k := range results.LatencyKinds {
-		c, err := LatencyOverTime(runs, k)
+		c, err := LatencyOverTime(runs, k, o.BinBy)
 		if err != nil {
 			return nil, err
 		}
@@ -219,14 +285,9 @@ func Spectrum(runs []Run, kind string) (Chart, error) {
 			}
 			pts = append(pts, plotter.XY{X: x, Y: math.Max(float64(b.ValueAt), 1) / 1e6})
 		}
-		l, err := plotter.NewLine(pts)
-		if err != nil {
+		if err := addLine(p, pts, i, solid, run.Label); err != nil {
 			return Chart{}, err
 		}
-		l.Color = Colour(i)
-		l.Width = LineWidth
-		p.Add(l)
-		p.Legend.Add(run.Label, l)
 		any = true
 	}
 	if !any {
@@ -235,111 +296,38 @@ func Spectrum(runs []Run, kind string) (Chart, error) {
 		logRange(&p.Y)
 	}
 	p.X.Min = 0
-	return Chart{Name: "spectrum-" + kind, Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
-}
-
-// LatencyOverTime shows each second's p50, p99 and max of one latency kind, every run overlaid
-// (p50 dashed, p99 solid, max dotted), with warm-up and fault windows shaded.
-func LatencyOverTime(runs []Run, kind string) (Chart, error) {
-	p := newPlot(kind+" latency over time (p50 dashed, p99 solid, max dotted)", "seconds since start", "latency")
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = msTicks{}
-	if err := shadeWindows(p, runs); err != nil {
-		return Chart{}, err
-	}
-	var any bool
-	for i, run := range runs {
-		for j, st := range []struct {
-			name string
-			get  func(results.Latency) int64
-		}{
-			{"p50", func(l results.Latency) int64 { return l.P50 }},
-			{"p99", func(l results.Latency) int64 { return l.P99 }},
-			{"max", func(l results.Latency) int64 { return l.Max }},
-		} {
-			var pts plotter.XYs
-			for si, iv := range run.Result.Series {
-				v := st.get(intervalLatency(iv, kind))
-				if v <= 0 {
-					continue // nothing measured that second; a log axis has no zero
-				}
-				pts = append(pts, plotter.XY{X: mid(run.Result, si), Y: float64(v) / 1e6})
-			}
-			if len(pts) == 0 {
-				continue
-			}
-			l, err := plotter.NewLine(pts)
-			if err != nil {
-				return Chart{}, err
-			}
-			l.Color = Colour(i)
-			l.Width = LineWidth
-			switch j {
-			case 0:
-				l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-			case 2:
-				l.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
-				l.Width = 1
-			}
-			p.Add(l)
-			if j == 1 {
-				p.Legend.Add(run.Label, l)
-			}
-			any = true
-		}
-	}
-	if !any {
-		noData(p)
-	} else {
-		logRange(&p.Y)
-	}
-	return Chart{Name: "latency-" + kind, Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
-}
-
-func intervalLatency(iv results.Interval, kind string) results.Latency {
-	switch kind {
-	case "produce":
-		return iv.Produce
-	case "send_delay":
-		return iv.SendDelay
-	default:
-		return iv.E2E
-	}
+	return newChart("spectrum-"+kind, p, len(runs)), nil
 }
 
 // Throughput shows acknowledged messages per second (solid) and deliveries per second per
 // consumer group (dashed) for every run: a pub/sub run with five subscribers delivers each message
-// five times, and unnormalised its curve would flatten every other run's.
+// five times, and unnormalised its curve would flatten every other run's. A run with sub-second
+// latency bins (it had faults) is drawn from them, so a stall shows as the drop it was.
 func Throughput(runs []Run) (Chart, error) {
 	p := newPlot("throughput (acked solid, delivered per consumer group dashed)", "seconds since start", "messages per second")
 	if err := shadeWindows(p, runs); err != nil {
 		return Chart{}, err
 	}
+	fine := false
 	for i, run := range runs {
-		for j, get := range []func(results.Interval) int64{
-			func(iv results.Interval) int64 { return iv.Acked },
-			func(iv results.Interval) int64 { return iv.Deliveries / int64(max(1, run.Result.Summary.Groups)) },
-		} {
-			pts := perSecond(run.Result, get)
-			if len(pts) == 0 {
-				continue
-			}
-			l, err := plotter.NewLine(pts)
-			if err != nil {
+		groups := int64(max(1, run.Result.Summary.Groups))
+		acked, delivered, ok := BinnedRates(run.Result, groups)
+		if !ok {
+			acked = perSecond(run.Result, func(iv results.Interval) int64 { return iv.Acked })
+			delivered = perSecond(run.Result, func(iv results.Interval) int64 { return iv.Deliveries / groups })
+		}
+		fine = fine || ok
+		for j, pts := range []plotter.XYs{acked, delivered} {
+			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, run.Label)); err != nil {
 				return Chart{}, err
 			}
-			l.Color = Colour(i)
-			l.Width = LineWidth
-			if j == 1 {
-				l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-			} else {
-				p.Legend.Add(run.Label, l)
-			}
-			p.Add(l)
 		}
 	}
+	if fine {
+		p.Title.Text = "throughput (acked solid, delivered per consumer group dashed; runs with faults in sub-second bins)"
+	}
 	p.Y.Min = 0
-	return Chart{Name: "throughput", Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
+	return newChart("throughput", p, len(runs)), nil
 }
 
 // perSecond turns a counter of each interval into a rate, so a short last interval is not
@@ -378,25 +366,13 @@ func Lag(runs []Run) (Chart, error) {
 			}
 		}
 		for j, pts := range []plotter.XYs{own, eng} {
-			if len(pts) == 0 {
-				continue
-			}
-			l, err := plotter.NewLine(pts)
-			if err != nil {
+			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, run.Label)); err != nil {
 				return Chart{}, err
 			}
-			l.Color = Colour(i)
-			l.Width = LineWidth
-			if j == 1 {
-				l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
-			} else {
-				p.Legend.Add(run.Label, l)
-			}
-			p.Add(l)
 		}
 	}
 	p.Y.Min = 0
-	return Chart{Name: "lag", Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
+	return newChart("lag", p, len(runs)), nil
 }
 
 // Loss shows lost and duplicated messages per run as bars.
@@ -448,7 +424,7 @@ func Loss(runs []Run) (Chart, error) {
 	if p.Y.Max < 1 {
 		p.Y.Max = 1 // all zero: still draw an axis that says so
 	}
-	return Chart{Name: "loss", Title: p.Title.Text, Plot: p, W: Width, H: Height}, nil
+	return newChart("loss", p, 0), nil
 }
 
 // barValues writes each non-zero bar's value above it: lost half a bar left of the run's tick,
@@ -520,15 +496,38 @@ func noData(p *plot.Plot) {
 
 // Render draws a chart in a format gonum/plot knows: png, svg, pdf.
 func Render(c Chart, format string) ([]byte, error) {
-	wt, err := c.Plot.WriterTo(c.W, c.H, format)
+	cv, err := draw.NewFormattedCanvas(c.W, c.H, format)
 	if err != nil {
 		return nil, err
 	}
+	dc := draw.New(cv)
+	if c.LegendOutside {
+		drawLegendOutside(c.Plot, dc)
+	} else {
+		c.Plot.Draw(dc)
+	}
 	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
+	if _, err := cv.WriteTo(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// drawLegendOutside draws p in the canvas less a right-hand column as wide as the legend, and
+// the legend at the top of that column, below the title's height.
+func drawLegendOutside(p *plot.Plot, dc draw.Canvas) {
+	leg := p.Legend
+	leg.Top, leg.Left = true, true
+	gap := vg.Points(8)
+	w := min(leg.Rectangle(dc).Size().X+gap, dc.Size().X/3)
+	inner := *p
+	inner.Legend = plot.NewLegend() // no entries: the plot itself draws none
+	inner.Draw(draw.Crop(dc, 0, -w, 0, 0))
+	top := vg.Length(0)
+	if p.Title.Text != "" {
+		top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+	}
+	leg.Draw(draw.Crop(dc, dc.Size().X-w+gap/2, 0, 0, -top))
 }
 
 // Save writes each chart in each format into dir and returns the paths written.

@@ -24,6 +24,10 @@ type ReportOptions struct {
 	Extra []Chart
 	// Searches are the rate searches among the inputs, for the decision table.
 	Searches []SearchBest
+	// BinBy is the clock of the latency-over-time charts (Options.BinBy). With the default, a
+	// report of runs with faults also shows end-to-end and produce latency by intended send
+	// time, where a spike lines up with the fault that caused it.
+	BinBy string
 }
 
 type reportRun struct {
@@ -103,9 +107,18 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 	if len(d.Runs) > 1 {
 		d.Decision = decisionRows(d.Runs)
 	}
-	charts, err := All(runs)
+	charts, err := AllWith(runs, Options{BinBy: opt.BinBy})
 	if err != nil {
 		return err
+	}
+	if opt.BinBy != results.BinByIntended && anyFaults(d.Runs) {
+		for _, k := range []string{"produce", "e2e"} {
+			c, err := LatencyOverTime(runs, k, results.BinByIntended)
+			if err != nil {
+				return err
+			}
+			charts = append(charts, c)
+		}
 	}
 	for _, c := range append(charts, opt.Extra...) {
 		b, err := Render(c, "svg")
@@ -115,6 +128,15 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 		d.Charts = append(d.Charts, reportChart{Title: c.Title, SVG: template.HTML(inlineSVG(b))})
 	}
 	return reportTemplate.Execute(w, d)
+}
+
+func anyFaults(runs []reportRun) bool {
+	for _, r := range runs {
+		if len(r.Faults) > 0 || len(r.R.Faults) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // inlineSVG drops the XML prologue and comments before the <svg> element.

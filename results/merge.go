@@ -165,7 +165,10 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 		}
 	case MergeRepetitions:
 		out.Series = first.Series
+		out.Bins = first.Bins // like the series: the first repetition's
 	}
+	// Machines' latency bins are not merged: a bin keeps percentiles, not a histogram, so they
+	// cannot be added exactly; the charts fall back to the merged per-second series.
 	s.Generator = mergeGenerator(rs)
 	s.Warnings = Warnings(s)
 	out.Summary = s

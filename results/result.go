@@ -26,6 +26,9 @@ type Result struct {
 	Summary  Summary         `json:"summary"`
 	// Series holds one entry per second of the run, warm-up included (flagged).
 	Series []Interval `json:"series"`
+	// Bins is latency over time at a finer grain (100 ms for runs with faults, see BinWidth),
+	// binned by completion and by intended send time (bins.go).
+	Bins []LatencySeries `json:"latency_bins,omitempty"`
 	// Histograms are the whole measured window's histograms, HdrHistogram compressed V2 encoding
 	// (base64), keyed by latency kind: produce, send_delay, e2e.
 	Histograms map[string]string `json:"histograms"`

@@ -171,12 +171,20 @@ func TestPlotAndReportCommands(t *testing.T) {
 	if _, stderr, code := qbench(t, "plot", a, "-o", out, "--format", "gif"); code != 2 || !strings.Contains(stderr, "want png, svg or pdf") {
 		t.Fatalf("bad format: exit %d %s", code, stderr)
 	}
+	stdout, stderr, code = qbench(t, "plot", a, "-o", out, "--format", "png", "--bin-by", "intended")
+	if code != 0 || !strings.Contains(stdout, "latency-intended-e2e.png") || strings.Contains(stdout, "latency-e2e.png") {
+		t.Fatalf("plot --bin-by intended: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, stderr, code := qbench(t, "plot", a, "-o", out, "--bin-by", "sent"); code != 2 || !strings.Contains(stderr, "want completed or intended") {
+		t.Fatalf("bad --bin-by: exit %d %s", code, stderr)
+	}
 	html := filepath.Join(dir, "r.html")
 	if _, stderr, code := qbench(t, "report", a, b, "--baseline", a, "--gate", "lost == 0", "-o", html); code != 0 {
 		t.Fatalf("report: exit %d %s", code, stderr)
 	}
 	body, err := os.ReadFile(html)
-	if err != nil || !strings.Contains(string(body), "lost == 0") || strings.Count(string(body), "<svg") != 11 {
+	// 9 charts, produce and e2e by intended send time (a has faults), one timeline per run.
+	if err != nil || !strings.Contains(string(body), "lost == 0") || strings.Count(string(body), "<svg") != 13 {
 		t.Fatalf("report: %v", err)
 	}
 }

@@ -14,13 +14,16 @@ import (
 )
 
 func plotCmd() *cobra.Command {
-	var dir, formats string
+	var dir, formats, binBy string
 	cmd := &cobra.Command{
 		Use:   "plot RESULT.json... -o DIR",
 		Short: "Draw charts of results (PNG and SVG): percentile spectra, latency, throughput and lag over time, loss",
 		Long: `plot draws, for all the results given (overlaid, one colour each, labelled by file name):
   spectrum-KIND     latency by percentile on the "nines" axis, per latency kind
-  latency-KIND      p50, p99 and max of each second, warm-up and fault windows shaded
+  latency-KIND      p50, p99 and max over time, warm-up and fault windows shaded: produce and
+                    e2e in bins of 100 ms for runs with faults (1 s otherwise) by completion;
+                    with --bin-by intended, by intended send time (latency-intended-KIND), so
+                    the messages sent into a fault stand in its band
   throughput        acknowledged and delivered messages per second
   lag               consumer lag, the load generator's and the engine's view
   loss              lost and duplicated messages per result
@@ -43,11 +46,15 @@ search, the capacity curve (capacity-KIND).`,
 					return usageError{fmt.Errorf("--format %q: want png, svg or pdf", f)}
 				}
 			}
+			by, err := binByFlag(binBy)
+			if err != nil {
+				return err
+			}
 			runs, extra, err := readRunsAndIndexes(args)
 			if err != nil {
 				return err
 			}
-			charts, err := plots.All(runs)
+			charts, err := plots.AllWith(runs, plots.Options{BinBy: by})
 			if err != nil {
 				return err
 			}
@@ -64,7 +71,17 @@ search, the capacity curve (capacity-KIND).`,
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "", "directory to write the charts into (created if needed)")
 	cmd.Flags().StringVar(&formats, "format", "png,svg", "comma-separated formats: png, svg, pdf")
+	cmd.Flags().StringVar(&binBy, "bin-by", results.BinByCompleted, "latency over time by completed (when seen) or intended (when the schedule meant to send)")
 	return cmd
+}
+
+// binByFlag checks --bin-by.
+func binByFlag(v string) (string, error) {
+	switch v {
+	case results.BinByCompleted, results.BinByIntended:
+		return v, nil
+	}
+	return "", usageError{fmt.Errorf("--bin-by %q: want %s or %s", v, results.BinByCompleted, results.BinByIntended)}
 }
 
 // readRuns reads result files and labels each by its file name.

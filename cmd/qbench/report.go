@@ -11,7 +11,7 @@ import (
 )
 
 func reportCmd() *cobra.Command {
-	var out, baselinePath, title string
+	var out, baselinePath, title, binBy string
 	var o gateOptions
 	cmd := &cobra.Command{
 		Use:   "report RESULT.json... -o report.html",
@@ -38,7 +38,11 @@ its grid or capacity curve.`,
 			if len(runs) == 0 {
 				return usageError{fmt.Errorf("no results to report")}
 			}
-			opt := plots.ReportOptions{Title: title, Extra: extra, Searches: searchesIn(args)}
+			by, err := binByFlag(binBy)
+			if err != nil {
+				return err
+			}
+			opt := plots.ReportOptions{Title: title, Extra: extra, Searches: searchesIn(args), BinBy: by}
 			var baseline *results.Result
 			if baselinePath != "" {
 				if baseline, err = readResult(baselinePath); err != nil {
@@ -71,6 +75,7 @@ its grid or capacity curve.`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
 	cmd.Flags().StringVar(&baselinePath, "baseline", "", "compare the last result with this baseline and show the gates")
 	cmd.Flags().StringVar(&title, "title", "", "the report's title")
+	cmd.Flags().StringVar(&binBy, "bin-by", results.BinByCompleted, "latency over time by completed or intended send time (runs with faults also get the intended charts)")
 	cmd.Flags().StringArrayVar(&o.gates, "gate", nil, "a gate to show (repeatable), as in qbench compare")
 	cmd.Flags().BoolVar(&o.noise, "noise", false, "noise-aware relative gates, as in qbench compare")
 	cmd.Flags().BoolVar(&o.noScenarioGates, "no-scenario-gates", false, "ignore the gates: the scenario declares")

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -40,21 +37,8 @@ func runCmd() *cobra.Command {
 				}
 				defer stopProfile()
 			}
-			// The first Ctrl-C stops the load and still writes results; a second exits at once.
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, stop, cancel := loadContext()
 			defer cancel()
-			stop, stopLoad := context.WithCancel(ctx)
-			defer stopLoad()
-			sigs := make(chan os.Signal, 2)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-			defer signal.Stop(sigs)
-			go func() {
-				<-sigs
-				fmt.Fprintln(os.Stderr, "\nqbench: stopping; press Ctrl-C again to quit at once")
-				stopLoad()
-				<-sigs
-				os.Exit(exitRuntime)
-			}()
 
 			opts := bench.Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "qbench: "+f+"\n", a...) }}
 			if done, err := applySegment(cmd, sc, &opts); done || err != nil { // segment.go
@@ -160,23 +144,4 @@ func checkOutputPath(path string) error {
 		os.Remove(path) // it did not exist before the check
 	}
 	return nil
-}
-
-// interruptedError says the run was stopped early (Ctrl-C): what ran was written, marked
-// interrupted, and the exit code (4) tells CI it was not a full run.
-type interruptedError struct{ gates error }
-
-func (e interruptedError) Error() string {
-	if e.gates != nil {
-		return "interrupted: the run was stopped early; " + e.gates.Error()
-	}
-	return "interrupted: the run was stopped early; the result covers what ran"
-}
-
-// interrupted wraps err (from the gates) when the run was interrupted.
-func interrupted(was bool, err error) error {
-	if !was {
-		return err
-	}
-	return interruptedError{gates: err}
 }

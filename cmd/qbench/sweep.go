@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,31 +35,6 @@ func withSweep(cmd *cobra.Command) *cobra.Command {
 		return runSweep(cmd, sc)
 	}
 	return cmd
-}
-
-// loadContext is the run's Ctrl-C handling: the first stops the load (results are still
-// written), a second exits at once.
-func loadContext() (ctx, stop context.Context, cancel func()) {
-	ctx, cancelAll := context.WithCancel(context.Background())
-	stop, stopLoad := context.WithCancel(ctx)
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		if _, ok := <-sigs; !ok {
-			return
-		}
-		fmt.Fprintln(os.Stderr, "\nqbench: stopping; press Ctrl-C again to quit at once")
-		stopLoad()
-		if _, ok := <-sigs; ok {
-			os.Exit(exitRuntime)
-		}
-	}()
-	return ctx, stop, func() {
-		signal.Stop(sigs)
-		close(sigs)
-		stopLoad()
-		cancelAll()
-	}
 }
 
 func logf(quiet bool) func(string, ...any) {

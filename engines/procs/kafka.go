@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"qbench/engines/server/fsys"
 	"sort"
 	"strconv"
 	"strings"
@@ -327,26 +328,9 @@ func (k *Kafka) LogTail(n int) string { return tail(k.logPath(), n) }
 // writeDurably writes a file and fsyncs it and its directory: the broker's configuration must
 // survive a simulated power loss like any configuration on a real disk.
 func writeDurably(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+	if err := fsys.WriteFileSynced(fsys.OS{}, path, data); err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	_ = d.Sync() // some file systems refuse a directory fsync; the file itself is synced
+	_ = fsys.OS{}.SyncDir(filepath.Dir(path)) // some file systems refuse a directory fsync; the file itself is synced
 	return nil
 }

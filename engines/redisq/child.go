@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"qbench/engines"
@@ -47,16 +45,10 @@ func RunChildServerIfAsked() {
 		fmt.Fprintln(os.Stderr, "qbench child server:", err)
 		os.Exit(2)
 	}
-	s := server.New(cfg)
-	if err := s.Start(); err != nil {
+	if err := server.ServeUntilSignal(server.New(cfg), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "qbench child server:", err)
 		os.Exit(1)
 	}
-	fmt.Println(s.Addr())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, os.Interrupt)
-	<-sigs
-	s.Close()
 	os.Exit(0)
 }
 

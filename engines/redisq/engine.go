@@ -1,4 +1,4 @@
-// Package redisq holds the Redis queue designs (stream; list, reliable-list and pub/sub to come),
+// Package redisq holds the Redis queue designs (stream, list, reliable-list, pub/sub),
 // all through one go-redis v9 code path, and the targets they run against: the in-repo server
 // embedded in the process, or an existing Redis at an address. A comparison between targets
 // therefore differs only in the server.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"qbench/engines"
 	"qbench/engines/lossyfs"
@@ -28,14 +27,7 @@ func StartLossyRedis(ctx context.Context, config map[string]string) (*LossyRedis
 	if err != nil {
 		return nil, err
 	}
-	backing, mnt := filepath.Join(base, "backing"), filepath.Join(base, "mnt")
-	for _, d := range []string{backing, mnt} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			os.RemoveAll(base)
-			return nil, err
-		}
-	}
-	fs, err := lossyfs.Mount(backing, mnt, lossyfs.Options{})
+	fs, mnt, err := lossyfs.MountUnder(base, "mnt")
 	if err != nil {
 		os.RemoveAll(base)
 		return nil, err

@@ -2,8 +2,6 @@ package redisq
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 
 	"qbench/engines/lossyfs"
 )
@@ -16,13 +14,7 @@ type lossyMount struct {
 }
 
 func mountLossy(base string) (*lossyMount, error) {
-	backing, mnt := filepath.Join(base, "backing"), filepath.Join(base, "mnt")
-	for _, d := range []string{backing, mnt} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	fs, err := lossyfs.Mount(backing, mnt, lossyfs.Options{})
+	fs, mnt, err := lossyfs.MountUnder(base, "mnt")
 	if err != nil {
 		return nil, err
 	}

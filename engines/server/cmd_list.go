@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"strings"
 
 	"qbench/engines/server/resp"
 	"qbench/engines/server/store"
@@ -141,22 +142,29 @@ func cmdLlen(c *client, args [][]byte) (any, error) {
 }
 
 func cmdLrange(c *client, args [][]byte) (any, error) {
-	start, err := intArg(args[2])
-	if err != nil {
-		return nil, err
-	}
-	stop, err := intArg(args[3])
-	if err != nil {
-		return nil, err
-	}
-	l, err := c.getList(args[1])
+	l, start, stop, err := c.listRange(args)
 	if err != nil {
 		return nil, err
 	}
 	if l == nil {
 		return resp.Array{}, nil
 	}
-	return l.Range(clampInt(start), clampInt(stop)), nil
+	return l.Range(start, stop), nil
+}
+
+// listRange is LRANGE's and LTRIM's arguments: key start stop, the indexes parsed before the key
+// is looked up (Redis's order of errors) and clamped to int.
+func (c *client) listRange(args [][]byte) (l *store.List, start, stop int, err error) {
+	a, err := intArg(args[2])
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	b, err := intArg(args[3])
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	l, err = c.getList(args[1])
+	return l, clampInt(a), clampInt(b), err
 }
 
 // clampInt converts an int64 index to int without wrapping.
@@ -289,22 +297,14 @@ func cmdLrem(c *client, args [][]byte) (any, error) {
 }
 
 func cmdLtrim(c *client, args [][]byte) (any, error) {
-	start, err := intArg(args[2])
-	if err != nil {
-		return nil, err
-	}
-	stop, err := intArg(args[3])
-	if err != nil {
-		return nil, err
-	}
-	l, err := c.getList(args[1])
+	l, start, stop, err := c.listRange(args)
 	if err != nil {
 		return nil, err
 	}
 	if l == nil {
 		return resp.OK, nil
 	}
-	l.Trim(clampInt(start), clampInt(stop))
+	l.Trim(start, stop)
 	c.popped(args[1], l, "ltrim")
 	return resp.OK, nil
 }
@@ -327,26 +327,21 @@ func cmdLpos(c *client, args [][]byte) (any, error) {
 				return nil, redisError("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
 			}
 			rank = n
-		case eq(args[i], "count") && more:
+		case (eq(args[i], "count") || eq(args[i], "maxlen")) && more:
 			i++
 			n, ok := parseInt(args[i])
 			if !ok {
 				return nil, errNotInteger
 			}
+			opt := strings.ToUpper(string(args[i-1]))
 			if n < 0 {
-				return nil, redisError("ERR COUNT can't be negative")
+				return nil, redisError("ERR " + opt + " can't be negative")
 			}
-			count = n
-		case eq(args[i], "maxlen") && more:
-			i++
-			n, ok := parseInt(args[i])
-			if !ok {
-				return nil, errNotInteger
+			if opt == "COUNT" {
+				count = n
+			} else {
+				maxlen = n
 			}
-			if n < 0 {
-				return nil, redisError("ERR MAXLEN can't be negative")
-			}
-			maxlen = n
 		default:
 			return nil, errSyntax
 		}

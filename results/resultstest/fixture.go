@@ -79,6 +79,18 @@ func Make(o Options) *results.Result {
 		whole[k] = results.NewHistogram()
 	}
 	var series []results.Interval
+	// The latency bins, as the runner keeps them: each latency in the bin of its intended send
+	// time and in the bin of its completion (intended plus the latency).
+	binW := results.BinWidth(time.Duration(o.Seconds)*time.Second, o.StallFor > 0)
+	bins := map[results.BinKey]*hdrhistogram.Histogram{}
+	bin := func(e2e bool, intended, latency time.Duration) {
+		for _, k := range []results.BinKey{{Intended: true, E2E: e2e, Index: int64(intended / binW)}, {E2E: e2e, Index: int64((intended + latency) / binW)}} {
+			if bins[k] == nil {
+				bins[k] = results.NewBinHistogram()
+			}
+			_ = bins[k].RecordValue(int64(latency))
+		}
+	}
 	var lag, lagMax int64
 	var sent int64
 	for s := 0; s < o.Seconds; s++ {
@@ -99,6 +111,8 @@ func Make(o Options) *results.Result {
 			}
 			send := time.Duration(20_000 + rng.IntN(60_000))
 			e2e := produce + time.Duration(float64(o.E2EExtra)*math.Exp(0.3*rng.NormFloat64()))
+			bin(false, intended, produce)
+			bin(true, intended, e2e)
 			for k, v := range map[string]time.Duration{"produce": produce, "send_delay": send, "e2e": e2e} {
 				_ = iv[k].RecordValue(int64(v))
 				if s >= o.Warmup {
@@ -156,6 +170,7 @@ func Make(o Options) *results.Result {
 		Engine:        results.Engine{Name: o.Engine, Design: o.Design, Version: "7.0.0", Settings: map[string]string{"appendfsync": "everysec"}},
 		Machine:       results.Machine{CPUs: 2, OS: "linux", Arch: "amd64", GoVersion: "go1.26", Hostname: "fixture"},
 		Series:        series,
+		Bins:          results.BuildLatencySeries(int64(binW), bins),
 		Histograms:    map[string]string{},
 	}
 	r.Summary = results.Summary{

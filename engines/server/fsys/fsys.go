@@ -96,7 +96,20 @@ func (OS) ReadDir(dir string) ([]string, error) {
 // directory. A crash leaves either the old contents or the new, never a mix.
 func WriteFileAtomic(fsys FS, name string, b []byte) error {
 	tmp := name + ".tmp"
-	f, err := fsys.Create(tmp)
+	if err := WriteFileSynced(fsys, tmp, b); err != nil {
+		return err
+	}
+	if err := fsys.Rename(tmp, name); err != nil {
+		return err
+	}
+	return fsys.SyncDir(filepath.Dir(name))
+}
+
+// WriteFileSynced writes b to name (created or truncated) and fsyncs it before closing: the
+// contents are durable when it returns; the directory entry is once the caller syncs the
+// directory.
+func WriteFileSynced(fsys FS, name string, b []byte) error {
+	f, err := fsys.Create(name)
 	if err != nil {
 		return err
 	}
@@ -108,13 +121,7 @@ func WriteFileAtomic(fsys FS, name string, b []byte) error {
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := fsys.Rename(tmp, name); err != nil {
-		return err
-	}
-	return fsys.SyncDir(filepath.Dir(name))
+	return f.Close()
 }
 
 // IsNotExist reports whether err says a file does not exist.

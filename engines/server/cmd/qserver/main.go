@@ -1,14 +1,13 @@
 // Command qserver runs the in-repo server on its own, for redis-cli, redis-benchmark and manual
-// checks: qserver -addr 127.0.0.1:7777. It prints the address on stdout and stops on SIGINT.
+// checks: qserver -addr 127.0.0.1:7777. It prints the address on stdout and stops on SIGINT,
+// SIGTERM or SHUTDOWN.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime/pprof"
-	"syscall"
 
 	"qbench/engines/server"
 )
@@ -32,14 +31,9 @@ func main() {
 	if *verbose {
 		cfg.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 	}
-	s := server.New(cfg)
-	if err := s.Start(); err != nil {
+	if err := server.ServeUntilSignal(server.New(cfg), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "qserver:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
-	fmt.Println(s.Addr())
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	<-sig
-	s.Close()
 }
