@@ -86,7 +86,7 @@ func newTestEngine(t testing.TB, spec engines.Spec) *engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEngine("kafka-url", spec, opts, []string{shared.Addr()}, nil, "")
+	e := newEngine("kafka-url", spec, opts, []string{shared.Addr()}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := e.Setup(ctx); err != nil {
