@@ -157,7 +157,11 @@ type Fault struct {
 	//     or never when RestartAfter is 0;
 	//   consumer-pause: consumer Consumer stops reading for Duration;
 	//   slow-consumer: consumer Consumer takes Work per message for Duration;
-	//   subscriber-offline: consumer Consumer disconnects (unsubscribes) for Duration.
+	//   subscriber-offline: consumer Consumer disconnects (unsubscribes) for Duration;
+	//   partition-leader-kill: the broker leading partition 0 of the run's topic is killed
+	//     (SIGKILL); it comes back after Duration, or stays down when Duration is 0;
+	//   node-restart: the broker leading partition 0 is shut down cleanly and started again
+	//     after Duration.
 	Kind string `yaml:"kind" json:"kind"`
 	// Duration is how long the fault lasts, for faults that last.
 	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`

@@ -208,6 +208,10 @@ func (s *Scenario) validate() Errors {
 			if f.Duration <= 0 {
 				bad(field+".duration", "a %s needs a positive duration (got %s)", f.Kind, f.Duration)
 			}
+		case "partition-leader-kill", "node-restart":
+			if f.Duration < 0 {
+				bad(field+".duration", "must not be negative (got %s; 0 keeps a killed leader down)", f.Duration)
+			}
 		case "consumer-crash":
 			if f.Point != "" && f.Point != "after-work" && f.Point != "before-work" {
 				bad(field+".point", "must be after-work or before-work (got %q)", f.Point)
@@ -216,7 +220,7 @@ func (s *Scenario) validate() Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		default:
-			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, command, slow-consumer, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, command, partition-leader-kill, node-restart, slow-consumer, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
 		}
 		// When the matrix sweeps the engine, each cell is checked with its own engine instead.
 		if FaultChecker != nil && !s.sweepsEngine() {

@@ -29,6 +29,18 @@ func Probe(ctx context.Context, addr string) error {
 }
 
 func (e *engine) Setup(ctx context.Context) error {
+	if e.opts.replicationFactor == 0 {
+		// Not set on kafka-url: as many copies as a production topic keeps, up to the cluster's
+		// size, so a single test broker still works.
+		m, err := e.client.Metadata(ctx, &kafka.MetadataRequest{})
+		if err != nil {
+			return fmt.Errorf("%s: metadata: %w", e.name, err)
+		}
+		e.opts.replicationFactor = max(1, min(3, len(m.Brokers)))
+		if err := e.opts.checkISR(); err != nil {
+			return err
+		}
+	}
 	cfg := kafka.TopicConfig{
 		Topic:             e.topic,
 		NumPartitions:     e.opts.partitions,
@@ -155,4 +167,61 @@ func keysOf(fixed map[string]bool, extra map[string]string) []string {
 		set[k] = ""
 	}
 	return sortedKeys(set)
+}
+
+// waitBrokers waits until metadata lists n brokers: a node answers as soon as it has registered
+// itself, before the others have, and a topic created then would not get all its replicas.
+func waitBrokers(ctx context.Context, addrs []string, n int) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	t := &kafka.Transport{DialTimeout: time.Second}
+	defer t.CloseIdleConnections()
+	c := &kafka.Client{Addr: kafka.TCP(addrs...), Transport: t, Timeout: 2 * time.Second}
+	var last error
+	for {
+		m, err := c.Metadata(ctx, &kafka.MetadataRequest{})
+		switch {
+		case err != nil:
+			last = err
+		case len(m.Brokers) < n:
+			last = fmt.Errorf("metadata lists %d of %d brokers", len(m.Brokers), n)
+		default:
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafka: cluster of %d not formed: %w (last: %v)", n, ctx.Err(), last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// partitionLeader returns the node leading partition p of the run's topic and the partition's
+// in-sync replicas, from a fresh metadata request. Leader 0 means the partition has none.
+func (e *engine) partitionLeader(ctx context.Context, p int) (leader int, isr []int, err error) {
+	m, err := e.client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{e.topic}})
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, t := range m.Topics {
+		if t.Name != e.topic {
+			continue
+		}
+		if t.Error != nil {
+			return 0, nil, t.Error
+		}
+		for _, part := range t.Partitions {
+			if part.ID != p {
+				continue
+			}
+			for _, r := range part.Isr {
+				isr = append(isr, r.ID)
+			}
+			if part.Leader.Port == 0 {
+				return 0, isr, nil
+			}
+			return part.Leader.ID, isr, nil
+		}
+	}
+	return 0, nil, fmt.Errorf("%s: partition %d of %s not in metadata", e.name, p, e.topic)
 }

@@ -1,8 +1,9 @@
 // Package kafkaq is the Kafka engine: one topic per run, written by kafka.Writer and read by
 // kafka.Reader in a consumer group (github.com/segmentio/kafka-go).
 //
-// Engine "kafka" starts its own single-node KRaft broker from jars gathered by
-// .ci/kafka-jars.sh (see engines/procs) and can crash and restart it; engine "kafka-url"
+// Engine "kafka" starts its own KRaft cluster (one node, or `brokers` combined broker and
+// controller nodes) from jars gathered by .ci/kafka-jars.sh (see engines/procs) and can crash
+// and restart it, or kill a partition's leader; engine "kafka-url"
 // uses an existing cluster whose bootstrap addresses are in Spec.Address (comma-separated).
 package kafkaq
 
@@ -29,9 +30,9 @@ func init() {
 	engines.Register(engines.Registration{
 		Name:    "kafka",
 		Designs: []string{Design},
-		Summary: "Apache Kafka topic + consumer group (kafka-go) on a broker qbench starts; needs .ci/kafka-jars.sh and java",
+		Summary: "Apache Kafka topic + consumer group (kafka-go) on a broker or KRaft cluster (brokers: N) qbench starts; needs .ci/kafka-jars.sh and java",
 		New:     newManaged,
-		Faults:  []string{"server-crash", "power-loss"},
+		Faults:  []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
 	})
 	engines.Register(engines.Registration{
 		Name:    "kafka-url",
@@ -50,7 +51,8 @@ type engine struct {
 	topic     string
 	group     string
 
-	broker *procs.Kafka // nil for kafka-url
+	cluster *procs.KafkaCluster // nil for kafka-url
+	health  healthState
 
 	transport *kafka.Transport
 	client    *kafka.Client
@@ -95,7 +97,7 @@ func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
 	return e, nil
 }
 
-func newEngine(name string, spec engines.Spec, opts options, bootstrap []string, b *procs.Kafka) *engine {
+func newEngine(name string, spec engines.Spec, opts options, bootstrap []string, c *procs.KafkaCluster) *engine {
 	// A transport of our own: after a broker restart on the same port, kafka.DefaultTransport's
 	// shared pool handed out dead connections for a while (kafka-go #1352).
 	t := &kafka.Transport{DialTimeout: 5 * time.Second, MetadataTTL: 10 * time.Second, ClientID: "qbench"}
@@ -106,7 +108,7 @@ func newEngine(name string, spec engines.Spec, opts options, bootstrap []string,
 		bootstrap: bootstrap,
 		topic:     topicName(spec.RunID),
 		group:     "qbench-" + spec.RunID,
-		broker:    b,
+		cluster:   c,
 		transport: t,
 		client:    &kafka.Client{Addr: kafka.TCP(bootstrap...), Transport: t, Timeout: 10 * time.Second},
 	}
@@ -165,8 +167,8 @@ func (e *engine) Close() error {
 		}
 	}
 	e.transport.CloseIdleConnections()
-	if e.broker != nil {
-		if err := e.broker.Stop(10 * time.Second); err != nil {
+	if e.cluster != nil {
+		if err := e.cluster.Stop(10 * time.Second); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -215,11 +217,23 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 			"partitioning":       map[bool]string{false: "round-robin", true: "producer"}[e.opts.byProducer],
 		},
 	}
-	if e.broker != nil {
-		f.Version = e.broker.Version()
-		f.Settings["broker.pid"] = strconv.Itoa(e.broker.PID())
-		f.Settings["broker.dir"] = e.broker.Dir()
-		f.Settings["broker.started_in"] = e.broker.StartedIn.Round(time.Millisecond).String()
+	if e.cluster != nil {
+		b := e.cluster.Nodes[0]
+		f.Version = b.Version()
+		f.Settings["brokers"] = strconv.Itoa(len(e.cluster.Nodes))
+		if len(e.cluster.Nodes) == 1 {
+			f.Settings["broker.pid"] = strconv.Itoa(b.PID())
+			f.Settings["broker.dir"] = b.Dir()
+			f.Settings["broker.started_in"] = b.StartedIn.Round(time.Millisecond).String()
+		} else {
+			var pids, started []string
+			for _, k := range e.cluster.Nodes {
+				pids = append(pids, fmt.Sprintf("%d:%d", k.ID(), k.PID()))
+				started = append(started, k.StartedIn.Round(time.Millisecond).String())
+			}
+			f.Settings["broker.pids"] = strings.Join(pids, ",")
+			f.Settings["broker.started_in"] = strings.Join(started, ",")
+		}
 	}
 	if err := e.readConfigs(ctx, f.Settings); err != nil {
 		f.Settings["configs.error"] = err.Error()

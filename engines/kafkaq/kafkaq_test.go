@@ -401,10 +401,10 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := eng.(*managed)
-	pid := m.broker.PID()
+	pid := m.cluster.Nodes[0].PID()
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("broker.log tail:\n%s", m.broker.LogTail(8000))
+			t.Logf("broker.log tail:\n%s", m.cluster.Nodes[0].LogTail(8000))
 		}
 		began := time.Now()
 		if err := eng.Close(); err != nil {
@@ -415,7 +415,7 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 			t.Errorf("broker pid %d survived Close", pid)
 		}
 	})
-	t.Logf("managed broker up in %v (start alone %v)", time.Since(began).Round(time.Millisecond), m.broker.StartedIn.Round(time.Millisecond))
+	t.Logf("managed broker up in %v (start alone %v)", time.Since(began).Round(time.Millisecond), m.cluster.Nodes[0].StartedIn.Round(time.Millisecond))
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 	if err := m.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	pid = m.broker.PID()
+	pid = m.cluster.Nodes[0].PID()
 	t.Logf("restart after SIGKILL (log recovery) answered in %v", time.Since(began).Round(time.Millisecond))
 
 	// The producer opened before the crash gets through (kafka-go retries on the dead
@@ -483,7 +483,7 @@ func TestOptions(t *testing.T) {
 		check   func(options) bool
 	}{
 		{name: "defaults", p: nil, managed: true, check: func(o options) bool {
-			return acksName(o.acks) == "all" && o.partitions == 3 && o.replicationFactor == 1 && o.linger == minLinger
+			return acksName(o.acks) == "all" && o.partitions == 3 && o.replicationFactor == 1 && o.brokers == 1 && o.linger == minLinger
 		}},
 		{name: "acks leader", p: map[string]string{"acks": "leader"}, check: func(o options) bool { return acksName(o.acks) == "leader" }},
 		{name: "acks 0", p: map[string]string{"acks": "0"}, check: func(o options) bool { return acksName(o.acks) == "none" }},

@@ -1,5 +1,5 @@
-// The managed target: engine "kafka" on a broker qbench starts, and the faults only it can
-// carry out.
+// The managed target: engine "kafka" on a broker or KRaft cluster qbench starts, and the faults
+// only it can carry out (leader kills and node restarts are in leader.go).
 
 package kafkaq
 
@@ -36,6 +36,12 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 	// forgets unsynced writes. Its configuration and log stay outside the mount: this process
 	// serves the mount, and must neither chdir a child into it nor hold files open on it.
 	var fs *lossyfs.FS
+	if spec.LossyFS && opts.brokers > 1 {
+		// One lossyfs mount per node, cut together, would be a correlated power loss of a
+		// whole cluster: not built yet, so refused rather than half done.
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("kafka: power-loss needs a single broker (brokers: 1), got brokers %d", opts.brokers)
+	}
 	if spec.LossyFS {
 		backing, mnt := filepath.Join(dir, "backing"), filepath.Join(dir, "data")
 		if err := errors.Join(os.Mkdir(backing, 0o755), os.Mkdir(mnt, 0o755)); err != nil {
@@ -47,7 +53,13 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 			return nil, err
 		}
 	}
-	b, err := procs.StartKafka(ctx, procs.KafkaConfig{Home: home, Dir: dir, Settings: opts.broker, Probe: Probe})
+	c, err := procs.StartKafkaCluster(ctx, procs.KafkaConfig{Home: home, Dir: dir, Settings: opts.broker, Probe: Probe}, opts.brokers)
+	if err == nil {
+		err = waitBrokers(ctx, c.Addrs(), opts.brokers)
+		if err != nil {
+			c.Kill()
+		}
+	}
 	if err != nil {
 		if fs != nil {
 			fs.Unmount()
@@ -60,24 +72,25 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 		// for a while (Kafka's format does not fsync its bootstrap checkpoint): make it durable,
 		// so a power cut takes only what the run itself left unsynced.
 		if err := fs.Sync(); err != nil {
-			b.Stop(10 * time.Second)
+			c.Stop(10 * time.Second)
 			fs.Unmount()
 			os.RemoveAll(dir)
 			return nil, err
 		}
 	}
-	e := newEngine("kafka", spec, opts, []string{b.Addr()}, b)
+	e := newEngine("kafka", spec, opts, c.Addrs(), c)
 	return &managed{engine: e, fs: fs, dir: dir}, nil
 }
 
-// managed is the engine on a broker it started itself; only it can crash the broker.
+// managed is the engine on brokers it started itself; only it can crash them.
 type managed struct {
 	*engine
 	fs  *lossyfs.FS // the broker's data file system, for power loss; nil otherwise
 	dir string
 }
 
-// Crash kills the broker process group with SIGKILL. The page cache survives, so what the
+// Crash kills every broker's process group with SIGKILL at once (a whole cluster: a data
+// centre's power, or a bad deploy). The page cache survives, so what the
 // broker had written (not necessarily fsynced) is still there on Restart; a power loss also drops
 // every unsynced byte, which needs the data on lossyfs (the runner asks for it when a scenario
 // has a power-loss fault).
@@ -85,7 +98,7 @@ func (m *managed) Crash(ctx context.Context, kind engines.CrashKind) error {
 	if kind != engines.ProcessCrash && (kind != engines.PowerLoss || m.fs == nil) {
 		return fmt.Errorf("kafka: crash kind %q not supported here (only %q, and %q with the data on lossyfs)", kind, engines.ProcessCrash, engines.PowerLoss)
 	}
-	if err := m.broker.Kill(); err != nil {
+	if err := m.cluster.Kill(); err != nil {
 		return err
 	}
 	if kind == engines.PowerLoss {
@@ -104,10 +117,10 @@ func (m *managed) Close() error {
 	return errors.Join(err, os.RemoveAll(m.dir))
 }
 
-// Restart starts the broker again on the same directory and ports, which runs Kafka's log
-// recovery after a crash, and returns once it answers.
+// Restart starts the brokers again on the same directories and ports, which runs Kafka's log
+// recovery after a crash, and returns once they answer.
 func (m *managed) Restart(ctx context.Context) error {
-	if err := m.broker.Start(ctx); err != nil {
+	if err := m.cluster.Start(ctx); err != nil {
 		return err
 	}
 	// Pooled connections point at the dead process; drop them now rather than on first use.

@@ -1,0 +1,136 @@
+package kafkaq
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"qbench/engines"
+)
+
+// waitHealth polls Health until ok accepts a reading, or fails after limit.
+func waitHealth(t *testing.T, e engines.HealthReporter, limit time.Duration, what string, ok func(map[string]int64) bool) map[string]int64 {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	var last map[string]int64
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		h, err := e.Health(ctx)
+		cancel()
+		if err == nil {
+			last = h.Counters
+			if ok(last) {
+				return last
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s; last health %v (err %v)", what, limit, last, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A three-node KRaft cluster on loopback through the registered "kafka" engine: every node a
+// broker and a controller voter, a topic with three replicas and min.insync.replicas 2 that
+// loses nothing, health from metadata, a SIGKILLed partition leader replaced by an in-sync
+// follower with acks=all writes still accepted, the node restarted and back in the ISR, and
+// every node's process gone after Close. Bounded at 2 minutes; required under CI=true.
+func TestThreeBrokerClusterLeaderKill(t *testing.T) {
+	needBroker(t, sharedErr)
+	t.Setenv("QBENCH_KAFKA_DATA", t.TempDir())
+	reg, err := engines.Lookup("kafka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 110*time.Second)
+	defer cancel()
+	began := time.Now()
+	eng, err := reg.New(ctx, engines.Spec{RunID: fmt.Sprintf("cluster-%d", os.Getpid()), Design: Design, Producers: 1, Consumers: 1,
+		Persistence: map[string]string{"brokers": "3", "acks": "all", "min.insync.replicas": "2", "partitions": "1",
+			"unclean.leader.election.enable": "false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := eng.(*managed)
+	pids := m.cluster.PIDs()
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, k := range m.cluster.Nodes {
+				t.Logf("node %d broker.log tail:\n%s", k.ID(), k.LogTail(3000))
+			}
+		}
+		if err := eng.Close(); err != nil {
+			t.Error(err)
+		}
+		for _, pid := range pids {
+			if pid != 0 && syscall.Kill(pid, 0) == nil {
+				t.Errorf("broker pid %d survived Close", pid)
+			}
+		}
+	})
+	t.Logf("3-node cluster formed in %v; pids %v; addrs %v", time.Since(began).Round(time.Millisecond), pids, m.cluster.Addrs())
+	if len(pids) != 3 || pids[0] == pids[1] || pids[1] == pids[2] || pids[0] == 0 {
+		t.Fatalf("pids %v, want three distinct live brokers", pids)
+	}
+	if err := eng.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f := m.Facts(ctx)
+	for k, want := range map[string]string{"brokers": "3", "replication.factor": "3", "topic.min.insync.replicas": "2",
+		"topic.unclean.leader.election.enable": "false"} {
+		if f.Settings[k] != want {
+			t.Errorf("facts %s = %q, want %q", k, f.Settings[k], want)
+		}
+	}
+	h := waitHealth(t, m, 10*time.Second, "full ISR", func(c map[string]int64) bool { return c["isr_size.p0"] == 3 })
+	for _, k := range []string{"brokers", "partitions", "under_replicated_partitions", "under_min_isr_partitions", "offline_partitions", "isr_min", "isr_shrinks", "leader.p0"} {
+		if _, ok := h[k]; !ok {
+			t.Errorf("health lacks %s: %v", k, h)
+		}
+	}
+	if h["brokers"] != 3 || h["under_replicated_partitions"] != 0 || h["offline_partitions"] != 0 {
+		t.Errorf("healthy cluster reads %v", h)
+	}
+
+	cs := openConsumers(t, eng, 1)
+	defer closeAll(t, cs)
+	const n = 1000
+	produce(t, eng, 1, n, 50, 0)
+	checkExactlyOnce(t, consume(t, cs, n, true, 0), 1, n, 0)
+
+	began = time.Now()
+	ch, err := m.KillLeader(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("killed leader %d; leader now %d after %v", ch.Node, ch.NewLeader, time.Since(began).Round(time.Millisecond))
+	if ch.NewLeader == 0 || ch.NewLeader == ch.Node {
+		t.Fatalf("leader change %+v", ch)
+	}
+	if pid := pids[ch.Node-1]; syscall.Kill(pid, 0) == nil {
+		t.Fatalf("killed leader's pid %d still alive", pid)
+	}
+	h = waitHealth(t, m, 15*time.Second, "ISR shrunk to 2", func(c map[string]int64) bool { return c["isr_size.p0"] == 2 })
+	if h["under_replicated_partitions"] != 1 || h["leader.p0"] != int64(ch.NewLeader) || h["brokers"] != 2 {
+		t.Errorf("after the kill health reads %v", h)
+	}
+	// Two replicas in sync meet min.insync.replicas 2: acks=all writes go on, and the consumer
+	// gets exactly them (nothing acknowledged before the kill redelivered or lost).
+	produce(t, eng, 1, n, 50, n)
+	checkExactlyOnce(t, consume(t, cs, n, true, 300*time.Millisecond), 1, n, n)
+
+	if err := m.RestartNode(ctx, ch.Node); err != nil {
+		t.Fatal(err)
+	}
+	pids[ch.Node-1] = m.cluster.Node(ch.Node).PID()
+	h = waitHealth(t, m, 30*time.Second, "restarted node back in the ISR", func(c map[string]int64) bool { return c["isr_size.p0"] == 3 })
+	if h["isr_shrinks"] < 1 || h["isr_expands"] < 1 || h["leader_changes"] < 1 {
+		t.Errorf("health did not count the shrink, expansion and leader change: %v", h)
+	}
+	if err := eng.Teardown(ctx); err != nil {
+		t.Error(err)
+	}
+}
