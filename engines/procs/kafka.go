@@ -76,7 +76,8 @@ type KafkaConfig struct {
 	JVMOptions []string
 	// Probe reports whether the broker answers at addr (a metadata request). Nil means a TCP dial.
 	Probe func(ctx context.Context, addr string) error
-	// StartTimeout bounds formatting plus start-up; zero means 60 s.
+	// StartTimeout bounds formatting plus start-up; zero means 60 s, and 45 s more for each
+	// further node of a cluster.
 	StartTimeout time.Duration
 }
 

@@ -36,7 +36,9 @@ func StartKafkaCluster(ctx context.Context, cfg KafkaConfig, n int) (*KafkaClust
 		cfg.Home = h
 	}
 	if cfg.StartTimeout == 0 {
-		cfg.StartTimeout = 60 * time.Second
+		// n JVMs formatting and starting at once share the machine's cores: on a busy 2-core
+		// machine three nodes took over 60 s.
+		cfg.StartTimeout = time.Duration(60+45*(n-1)) * time.Second
 	}
 	version, err := kafkaVersion(cfg.Home)
 	if err != nil {
