@@ -37,8 +37,8 @@ func waitHealth(t *testing.T, e engines.HealthReporter, limit time.Duration, wha
 // broker and a controller voter, a topic with three replicas and min.insync.replicas 2 that
 // loses nothing, health from metadata, a SIGKILLed partition leader replaced by an in-sync
 // follower with acks=all writes still accepted, the node restarted and back in the ISR, a clean
-// restart of the next leader, and every node's process gone after Close. About 80 s on a quiet 2-core machine, bounded at 150 s;
-// required under CI=true.
+// restart of the next leader, and every node's process gone after Close. About 80 s on a quiet
+// 2-core machine, bounded at 150 s; required under CI=true.
 func TestThreeBrokerClusterLeaderKill(t *testing.T) {
 	needBroker(t, sharedErr)
 	t.Setenv("QBENCH_KAFKA_DATA", t.TempDir())

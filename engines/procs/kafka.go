@@ -91,10 +91,10 @@ var DefaultKafkaJVMOptions = []string{
 
 // Kafka is a broker started by StartKafka, or one node of a KafkaCluster.
 type Kafka struct {
-	cfg      KafkaConfig
-	id       int // node.id, 1..n
-	nodes    int // nodes in the cluster, for the internal topics' replication
-	voters   string
+	cfg KafkaConfig
+	id  int // node.id, 1..n; 0 for a broker alone, which is node 1
+	// quorum holds every node's controller port, node i+1 at index i; empty for a broker alone.
+	quorum   []int
 	cluster  string // the cluster ID every node is formatted with
 	port     int
 	ctrlPort int
@@ -119,11 +119,19 @@ func (k *Kafka) properties() map[string]string {
 	// The internal topics (consumer offsets, transactions, share state) are replicated like a
 	// production cluster's, up to three copies, so a node's death does not take the group
 	// coordinator with it.
-	rf := strconv.Itoa(min(k.nodes, 3))
+	id, quorum := k.id, k.quorum
+	if id == 0 {
+		id, quorum = 1, []int{k.ctrlPort}
+	}
+	voters := make([]string, len(quorum))
+	for i, port := range quorum {
+		voters[i] = fmt.Sprintf("%d@127.0.0.1:%d", i+1, port)
+	}
+	rf := strconv.Itoa(min(len(quorum), 3))
 	p := map[string]string{
 		"process.roles":                    "broker,controller",
-		"node.id":                          strconv.Itoa(k.id),
-		"controller.quorum.voters":         k.voters,
+		"node.id":                          strconv.Itoa(id),
+		"controller.quorum.voters":         strings.Join(voters, ","),
 		"listeners":                        fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", k.port, k.ctrlPort),
 		"advertised.listeners":             fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", k.port),
 		"controller.listener.names":        "CONTROLLER",
@@ -274,7 +282,7 @@ func (k *Kafka) PID() int {
 }
 
 // ID is the broker's node.id (1 for a single broker; 1..n in a cluster).
-func (k *Kafka) ID() int { return k.id }
+func (k *Kafka) ID() int { return max(k.id, 1) }
 
 // Version is the broker version, from its jar.
 func (k *Kafka) Version() string { return k.version }

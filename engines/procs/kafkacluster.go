@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -48,9 +47,9 @@ func StartKafkaCluster(ctx context.Context, cfg KafkaConfig, n int) (*KafkaClust
 	if err != nil {
 		return nil, err
 	}
-	voters := make([]string, n)
+	quorum := make([]int, n)
 	for i := range n {
-		voters[i] = fmt.Sprintf("%d@127.0.0.1:%d", i+1, ports[2*i+1])
+		quorum[i] = ports[2*i+1]
 	}
 	c := &KafkaCluster{}
 	id := clusterID()
@@ -62,7 +61,7 @@ func StartKafkaCluster(ctx context.Context, cfg KafkaConfig, n int) (*KafkaClust
 				return nil, err
 			}
 		}
-		k := &Kafka{cfg: nc, id: i + 1, nodes: n, voters: strings.Join(voters, ","), cluster: id,
+		k := &Kafka{cfg: nc, id: i + 1, quorum: quorum, cluster: id,
 			port: ports[2*i], ctrlPort: ports[2*i+1], version: version}
 		k.settings = k.properties()
 		if err := writeProperties(k.propertiesPath(), k.settings); err != nil {
@@ -91,7 +90,7 @@ func (c *KafkaCluster) each(f func(k *Kafka) error) error {
 		go func() {
 			defer wg.Done()
 			if err := f(k); err != nil {
-				errs[i] = fmt.Errorf("node %d: %w", k.id, err)
+				errs[i] = fmt.Errorf("node %d: %w", k.ID(), err)
 			}
 		}()
 	}
