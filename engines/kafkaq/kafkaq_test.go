@@ -504,6 +504,20 @@ func TestOptions(t *testing.T) {
 		{name: "bad partitioning", p: map[string]string{"partitioning": "hash"}, wantErr: "round-robin or producer"},
 		{name: "commit interval", p: map[string]string{"commit.interval.ms": "100"}, check: func(o options) bool { return o.commitInterval == 100*time.Millisecond }},
 		{name: "unknown key", p: map[string]string{"appendfsync": "always"}, wantErr: `unknown setting "appendfsync"`},
+		{name: "cluster of three replicates three times", p: map[string]string{"brokers": "3"}, managed: true,
+			check: func(o options) bool { return o.brokers == 3 && o.replicationFactor == 3 }},
+		{name: "five brokers still three copies", p: map[string]string{"brokers": "5"}, managed: true,
+			check: func(o options) bool { return o.replicationFactor == 3 }},
+		{name: "too many brokers", p: map[string]string{"brokers": "9"}, managed: true, wantErr: "at most 5"},
+		{name: "brokers need the managed cluster", p: map[string]string{"brokers": "3"}, wantErr: "managed cluster"},
+		{name: "more copies than brokers", p: map[string]string{"brokers": "2", "replication.factor": "3"}, managed: true, wantErr: "more copies than brokers"},
+		{name: "kafka-url replication unset until Setup", p: nil, check: func(o options) bool { return o.replicationFactor == 0 }},
+		{name: "min ISR above replication", p: map[string]string{"brokers": "3", "min.insync.replicas": "4"}, managed: true, wantErr: "no acks=all write"},
+		{name: "min ISR 2 of 3", p: map[string]string{"brokers": "3", "min.insync.replicas": "2"}, managed: true,
+			check: func(o options) bool { return o.topic["min.insync.replicas"] == "2" }},
+		{name: "unclean election", p: map[string]string{"unclean.leader.election.enable": "true"},
+			check: func(o options) bool { return o.topic["unclean.leader.election.enable"] == "true" }},
+		{name: "unclean election not a bool", p: map[string]string{"unclean.leader.election.enable": "sometimes"}, wantErr: "unclean.leader.election.enable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := parseOptions(tc.p, 3, tc.managed)
@@ -531,6 +545,12 @@ func TestRegistered(t *testing.T) {
 		}
 		if !r.Supports(Design) {
 			t.Errorf("%s does not support %s", name, Design)
+		}
+		// Only the managed cluster can kill its brokers; validation refuses the faults elsewhere.
+		for _, kind := range []string{"partition-leader-kill", "node-restart"} {
+			if got, want := r.CanFault(kind), name == "kafka"; got != want {
+				t.Errorf("%s CanFault(%s) = %v, want %v", name, kind, got, want)
+			}
 		}
 	}
 }
