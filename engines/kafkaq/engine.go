@@ -100,7 +100,16 @@ func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
 func newEngine(name string, spec engines.Spec, opts options, bootstrap []string, c *procs.KafkaCluster) *engine {
 	// A transport of our own: after a broker restart on the same port, kafka.DefaultTransport's
 	// shared pool handed out dead connections for a while (kafka-go #1352).
-	t := &kafka.Transport{DialTimeout: 5 * time.Second, MetadataTTL: 10 * time.Second, ClientID: "qbench"}
+	//
+	// kafka-go refreshes its cached metadata only every MetadataTTL (not on NOT_LEADER or a dead
+	// leader, as Kafka's Java client does), so after a leader change on a cluster its writer kept
+	// sending to the dead broker for up to the TTL: 1 s there, so a leader kill measures Kafka's
+	// election more than kafka-go's cache. A single broker's leaders never move.
+	ttl := 10 * time.Second
+	if len(bootstrap) > 1 {
+		ttl = time.Second
+	}
+	t := &kafka.Transport{DialTimeout: 5 * time.Second, MetadataTTL: ttl, ClientID: "qbench"}
 	return &engine{
 		name:      name,
 		spec:      spec,

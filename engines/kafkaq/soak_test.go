@@ -33,8 +33,9 @@ func TestSoakRepeatedLeaderKills(t *testing.T) {
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cs := openConsumers(t, eng, 1)
-	defer closeAll(t, cs)
+	opened := openConsumers(t, eng, 1)
+	defer closeAll(t, opened)
+	cs := throughFaults(t, opened)
 
 	p, err := eng.NewProducer(ctx, 0)
 	if err != nil {
