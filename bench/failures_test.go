@@ -94,6 +94,37 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		f := faultOf(t, r, "power-loss")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0, "power loss with a flush per message loses nothing acknowledged")
 	},
+	"kafka-leader-kill-acks-all": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "partition-leader-kill")
+		t.Logf("leader kill, acks=all: %s, window %s, recover_write %s, produce errors %d, duplicates %d",
+			f.Target, results.FormatNs(f.EndNs-f.StartNs), results.FormatNs(f.RecoverWriteNs), f.ProduceErrors, r.Summary.Ledger.Duplicates)
+		expect(t, r, f.Error == "" && strings.Contains(f.Target, "leader now") && r.Summary.Ledger.Lost == 0 && f.Lost == 0 &&
+			f.RecoverWriteNs >= 0 && r.Summary.Ledger.Acked > 8000,
+			"a new in-sync leader elected, nothing acknowledged lost, writes resume")
+		// The cluster's health, sampled each second, shows the dead replica leave the ISR.
+		rows, _ := results.HealthSummary(r)
+		by := map[string]results.HealthRow{}
+		for _, h := range rows {
+			by[h.Name] = h
+		}
+		for _, name := range []string{"under_replicated_partitions", "under_min_isr_partitions", "offline_partitions", "isr_min", "isr_shrinks", "isr_size.p0", "brokers"} {
+			if by[name].Readings == 0 {
+				t.Errorf("health counter %s never read", name)
+			}
+		}
+		if by["under_replicated_partitions"].Max < 1 || by["isr_shrinks"].Delta < 1 || by["isr_min"].First != 3 {
+			t.Errorf("the shrunken ISR does not show in health: under-replicated %+v, isr_shrinks %+v, isr_min %+v",
+				by["under_replicated_partitions"], by["isr_shrinks"], by["isr_min"])
+		}
+	},
+	"kafka-leader-kill-acks1": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "partition-leader-kill")
+		t.Logf("leader kill, acks=1: %s, lost %d acknowledged (charged to the kill: %d), window %s, recover_write %s, produce errors %d, duplicates %d",
+			f.Target, r.Summary.Ledger.Lost, f.Lost, results.FormatNs(f.EndNs-f.StartNs), results.FormatNs(f.RecoverWriteNs), f.ProduceErrors, r.Summary.Ledger.Duplicates)
+		expect(t, r, f.Error == "" && strings.Contains(f.Target, "leader now") && f.Lost == r.Summary.Ledger.Lost &&
+			f.RecoverWriteNs >= 0 && r.Summary.Ledger.Acked > 8000 && r.Engine.Settings["acks"] == "leader",
+			"a new leader elected, every loss charged to the kill, writes resume")
+	},
 	"slow-consumer-stream": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "slow-consumer")
 		expect(t, r, f.Error == "" && f.Target == "consumer 0" && r.Summary.Ledger.Lost == 0 && f.LagPeak >= 1000 &&

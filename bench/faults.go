@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"qbench/bench/ledger"
@@ -24,6 +25,7 @@ type faultWindow struct {
 	firstWrite  atomic.Int64 // ns since epoch of the first ack after endNs; 0 = none yet
 	firstRead   atomic.Int64
 	produceErrs atomic.Int64
+	target      string // what the fault hit when the engine chose it ("broker 2"); set before endNs
 }
 
 // activeWindows returns the windows fired so far.
@@ -68,7 +70,8 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 			}
 			w := &faultWindow{fault: f, startNs: r.since()}
 			w.endNs.Store(w.startNs + int64(f.Duration))
-			if f.Kind == "server-crash" || f.Kind == "power-loss" || f.Kind == "failover" || f.Kind == "primary-kill" || f.Kind == "node-restart" {
+			if f.Kind == "server-crash" || f.Kind == "power-loss" || f.Kind == "failover" || f.Kind == "primary-kill" ||
+				f.Kind == "partition-leader-kill" || f.Kind == "node-restart" {
 				w.endNs.Store(math.MaxInt64)
 			}
 			r.windowsMu.Lock()
@@ -95,23 +98,15 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 			return fmt.Errorf("engine %s cannot stall", r.sc.Engine)
 		}
 		return s.Stall(ctx, f.Duration.D())
-	case "server-crash", "power-loss", "node-restart": // node-restart: a cluster node (redis-cluster)
-		c, ok := r.eng.(engines.Crasher)
-		if !ok {
-			return fmt.Errorf("engine %s cannot crash its server", r.sc.Engine)
+	case "node-restart":
+		// A Kafka cluster restarts the partition's leader cleanly; a Redis Cluster crashes a
+		// primary and restarts it on its directory.
+		if _, ok := r.eng.(engines.LeaderKiller); ok {
+			return r.fireLeaderKill(ctx, f)
 		}
-		kind := engines.ProcessCrash
-		if f.Kind == "power-loss" {
-			kind = engines.PowerLoss
-		}
-		if err := c.Crash(ctx, kind); err != nil {
-			return err
-		}
-		sleepCtx(ctx, f.Duration.D())
-		err := c.Restart(ctx)
-		ws := r.activeWindows()
-		ws[len(ws)-1].endNs.Store(r.since()) // the server is back
-		return err
+		return r.crashAndRestart(ctx, f)
+	case "server-crash", "power-loss":
+		return r.crashAndRestart(ctx, f)
 	case "disk-full":
 		d, ok := r.eng.(engines.DiskFiller)
 		if !ok {
@@ -141,15 +136,38 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 	case "consumer-crash", "consumer-pause", "subscriber-offline", "slow-consumer":
 		r.consumerFaults[f.Consumer] <- f
 		return nil
+	case "partition-leader-kill":
+		return r.fireLeaderKill(ctx, f)
 	}
 	return fmt.Errorf("fault %q not supported", f.Kind)
+}
+
+// crashAndRestart kills the server without warning (a power cut too, for power-loss), waits the
+// fault's duration and brings it back on the same address and directory.
+func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault) error {
+	c, ok := r.eng.(engines.Crasher)
+	if !ok {
+		return fmt.Errorf("engine %s cannot crash its server", r.sc.Engine)
+	}
+	kind := engines.ProcessCrash
+	if f.Kind == "power-loss" {
+		kind = engines.PowerLoss
+	}
+	if err := c.Crash(ctx, kind); err != nil {
+		return err
+	}
+	sleepCtx(ctx, f.Duration.D())
+	err := c.Restart(ctx)
+	ws := r.activeWindows()
+	ws[len(ws)-1].endNs.Store(r.since()) // the server is back
+	return err
 }
 
 // destructive says whether a fault can destroy messages (as opposed to delaying them), which
 // decides where a lost message is charged when several faults could have cost it.
 func destructive(f scenarios.Fault) bool {
 	switch f.Kind {
-	case "server-crash", "power-loss", "failover", "subscriber-offline", "primary-kill", "node-restart":
+	case "server-crash", "power-loss", "failover", "subscriber-offline", "primary-kill", "partition-leader-kill", "node-restart":
 		return true
 	case "consumer-crash":
 		return f.Point == "before-work"
@@ -182,6 +200,9 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 		if strings.HasPrefix(w.fault.Kind, "consumer") || w.fault.Kind == "subscriber-offline" || w.fault.Kind == "slow-consumer" {
 			fw.Target = fmt.Sprintf("consumer %d", w.fault.Consumer)
 		}
+		if w.target != "" {
+			fw.Target = w.target
+		}
 		if w.err != nil {
 			fw.Error = w.err.Error()
 		}
@@ -199,4 +220,46 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 		out[i] = fw
 	}
 	return out
+}
+
+// fireLeaderKill stops the broker leading partition 0 (SIGKILL for partition-leader-kill, a clean
+// shutdown for node-restart) and starts it again after the fault's duration; a killed leader with
+// duration 0 stays down. The window ends when writes can go somewhere again: at the new leader's
+// election for a kill, when the node is back for a restart (or a kill no other replica could take
+// over). The time writes failed is then the window plus its recover_write time.
+func (r *run) fireLeaderKill(ctx context.Context, f scenarios.Fault) error {
+	lk, ok := r.eng.(engines.LeaderKiller)
+	if !ok {
+		return fmt.Errorf("engine %s cannot kill a partition leader", r.sc.Engine)
+	}
+	ws := r.activeWindows()
+	w := ws[len(ws)-1]
+	crash := f.Kind == "partition-leader-kill"
+	ch, err := lk.KillLeader(ctx, crash)
+	if ch.Node == 0 {
+		w.endNs.Store(r.since())
+		return err
+	}
+	w.target = fmt.Sprintf("broker %d", ch.Node)
+	if ch.NewLeader != 0 {
+		w.target += fmt.Sprintf(", leader now %d", ch.NewLeader)
+		if crash {
+			w.endNs.Store(r.since())
+		}
+	}
+	if crash && f.Duration == 0 {
+		if ch.NewLeader == 0 {
+			w.endNs.Store(r.since())
+		}
+		return err
+	}
+	sleepCtx(ctx, f.Duration.D())
+	rerr := lk.RestartNode(context.WithoutCancel(ctx), ch.Node)
+	if !crash || ch.NewLeader == 0 {
+		w.endNs.Store(r.since())
+	}
+	if err != nil || rerr != nil {
+		return fmt.Errorf("%s of broker %d: %w", f.Kind, ch.Node, errors.Join(err, rerr))
+	}
+	return nil
 }

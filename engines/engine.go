@@ -183,6 +183,22 @@ type FailoverTarget interface {
 	Failover(ctx context.Context) error
 }
 
+// LeaderKiller is implemented by clustered engines that can take down the node leading the run's
+// first partition and bring it back: the partition-leader-kill and node-restart faults.
+type LeaderKiller interface {
+	// KillLeader stops the node leading partition 0, with SIGKILL when crash and a clean
+	// shutdown otherwise, and returns once another node leads the partition, or once it is
+	// clear none will (no other replica in sync): NewLeader is then 0.
+	KillLeader(ctx context.Context, crash bool) (LeaderChange, error)
+	// RestartNode starts a node stopped by KillLeader again and returns once it answers.
+	RestartNode(ctx context.Context, node int) error
+}
+
+// LeaderChange is what KillLeader did: the node it stopped and the partition's leader after.
+type LeaderChange struct {
+	Node, NewLeader int
+}
+
 // Commander is implemented by engines that can send an administrative command to their server
 // (BGSAVE, BGREWRITEAOF, CONFIG SET ...), for faults that are a command.
 type Commander interface {

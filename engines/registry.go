@@ -140,8 +140,8 @@ type Registration struct {
 }
 
 // EngineFaults are the fault kinds an engine carries out (through Staller, Crasher, DiskFiller,
-// FailoverTarget, Commander); the other kinds are carried out by the runner's consumers.
-var EngineFaults = []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command", "primary-kill", "node-restart"}
+// FailoverTarget, Commander, LeaderKiller); the other kinds are carried out by the runner's consumers.
+var EngineFaults = []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command", "primary-kill", "partition-leader-kill", "node-restart"}
 
 // CanFault reports whether the registration can carry out a fault of this kind: always for a
 // runner-side kind, and for an engine-side kind when Faults lists it.

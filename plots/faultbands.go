@@ -74,6 +74,10 @@ var faultKindColours = map[string]color.NRGBA{
 	"consumer-pause":     {0x00, 0xa0, 0xa0, 0x40},
 	"slow-consumer":      {0xa0, 0xa0, 0x00, 0x48},
 	"subscriber-offline": {0x60, 0x60, 0xc0, 0x40},
+
+	// Kafka cluster faults.
+	"partition-leader-kill": {0x80, 0x30, 0x00, 0x48},
+	"node-restart":          {0x30, 0x50, 0x90, 0x48},
 }
 
 // FaultKindColour is the band colour of a fault kind (FaultColour for a kind it does not know).

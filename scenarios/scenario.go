@@ -168,7 +168,11 @@ type Fault struct {
 	//   subscriber-offline: consumer Consumer disconnects (unsubscribes) for Duration;
 	//   primary-kill: the Redis Cluster primary owning shard Shard's slot is killed, its replica
 	//     promoted by the cluster;
-	//   node-restart: that primary is killed and restarted on its directory after Duration.
+	//   node-restart: on redis-cluster, that primary is killed and restarted on its directory after
+	//     Duration; on a Kafka cluster, the broker leading partition 0 is shut down cleanly and
+	//     started again after Duration;
+	//   partition-leader-kill: the broker leading partition 0 of the run's topic is killed
+	//     (SIGKILL); it comes back after Duration, or stays down when Duration is 0;
 	Kind string `yaml:"kind" json:"kind"`
 	// Duration is how long the fault lasts, for faults that last.
 	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`

@@ -211,9 +211,13 @@ func (s *Scenario) validate() Errors {
 				bad(field+".kind", "failover needs replicas: 1 or more")
 			}
 		case "primary-kill":
-		case "stall", "consumer-pause", "subscriber-offline", "server-crash", "power-loss", "disk-full", "node-restart":
+		case "stall", "consumer-pause", "subscriber-offline", "server-crash", "power-loss", "disk-full":
 			if f.Duration <= 0 {
 				bad(field+".duration", "a %s needs a positive duration (got %s)", f.Kind, f.Duration)
+			}
+		case "partition-leader-kill", "node-restart":
+			if f.Duration < 0 {
+				bad(field+".duration", "must not be negative (got %s; 0 keeps a killed leader down)", f.Duration)
 			}
 		case "consumer-crash":
 			if f.Point != "" && f.Point != "after-work" && f.Point != "before-work" {
@@ -223,7 +227,7 @@ func (s *Scenario) validate() Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		default:
-			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, primary-kill, node-restart, command, slow-consumer, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
+			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, command, primary-kill, partition-leader-kill, node-restart, slow-consumer, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
 		}
 		// When the matrix sweeps the engine, each cell is checked with its own engine instead.
 		if FaultChecker != nil && !s.sweepsEngine() {

@@ -86,7 +86,7 @@ func newTestEngine(t testing.TB, spec engines.Spec) *engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEngine("kafka-url", spec, opts, []string{shared.Addr()}, nil, "")
+	e := newEngine("kafka-url", spec, opts, []string{shared.Addr()}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := e.Setup(ctx); err != nil {
@@ -401,10 +401,10 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := eng.(*managed)
-	pid := m.broker.PID()
+	pid := m.cluster.Nodes[0].PID()
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("broker.log tail:\n%s", m.broker.LogTail(8000))
+			t.Logf("broker.log tail:\n%s", m.cluster.Nodes[0].LogTail(8000))
 		}
 		began := time.Now()
 		if err := eng.Close(); err != nil {
@@ -415,7 +415,7 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 			t.Errorf("broker pid %d survived Close", pid)
 		}
 	})
-	t.Logf("managed broker up in %v (start alone %v)", time.Since(began).Round(time.Millisecond), m.broker.StartedIn.Round(time.Millisecond))
+	t.Logf("managed broker up in %v (start alone %v)", time.Since(began).Round(time.Millisecond), m.cluster.Nodes[0].StartedIn.Round(time.Millisecond))
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 	if err := m.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	pid = m.broker.PID()
+	pid = m.cluster.Nodes[0].PID()
 	t.Logf("restart after SIGKILL (log recovery) answered in %v", time.Since(began).Round(time.Millisecond))
 
 	// The producer opened before the crash gets through (kafka-go retries on the dead
@@ -483,7 +483,7 @@ func TestOptions(t *testing.T) {
 		check   func(options) bool
 	}{
 		{name: "defaults", p: nil, managed: true, check: func(o options) bool {
-			return acksName(o.acks) == "all" && o.partitions == 3 && o.replicationFactor == 1 && o.linger == minLinger
+			return acksName(o.acks) == "all" && o.partitions == 3 && o.replicationFactor == 1 && o.brokers == 1 && o.linger == minLinger
 		}},
 		{name: "acks leader", p: map[string]string{"acks": "leader"}, check: func(o options) bool { return acksName(o.acks) == "leader" }},
 		{name: "acks 0", p: map[string]string{"acks": "0"}, check: func(o options) bool { return acksName(o.acks) == "none" }},
@@ -504,6 +504,20 @@ func TestOptions(t *testing.T) {
 		{name: "bad partitioning", p: map[string]string{"partitioning": "hash"}, wantErr: "round-robin or producer"},
 		{name: "commit interval", p: map[string]string{"commit.interval.ms": "100"}, check: func(o options) bool { return o.commitInterval == 100*time.Millisecond }},
 		{name: "unknown key", p: map[string]string{"appendfsync": "always"}, wantErr: `unknown setting "appendfsync"`},
+		{name: "cluster of three replicates three times", p: map[string]string{"brokers": "3"}, managed: true,
+			check: func(o options) bool { return o.brokers == 3 && o.replicationFactor == 3 }},
+		{name: "five brokers still three copies", p: map[string]string{"brokers": "5"}, managed: true,
+			check: func(o options) bool { return o.replicationFactor == 3 }},
+		{name: "too many brokers", p: map[string]string{"brokers": "9"}, managed: true, wantErr: "at most 5"},
+		{name: "brokers need the managed cluster", p: map[string]string{"brokers": "3"}, wantErr: "managed cluster"},
+		{name: "more copies than brokers", p: map[string]string{"brokers": "2", "replication.factor": "3"}, managed: true, wantErr: "more copies than brokers"},
+		{name: "kafka-url replication unset until Setup", p: nil, check: func(o options) bool { return o.replicationFactor == 0 }},
+		{name: "min ISR above replication", p: map[string]string{"brokers": "3", "min.insync.replicas": "4"}, managed: true, wantErr: "no acks=all write"},
+		{name: "min ISR 2 of 3", p: map[string]string{"brokers": "3", "min.insync.replicas": "2"}, managed: true,
+			check: func(o options) bool { return o.topic["min.insync.replicas"] == "2" }},
+		{name: "unclean election", p: map[string]string{"unclean.leader.election.enable": "true"},
+			check: func(o options) bool { return o.topic["unclean.leader.election.enable"] == "true" }},
+		{name: "unclean election not a bool", p: map[string]string{"unclean.leader.election.enable": "sometimes"}, wantErr: "unclean.leader.election.enable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := parseOptions(tc.p, 3, tc.managed)
@@ -531,6 +545,12 @@ func TestRegistered(t *testing.T) {
 		}
 		if !r.Supports(Design) {
 			t.Errorf("%s does not support %s", name, Design)
+		}
+		// Only the managed cluster can kill its brokers; validation refuses the faults elsewhere.
+		for _, kind := range []string{"partition-leader-kill", "node-restart"} {
+			if got, want := r.CanFault(kind), name == "kafka"; got != want {
+				t.Errorf("%s CanFault(%s) = %v, want %v", name, kind, got, want)
+			}
 		}
 	}
 }

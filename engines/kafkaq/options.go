@@ -13,16 +13,20 @@ import (
 // options are the engine's settings, parsed once from Spec.Persistence. Keys use Kafka's own
 // names; every key is one of three kinds, and an unknown key is an error rather than a no-op:
 //
-//   - client settings: acks, partitions, replication.factor, linger.ms, batch.size (bytes),
-//     batch.messages, compression, partitioning, commit.interval.ms
+//   - client settings: acks, partitions, replication.factor (default min(3, brokers); on
+//     kafka-url min(3, the cluster's brokers)), linger.ms, batch.size (bytes), batch.messages,
+//     compression, partitioning, commit.interval.ms
+//   - cluster (managed broker only): brokers, the number of KRaft nodes qbench starts (default 1)
 //   - broker settings (managed broker only): log.flush.interval.messages, log.flush.interval.ms,
 //     log.flush.scheduler.interval.ms, and any server.properties key prefixed with "broker."
-//   - topic settings (CreateTopics configs): flush.messages, flush.ms, min.insync.replicas, and
-//     any topic config prefixed with "topic."
+//   - topic settings (CreateTopics configs): flush.messages, flush.ms, min.insync.replicas,
+//     unclean.leader.election.enable, and any topic config prefixed with "topic."
 type options struct {
-	acks              kafka.RequiredAcks
-	partitions        int
+	acks       kafka.RequiredAcks
+	partitions int
+	// replicationFactor 0 means "not set": the URL target fills it in from the cluster's size.
 	replicationFactor int
+	brokers           int // nodes of the managed cluster
 	linger            time.Duration
 	// batchBytes and batchMessages close a partition's batch when it holds that many bytes or
 	// messages (kafka-go's BatchBytes, which also caps one message, and BatchSize).
@@ -47,6 +51,9 @@ var topicKeys = map[string]bool{
 	"flush.messages":      true,
 	"flush.ms":            true,
 	"min.insync.replicas": true,
+	// Off by default since Kafka 0.11: a replica outside the ISR never becomes leader, so a
+	// leader's death does not silently truncate acknowledged writes; on, availability wins.
+	"unclean.leader.election.enable": true,
 }
 
 // minLinger stands for "no linger": kafka-go reads a zero BatchTimeout as its 1 s default. A
@@ -66,14 +73,14 @@ const (
 
 func parseOptions(p map[string]string, consumers int, managed bool) (options, error) {
 	o := options{
-		acks:              kafka.RequireAll,
-		partitions:        max(consumers, 1),
-		replicationFactor: 1,
-		linger:            minLinger,
-		batchBytes:        defaultBatchBytes,
-		batchMessages:     defaultBatchMessages,
-		broker:            map[string]string{},
-		topic:             map[string]string{},
+		acks:          kafka.RequireAll,
+		partitions:    max(consumers, 1),
+		brokers:       1,
+		linger:        minLinger,
+		batchBytes:    defaultBatchBytes,
+		batchMessages: defaultBatchMessages,
+		broker:        map[string]string{},
+		topic:         map[string]string{},
 	}
 	keys := make([]string, 0, len(p))
 	for k := range p {
@@ -90,6 +97,18 @@ func parseOptions(p map[string]string, consumers int, managed bool) (options, er
 			o.partitions, err = positive(v)
 		case k == "replication.factor":
 			o.replicationFactor, err = positive(v)
+		case k == "brokers":
+			o.brokers, err = positive(v)
+			if err == nil && o.brokers > maxBrokers {
+				err = fmt.Errorf("at most %d nodes on one machine", maxBrokers)
+			}
+			if err == nil && !managed {
+				err = fmt.Errorf("the number of brokers belongs to the managed cluster (engine kafka); kafka-url uses the cluster at address")
+			}
+		case k == "unclean.leader.election.enable" || k == "topic.unclean.leader.election.enable":
+			if _, err = strconv.ParseBool(v); err == nil {
+				o.topic["unclean.leader.election.enable"] = v
+			}
 		case k == "linger.ms":
 			var ms float64
 			ms, err = strconv.ParseFloat(v, 64)
@@ -130,7 +149,7 @@ func parseOptions(p map[string]string, consumers int, managed bool) (options, er
 		case strings.HasPrefix(k, "topic."):
 			o.topic[strings.TrimPrefix(k, "topic.")] = v
 		default:
-			return o, fmt.Errorf("kafka: unknown setting %q (client: acks, partitions, replication.factor, linger.ms, batch.size, batch.messages, compression, partitioning, commit.interval.ms; broker: log.flush.*, broker.<key>; topic: flush.messages, flush.ms, min.insync.replicas, topic.<key>)", k)
+			return o, fmt.Errorf("kafka: unknown setting %q (client: acks, partitions, replication.factor, linger.ms, batch.size, batch.messages, compression, partitioning, commit.interval.ms; cluster: brokers; broker: log.flush.*, broker.<key>; topic: flush.messages, flush.ms, min.insync.replicas, unclean.leader.election.enable, topic.<key>)", k)
 		}
 		if err != nil {
 			return o, fmt.Errorf("kafka: setting %s=%q: %v", k, v, err)
@@ -139,7 +158,35 @@ func parseOptions(p map[string]string, consumers int, managed bool) (options, er
 	if len(o.broker) > 0 && !managed {
 		return o, fmt.Errorf("kafka-url: broker settings %v need the managed broker (engine kafka); set them on the cluster, or use topic settings (flush.messages, flush.ms)", sortedKeys(o.broker))
 	}
-	return o, nil
+	if managed {
+		if o.replicationFactor == 0 {
+			o.replicationFactor = min(3, o.brokers)
+		}
+		if o.replicationFactor > o.brokers {
+			return o, fmt.Errorf("kafka: setting replication.factor=%d: more copies than brokers (%d)", o.replicationFactor, o.brokers)
+		}
+	}
+	return o, o.checkISR()
+}
+
+// maxBrokers bounds the managed cluster: each node is a JVM with its own heap.
+const maxBrokers = 5
+
+// checkISR refuses a min.insync.replicas no replica set can meet: every acks=all write would
+// fail with NOT_ENOUGH_REPLICAS, which is a misconfiguration, not a finding.
+func (o options) checkISR() error {
+	v, ok := o.topic["min.insync.replicas"]
+	if !ok {
+		return nil
+	}
+	n, err := positive(v)
+	if err != nil {
+		return fmt.Errorf("kafka: setting min.insync.replicas=%q: %v", v, err)
+	}
+	if o.replicationFactor > 0 && n > o.replicationFactor {
+		return fmt.Errorf("kafka: setting min.insync.replicas=%d: more than replication.factor %d, so no acks=all write could succeed", n, o.replicationFactor)
+	}
+	return nil
 }
 
 func parseAcks(v string) (kafka.RequiredAcks, error) {

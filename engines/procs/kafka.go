@@ -63,7 +63,8 @@ func kafkaVersion(home string) (string, error) {
 	return "", errors.New("libs/kafka_2.13-<version>.jar not found")
 }
 
-// KafkaConfig describes a single-node KRaft broker (combined broker and controller).
+// KafkaConfig describes a KRaft broker (combined broker and controller), alone or as one node
+// of a cluster started by StartKafkaCluster.
 type KafkaConfig struct {
 	// Home holds libs/*.jar; empty means KafkaHome().
 	Home string
@@ -76,7 +77,8 @@ type KafkaConfig struct {
 	JVMOptions []string
 	// Probe reports whether the broker answers at addr (a metadata request). Nil means a TCP dial.
 	Probe func(ctx context.Context, addr string) error
-	// StartTimeout bounds formatting plus start-up; zero means 60 s.
+	// StartTimeout bounds formatting plus start-up; zero means 60 s, and 45 s more for each
+	// further node of a cluster.
 	StartTimeout time.Duration
 }
 
@@ -88,9 +90,13 @@ var DefaultKafkaJVMOptions = []string{
 	"-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
 }
 
-// Kafka is a broker started by StartKafka.
+// Kafka is a broker started by StartKafka, or one node of a KafkaCluster.
 type Kafka struct {
-	cfg      KafkaConfig
+	cfg KafkaConfig
+	id  int // node.id, 1..n; 0 for a broker alone, which is node 1
+	// quorum holds every node's controller port, node i+1 at index i; empty for a broker alone.
+	quorum   []int
+	cluster  string // the cluster ID every node is formatted with
 	port     int
 	ctrlPort int
 	version  string
@@ -100,48 +106,33 @@ type Kafka struct {
 	StartedIn time.Duration
 }
 
-// StartKafka formats a fresh data directory under cfg.Dir and starts the broker on free
+// StartKafka formats a fresh data directory under cfg.Dir and starts a single broker on free
 // loopback ports. It returns once the broker answers Probe.
 func StartKafka(ctx context.Context, cfg KafkaConfig) (*Kafka, error) {
-	if cfg.Home == "" {
-		h, err := KafkaHome()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Home = h
-	}
-	if cfg.StartTimeout == 0 {
-		cfg.StartTimeout = 60 * time.Second
-	}
-	version, err := kafkaVersion(cfg.Home)
-	if err != nil {
-		return nil, fmt.Errorf("procs: %s: %w", cfg.Home, err)
-	}
-	ports, err := FreePorts(2)
+	c, err := StartKafkaCluster(ctx, cfg, 1)
 	if err != nil {
 		return nil, err
 	}
-	k := &Kafka{cfg: cfg, port: ports[0], ctrlPort: ports[1], version: version}
-	k.settings = k.properties()
-	if err := writeProperties(k.propertiesPath(), k.settings); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.StartTimeout)
-	defer cancel()
-	if err := k.format(ctx); err != nil {
-		return nil, err
-	}
-	if err := k.Start(ctx); err != nil {
-		return nil, err
-	}
-	return k, nil
+	return c.Nodes[0], nil
 }
 
 func (k *Kafka) properties() map[string]string {
+	// The internal topics (consumer offsets, transactions, share state) are replicated like a
+	// production cluster's, up to three copies, so a node's death does not take the group
+	// coordinator with it.
+	id, quorum := k.id, k.quorum
+	if id == 0 {
+		id, quorum = 1, []int{k.ctrlPort}
+	}
+	voters := make([]string, len(quorum))
+	for i, port := range quorum {
+		voters[i] = fmt.Sprintf("%d@127.0.0.1:%d", i+1, port)
+	}
+	rf := strconv.Itoa(min(len(quorum), 3))
 	p := map[string]string{
 		"process.roles":                    "broker,controller",
-		"node.id":                          "1",
-		"controller.quorum.voters":         fmt.Sprintf("1@127.0.0.1:%d", k.ctrlPort),
+		"node.id":                          strconv.Itoa(id),
+		"controller.quorum.voters":         strings.Join(voters, ","),
 		"listeners":                        fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", k.port, k.ctrlPort),
 		"advertised.listeners":             fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", k.port),
 		"controller.listener.names":        "CONTROLLER",
@@ -149,12 +140,12 @@ func (k *Kafka) properties() map[string]string {
 		"inter.broker.listener.name":       "PLAINTEXT",
 		"log.dirs":                         filepath.Join(k.cfg.Dir, "data"),
 		"num.partitions":                   "1",
-		"offsets.topic.replication.factor": "1",
+		"offsets.topic.replication.factor": rf,
 		// One partition for __consumer_offsets: 50 (the default) costs seconds at first use.
 		"offsets.topic.num.partitions":                     "1",
-		"transaction.state.log.replication.factor":         "1",
+		"transaction.state.log.replication.factor":         rf,
 		"transaction.state.log.min.isr":                    "1",
-		"share.coordinator.state.topic.replication.factor": "1",
+		"share.coordinator.state.topic.replication.factor": rf,
 		"share.coordinator.state.topic.min.isr":            "1",
 		"group.initial.rebalance.delay.ms":                 "0",
 		"auto.create.topics.enable":                        "false",
@@ -205,9 +196,9 @@ func (k *Kafka) java(jvm []string, mainClass string, args ...string) Command {
 	return Command{Path: "java", Args: append(a, args...), Dir: k.cfg.Dir, Log: k.logPath()}
 }
 
-// format runs kafka.tools.StorageTool format with a fresh cluster ID.
+// format runs kafka.tools.StorageTool format with the cluster's ID.
 func (k *Kafka) format(ctx context.Context) error {
-	c := k.java([]string{"-Xmx256m"}, "kafka.tools.StorageTool", "format", "-t", clusterID(), "-c", k.propertiesPath())
+	c := k.java([]string{"-Xmx256m"}, "kafka.tools.StorageTool", "format", "-t", k.cluster, "-c", k.propertiesPath())
 	p, err := Start(c)
 	if err != nil {
 		return err
@@ -290,6 +281,9 @@ func (k *Kafka) PID() int {
 	}
 	return k.proc.PID()
 }
+
+// ID is the broker's node.id (1 for a single broker; 1..n in a cluster).
+func (k *Kafka) ID() int { return max(k.id, 1) }
 
 // Version is the broker version, from its jar.
 func (k *Kafka) Version() string { return k.version }

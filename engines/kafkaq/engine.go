@@ -1,0 +1,282 @@
+// Package kafkaq is the Kafka engine: one topic per run, written by kafka.Writer and read by
+// kafka.Reader in a consumer group (github.com/segmentio/kafka-go).
+//
+// Engine "kafka" starts its own KRaft cluster (one node, or `brokers` combined broker and
+// controller nodes) from jars gathered by .ci/kafka-jars.sh (see engines/procs) and can crash
+// and restart it, or kill a partition's leader; engine "kafka-url"
+// uses an existing cluster whose bootstrap addresses are in Spec.Address (comma-separated).
+package kafkaq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"qbench/engines"
+	"qbench/engines/procs"
+)
+
+// Design is the only design this engine offers: a topic read by a consumer group.
+const Design = "topic"
+
+func init() {
+	engines.Register(engines.Registration{
+		Name:    "kafka",
+		Designs: []string{Design},
+		Summary: "Apache Kafka topic + consumer group (kafka-go) on a broker or KRaft cluster (brokers: N) qbench starts; needs .ci/kafka-jars.sh and java",
+		New:     newManaged,
+		Faults:  []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
+	})
+	engines.Register(engines.Registration{
+		Name:    "kafka-url",
+		Designs: []string{Design},
+		Summary: "Apache Kafka topic + consumer group (kafka-go) on an existing cluster at address (host:port,...)",
+		New:     newURL,
+		Shared:  true,
+	})
+}
+
+// engine serves one run on one topic.
+type engine struct {
+	name      string
+	spec      engines.Spec
+	opts      options
+	bootstrap []string
+	topic     string
+	group     string
+
+	cluster *procs.KafkaCluster // nil for kafka-url
+	health  healthState
+
+	transport *kafka.Transport
+	client    *kafka.Client
+
+	mu      sync.Mutex
+	closed  bool
+	settled bool                         // the group has been seen stable with every consumer once
+	opened  []interface{ Close() error } // producers and consumers Close still has to close
+}
+
+func checkDesign(spec engines.Spec) error {
+	if spec.Design != "" && spec.Design != Design {
+		return fmt.Errorf("kafka: design %q not supported (only %q)", spec.Design, Design)
+	}
+	return nil
+}
+
+func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
+	if err := checkDesign(spec); err != nil {
+		return nil, err
+	}
+	opts, err := parseOptions(spec.Persistence, spec.Consumers, false)
+	if err != nil {
+		return nil, err
+	}
+	var addrs []string
+	for _, a := range strings.Split(spec.Address, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	if len(addrs) == 0 {
+		return nil, errors.New("kafka-url: address (bootstrap host:port[,host:port...]) is empty")
+	}
+	e := newEngine("kafka-url", spec, opts, addrs, nil)
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := e.client.Metadata(pctx, &kafka.MetadataRequest{}); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("kafka-url: %s: %w", spec.Address, err)
+	}
+	return e, nil
+}
+
+func newEngine(name string, spec engines.Spec, opts options, bootstrap []string, c *procs.KafkaCluster) *engine {
+	// A transport of our own: after a broker restart on the same port, kafka.DefaultTransport's
+	// shared pool handed out dead connections for a while (kafka-go #1352).
+	//
+	// kafka-go refreshes its cached metadata only every MetadataTTL (not on NOT_LEADER or a dead
+	// leader, as Kafka's Java client does), so after a leader change on a cluster its writer kept
+	// sending to the dead broker for up to the TTL: 1 s there, so a leader kill measures Kafka's
+	// election more than kafka-go's cache. A single broker's leaders never move.
+	ttl := 10 * time.Second
+	if len(bootstrap) > 1 {
+		ttl = time.Second
+	}
+	t := &kafka.Transport{DialTimeout: 5 * time.Second, MetadataTTL: ttl, ClientID: "qbench"}
+	return &engine{
+		name:      name,
+		spec:      spec,
+		opts:      opts,
+		bootstrap: bootstrap,
+		topic:     topicFor(spec),
+		group:     groupFor(spec),
+		cluster:   c,
+		transport: t,
+		client:    &kafka.Client{Addr: kafka.TCP(bootstrap...), Transport: t, Timeout: 10 * time.Second},
+	}
+}
+
+// topicFor is the named topic of an existing system, else the run's own (topicName); groupFor
+// likewise for the consumer group. Named ones are never deleted (Teardown).
+func topicFor(spec engines.Spec) string {
+	if spec.Names.Topic != "" {
+		return spec.Names.Topic
+	}
+	return topicName(spec.RunID)
+}
+
+func groupFor(spec engines.Spec) string {
+	if spec.Names.Group != "" {
+		return spec.Names.Group
+	}
+	return "qbench-" + spec.RunID
+}
+
+// topicName is "qbench-<RunID>" made legal for Kafka: at most 249 characters from
+// [a-zA-Z0-9._-]. When RunID has to change, a hash of it keeps distinct runs apart.
+func topicName(runID string) string {
+	const maxLen = 249
+	name := "qbench-" + runID
+	clean := []byte(name)
+	changed := false
+	for i, c := range clean {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			clean[i] = '_'
+			changed = true
+		}
+	}
+	if !changed && len(clean) <= maxLen {
+		return name
+	}
+	h := fnv.New32a()
+	h.Write([]byte(runID))
+	suffix := fmt.Sprintf("-%08x", h.Sum32())
+	if len(clean) > maxLen-len(suffix) {
+		clean = clean[:maxLen-len(suffix)]
+	}
+	return string(clean) + suffix
+}
+
+func (e *engine) track(c interface{ Close() error }) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return fmt.Errorf("%s: engine closed", e.name)
+	}
+	e.opened = append(e.opened, c)
+	return nil
+}
+
+func (e *engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	opened := e.opened
+	e.opened = nil
+	e.mu.Unlock()
+
+	var errs []error
+	for _, c := range opened {
+		if err := c.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	e.transport.CloseIdleConnections()
+	if e.cluster != nil {
+		if err := e.cluster.Stop(10 * time.Second); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Lag is the group's backlog: log end offset minus committed offset, summed over partitions. A
+// partition with no commit yet counts from its log start. Kafka has no per-message pending
+// state, so Pending stays 0: delivered-but-uncommitted messages are part of the backlog.
+func (e *engine) Lag(ctx context.Context) (engines.Lag, error) {
+	ranges, unknown, err := e.uncommitted(ctx, "lag")
+	if err != nil {
+		return engines.Lag{}, err
+	}
+	if len(unknown) > 0 {
+		return engines.Lag{}, fmt.Errorf("%s: lag: committed offsets of partitions %v could not be read", e.name, unknown)
+	}
+	var lag engines.Lag
+	for _, r := range ranges {
+		lag.Backlog += max(r[1]-r[0], 0)
+	}
+	return lag, nil
+}
+
+// Facts records what ran. Settings hold the client settings and what the broker reports for the
+// topic's and the broker's durability settings, so a result shows what was in force rather
+// than what was asked for.
+func (e *engine) Facts(ctx context.Context) engines.Facts {
+	f := engines.Facts{
+		Name:    e.name,
+		Design:  Design,
+		Version: "unknown",
+		Address: strings.Join(e.bootstrap, ","),
+		Settings: map[string]string{
+			"client":             "github.com/segmentio/kafka-go",
+			"topic":              e.topic,
+			"acks":               acksName(e.opts.acks),
+			"partitions":         strconv.Itoa(e.opts.partitions),
+			"replication.factor": strconv.Itoa(e.opts.replicationFactor),
+			"linger":             e.opts.linger.String(),
+			"batch.size":         strconv.FormatInt(e.opts.batchBytes, 10),
+			"batch.messages":     strconv.Itoa(e.opts.batchMessages),
+			"in_flight":          strconv.Itoa(max(e.spec.InFlight, 1)), // concurrent Sends per producer
+			"compression":        compressionName(e.opts.compression),
+			"commit":             commitName(e.opts.commitInterval),
+			"partitioning":       map[bool]string{false: "round-robin", true: "producer"}[e.opts.byProducer],
+		},
+	}
+	if e.cluster != nil {
+		b := e.cluster.Nodes[0]
+		f.Version = b.Version()
+		f.Settings["brokers"] = strconv.Itoa(len(e.cluster.Nodes))
+		if len(e.cluster.Nodes) == 1 {
+			f.Settings["broker.pid"] = strconv.Itoa(b.PID())
+			f.Settings["broker.dir"] = b.Dir()
+			f.Settings["broker.started_in"] = b.StartedIn.Round(time.Millisecond).String()
+		} else {
+			var pids, started []string
+			for _, k := range e.cluster.Nodes {
+				pids = append(pids, fmt.Sprintf("%d:%d", k.ID(), k.PID()))
+				started = append(started, k.StartedIn.Round(time.Millisecond).String())
+			}
+			f.Settings["broker.pids"] = strings.Join(pids, ",")
+			f.Settings["broker.started_in"] = strings.Join(started, ",")
+		}
+	}
+	if err := e.readConfigs(ctx, f.Settings); err != nil {
+		f.Settings["configs.error"] = err.Error()
+	}
+	return f
+}
+
+func compressionName(c kafka.Compression) string {
+	if c == 0 {
+		return "none"
+	}
+	return c.String()
+}
+
+func commitName(interval time.Duration) string {
+	if interval == 0 {
+		return "sync"
+	}
+	return "every " + interval.String()
+}
