@@ -125,7 +125,7 @@ func NewRunID() string {
 func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
 		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas, InFlight: sc.InFlight,
-		Shards: sc.Shards, ShardRouting: sc.ShardRouting,
+		Shards: sc.Shards, ShardRouting: sc.ShardRouting, ShardSkew: sc.ShardSkew, Seed: sc.Seed,
 		LossyFS: sc.NeedsLossyFS(),
 		Address: sc.Address, Persistence: sc.EffectivePersistence(),
 		Stream: engines.StreamOptions{

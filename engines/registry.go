@@ -33,6 +33,10 @@ type Spec struct {
 	// ShardRouting is how producers choose a shard: round-robin (default), producer (producer i
 	// writes shard i mod Shards) or zipf (a hot-key skew, seeded).
 	ShardRouting string
+	// ShardSkew is the Zipf exponent (s > 1) of zipf routing.
+	ShardSkew float64
+	// Seed is the scenario's seed, for the engine's own seeded choices (zipf routing).
+	Seed int64
 	// Address of an existing server, for engines that connect to one (redis-url, kafka-url).
 	Address string
 	// Persistence is the durability policy, in the server's own setting names

@@ -213,8 +213,8 @@ func TestRawReplies(t *testing.T) {
 				if string(d.Payload) != c.want[i] {
 					t.Fatalf("payload %d = %q, want %q", i, d.Payload, c.want[i])
 				}
-				if c.ids != nil && *d.Handle.(*string) != c.ids[i] {
-					t.Fatalf("id %d = %v, want %s", i, *d.Handle.(*string), c.ids[i])
+				if c.ids != nil && d.Handle.(*streamEntry).id != c.ids[i] {
+					t.Fatalf("id %d = %v, want %s", i, d.Handle.(*streamEntry).id, c.ids[i])
 				}
 			}
 		})
