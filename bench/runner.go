@@ -94,6 +94,9 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	}
 	r = &run{sc: sc, opts: opts, eng: eng, tag: runTag(opts.RunID), ledger: ledger.NewGroups(sc.Producers, groups),
 		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed)}
+	if sh, ok := eng.(engines.Sharder); ok { // order is owed per shard only
+		r.ledger.SetShards(sh.Shards(), sh.ShardOf)
+	}
 	return r.execute(ctx, stop)
 }
 

@@ -104,6 +104,9 @@ type Summary struct {
 	ConsumeErrors int64 `json:"consume_errors"`
 	// HistogramDropped counts values that could not be recorded (out of range); should be 0.
 	HistogramDropped int64 `json:"histogram_dropped"`
+	// PerShard is the engine's lag per shard, when the queue was spread over several keys
+	// (scenario shards: N; the engine lag above is its sum).
+	PerShard []ShardLag `json:"per_shard,omitempty"`
 }
 
 // Generator is what qbench itself cost while it measured: its CPU (getrusage of the whole

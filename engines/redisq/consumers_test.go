@@ -272,7 +272,7 @@ func TestEntriesOfMatchesTypedReply(t *testing.T) {
 			}
 			var got []string
 			for _, d := range ds {
-				got = append(got, *d.Handle.(*string)+"="+string(d.Payload))
+				got = append(got, d.Handle.(*streamEntry).id+"="+string(d.Payload))
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) || len(got) != 4 {
 				t.Fatalf("raw reader %v, typed reply %v (want 4 entries)", got, want)

@@ -188,7 +188,7 @@ type reliableConsumer struct {
 	// row that found nothing (see Receive).
 	share       []int
 	turn, empty int
-	lastBeat time.Time
+	lastBeat    time.Time
 	// extra is how many non-blocking LMOVEs follow the next BLMOVE (see Receive).
 	extra int
 	// conn carries the moves and acknowledgements (the heartbeat and the reaper use the client).
