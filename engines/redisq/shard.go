@@ -75,7 +75,9 @@ func (r router) route(producer int, seq uint64) int {
 	case RouteProducer:
 		return producer % r.n
 	case RouteZipf:
-		u := float64(mix64(r.seed^mix64(uint64(producer)<<32^0x9e3779b97f4a7c15)^seq)>>11) / (1 << 53)
+		// The producer's stream of draws is keyed by (seed, producer), each draw by seq.
+		key := mix64(mix64(r.seed) ^ uint64(producer))
+		u := float64(mix64(key^seq)>>11) / (1 << 53)
 		return min(sort.SearchFloat64s(r.cdf, u), r.n-1)
 	default:
 		return int((uint64(producer) + seq) % uint64(r.n))
