@@ -59,7 +59,7 @@ func TestShardsEveryDesign(t *testing.T) {
 }
 
 // A backlog spread over four shards is found on every shard by the final sweep (queued, not lost),
-// and the end-of-run per-shard lag adds up to it.
+// and the end-of-run per-shard lag adds up to it (give or take writes never acknowledged).
 func TestShardsBacklogIsSweptOnEveryShard(t *testing.T) {
 	for _, target := range []string{"embedded", "redis"} {
 		for _, design := range []string{"stream", "list", "reliable-list"} {
@@ -87,8 +87,10 @@ drain_timeout: 200ms
 					}
 					held += s.Backlog + s.Pending
 				}
-				if held != l.Queued {
-					t.Fatalf("per-shard backlog + pending %d, queued %d", held, l.Queued)
+				// The engine also holds what it took from a send whose answer came too late
+				// (failed, not acknowledged, so never queued).
+				if held < l.Queued || held > l.Queued+l.Sent-l.Acked {
+					t.Fatalf("per-shard backlog + pending %d, queued %d, sent but not acknowledged %d", held, l.Queued, l.Sent-l.Acked)
 				}
 			})
 		}
