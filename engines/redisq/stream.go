@@ -427,30 +427,41 @@ func (c *streamConsumer) Close() error { return c.conn.close() }
 
 // lag reads, for each shard, each group's lag and pending count (XINFO GROUPS) and the oldest
 // pending entry's idle time (XPENDING with COUNT 1), summed (backlog, pending) or maximised
-// (idle) over groups and shards; per shard too when there are several.
+// (idle) over groups and shards; per shard too when there are several. Each kind of read is one
+// pipeline over the shards, so many shards still fit the sampler's deadline.
 func (s *streamDesign) lag(ctx context.Context) (engines.Lag, error) {
+	pipe := s.client.Pipeline()
+	infos := make([]*redis.XInfoGroupsCmd, len(s.keys))
+	for k, key := range s.keys {
+		infos[k] = pipe.XInfoGroups(ctx, key)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return engines.Lag{}, err
+	}
 	var lag engines.Lag
 	backlog, pending := make([]int64, len(s.keys)), make([]int64, len(s.keys))
-	for k, key := range s.keys {
-		groups, err := s.client.XInfoGroups(ctx, key).Result()
-		if err != nil {
-			return engines.Lag{}, err
-		}
-		for _, g := range groups {
+	pipe = s.client.Pipeline()
+	var oldest []*redis.XPendingExtCmd
+	for k, info := range infos {
+		for _, g := range info.Val() {
 			if g.Lag > 0 {
 				backlog[k] += g.Lag
 			}
 			pending[k] += g.Pending
-			if g.Pending == 0 {
-				continue
-			}
-			p, err := s.client.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: key, Group: g.Name, Start: "-", End: "+", Count: 1}).Result()
-			if err == nil && len(p) > 0 {
-				lag.OldestPendingNs = max(lag.OldestPendingNs, int64(p[0].Idle))
+			if g.Pending > 0 {
+				oldest = append(oldest, pipe.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: s.keys[k], Group: g.Name, Start: "-", End: "+", Count: 1}))
 			}
 		}
 		lag.Backlog += backlog[k]
 		lag.Pending += pending[k]
+	}
+	if len(oldest) > 0 {
+		_, _ = pipe.Exec(ctx) // the idle time is best effort, as before
+		for _, c := range oldest {
+			if p := c.Val(); len(p) > 0 {
+				lag.OldestPendingNs = max(lag.OldestPendingNs, int64(p[0].Idle))
+			}
+		}
 	}
 	s.shards.perShard(&lag, backlog, pending)
 	return lag, nil
