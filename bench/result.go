@@ -100,6 +100,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		res.Summary.Knee = k
 	}
 	res.Summary.LagMax, res.Summary.EngineLagMax = s.lagMax, s.engineLagMax
+	res.Summary.PerShard = r.perShard(&s.shardLags)
 	res.Summary.Ledger = results.Ledger(totals)
 	res.Summary.ProduceErrors = r.produceErrs.Load()
 	res.Summary.Unsent = r.unsent.Load()

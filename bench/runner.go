@@ -110,6 +110,9 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if sc.Backlog.Set() {
 		r.backlog = newBacklogPhase(sc, groups)
 	}
+	if sh, ok := eng.(engines.Sharder); ok { // order is owed per shard only
+		r.ledger.SetShards(sh.Shards(), sh.ShardOf)
+	}
 	r.joinSegment()
 	return r.segmentResult(r.execute(ctx, stop))
 }
@@ -154,7 +157,7 @@ func NewRunID() string {
 func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
 		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas, InFlight: sc.InFlight,
-		Shards: sc.Shards, ShardRouting: sc.ShardRouting,
+		Shards: sc.Shards, ShardRouting: sc.ShardRouting, ShardSkew: sc.ShardSkew, Seed: sc.Seed,
 		Names:   engines.Names{Stream: sc.Names.Stream, Group: sc.Names.Group, List: sc.Names.List, Topic: sc.Names.Topic, Channel: sc.Names.Channel},
 		LossyFS: sc.NeedsLossyFS(),
 		Address: sc.Address, Persistence: sc.EffectivePersistence(),

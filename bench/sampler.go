@@ -28,6 +28,9 @@ type sampler struct {
 	stopOnce     sync.Once
 	stopCh       chan struct{}
 
+	// shardLags keeps each shard's largest lag (shards: N).
+	shardLags shardLags
+
 	// deliveriesMu guards taking the interval's delivery count and adding it to deliveries, so
 	// that deliveriesSoFar never misses the count between the two.
 	deliveriesMu sync.Mutex
@@ -143,6 +146,7 @@ func (s *sampler) harvest(final bool) {
 		if err == nil {
 			iv.EngineLag = &results.EngineLag{Backlog: lag.Backlog, Pending: lag.Pending, OldestPendingNs: lag.OldestPendingNs, Subscribers: lag.Subscribers}
 			s.engineLagMax = max(s.engineLagMax, lag.Backlog+lag.Pending)
+			s.shardLags.note(lag.Shards)
 		}
 	}
 	if hr, ok := r.eng.(engines.HealthReporter); ok && !final {

@@ -74,6 +74,29 @@ type Lag struct {
 	OldestPendingNs int64 `json:"oldest_pending_ns"`
 	// Subscribers is how many subscribers the server counts (pub/sub).
 	Subscribers int64 `json:"subscribers,omitempty"`
+	// Shards is the same reading per shard, when the queue is spread over several keys
+	// (Spec.Shards > 1); the fields above are then its sums (Subscribers: its minimum).
+	Shards []ShardLag `json:"shards,omitempty"`
+}
+
+// ShardLag is one shard's part of a Lag reading, with what the engine counted through it.
+type ShardLag struct {
+	Backlog     int64 `json:"backlog"`
+	Pending     int64 `json:"pending"`
+	Subscribers int64 `json:"subscribers,omitempty"`
+	// Sent counts messages producers pushed to the shard so far; Received, deliveries consumers
+	// read from it.
+	Sent     int64 `json:"sent"`
+	Received int64 `json:"received"`
+}
+
+// Sharder is implemented by engines that spread the queue over several keys and route each
+// message by a pure function of its producer and sequence number (the Redis designs under
+// Spec.Shards). Messages routed to different shards owe each other no order, so the runner's
+// ledger holds the engine to order per shard only.
+type Sharder interface {
+	Shards() int
+	ShardOf(producer int, seq uint64) int
 }
 
 // LagReporter is implemented by engines that can report consumer lag themselves.

@@ -37,6 +37,10 @@ type Spec struct {
 	// system (producer-only and consumer-only runs). An engine never deletes a named key, topic or
 	// group; it may create a missing one.
 	Names Names
+	// ShardSkew is the Zipf exponent (s > 1) of zipf routing.
+	ShardSkew float64
+	// Seed is the scenario's seed, for the engine's own seeded choices (zipf routing).
+	Seed int64
 	// Address of an existing server, for engines that connect to one (redis-url, kafka-url).
 	Address string
 	// Persistence is the durability policy, in the server's own setting names

@@ -117,6 +117,9 @@ type Summary struct {
 	// read 0 but mean "not measured".
 	Role     string   `json:"role,omitempty"`
 	NotKnown []string `json:"not_known,omitempty"`
+	// PerShard is the engine's lag per shard, when the queue was spread over several keys
+	// (scenario shards: N; the engine lag above is its sum).
+	PerShard []ShardLag `json:"per_shard,omitempty"`
 	// Backlog is the fill and drain of a backlog: scenario's backlog phase.
 	Backlog *Backlog `json:"backlog,omitempty"`
 }

@@ -80,6 +80,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		fmt.Fprintf(w, ", %d (engine: backlog + pending)", s.EngineLagMax)
 	}
 	fmt.Fprintln(w)
+	writeShards(w, s.PerShard)
 	if s.Unsent > 0 {
 		fmt.Fprintf(w, "unsent: %d scheduled messages were never sent (producers still behind at duration + drain timeout)\n", s.Unsent)
 	}

@@ -11,6 +11,9 @@ const (
 	// MaxProducers and MaxConsumers bound the goroutines and connections of one run.
 	MaxProducers = 1024
 	MaxConsumers = 1024
+	// MaxShards bounds the keys one run spreads its queue over (each is a stream, list or
+	// channel that every lag reading and the final sweep visit).
+	MaxShards = 1024
 	// MaxDuration bounds one run (soaks included).
 	MaxDuration = 24 * time.Hour
 	// MaxBufferBytes bounds the payload buffers producers hold at once:

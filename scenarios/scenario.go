@@ -32,7 +32,10 @@ type Scenario struct {
 	Shards int `yaml:"shards,omitempty" json:"shards,omitempty"`
 	// ShardRouting is how producers pick a shard: round-robin (default), producer, zipf.
 	ShardRouting string `yaml:"shard_routing,omitempty" json:"shard_routing,omitempty"`
-	Consumers    int    `yaml:"consumers" json:"consumers"`
+	// ShardSkew is zipf routing's exponent s > 1 (default 1.1): shard k gets a share
+	// proportional to 1/(k+1)^s.
+	ShardSkew float64 `yaml:"shard_skew,omitempty" json:"shard_skew,omitempty"`
+	Consumers int     `yaml:"consumers" json:"consumers"`
 	// Rate is the total offered load in messages per second across all producers, or max for a
 	// closed loop where each producer sends as soon as the previous send was acknowledged.
 	Rate Rate `yaml:"rate" json:"rate"`

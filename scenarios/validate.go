@@ -106,6 +106,39 @@ func (s *Scenario) ApplyDefaults() {
 	if s.Backlog.Set() && s.Backlog.Producers == "" {
 		s.Backlog.Producers = "keep"
 	}
+	if s.Shards > 1 && s.ShardRouting == "" {
+		s.ShardRouting = DefaultShardRouting
+	}
+	if s.ShardRouting == "zipf" && s.ShardSkew == 0 {
+		s.ShardSkew = DefaultShardSkew
+	}
+}
+
+// Sharding defaults: routing when shards > 1, and zipf routing's exponent.
+const (
+	DefaultShardRouting = "round-robin"
+	DefaultShardSkew    = 1.1
+)
+
+// validateShards checks shards, shard_routing and shard_skew.
+func (s *Scenario) validateShards(bad func(field, format string, args ...any)) {
+	if s.Shards < 0 || s.Shards > MaxShards {
+		bad("shards", "must be between 1 and %d keys (got %d)", MaxShards, s.Shards)
+	}
+	if s.Shards != 0 && (s.Engine == "kafka" || s.Engine == "kafka-url") {
+		bad("shards", "spreads a Redis design over several keys; a Kafka topic's equivalent is its partitions (set persistence: {partitions: N})")
+	}
+	switch s.ShardRouting {
+	case "", "round-robin", "producer", "zipf":
+	default:
+		bad("shard_routing", "must be round-robin, producer or zipf (got %q)", s.ShardRouting)
+	}
+	if s.ShardSkew != 0 && s.ShardRouting != "zipf" {
+		bad("shard_skew", "is the exponent of shard_routing: zipf (routing is %q)", s.ShardRouting)
+	}
+	if s.ShardRouting == "zipf" && !(s.ShardSkew > 1 && s.ShardSkew <= 100) {
+		bad("shard_skew", "must be a Zipf exponent above 1 and at most 100 (got %g)", s.ShardSkew)
+	}
 }
 
 // EngineChecker reports whether an engine name and design are known, naming the field at fault
@@ -144,6 +177,7 @@ func (s *Scenario) validate() Errors {
 	s.validateLimits(bad)
 	s.validateRole(bad)
 	s.validateBacklog(bad)
+	s.validateShards(bad)
 	s.validateWorkload(bad)
 	s.validateSize(bad)
 	if s.Duration < 0 {

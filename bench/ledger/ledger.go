@@ -42,6 +42,10 @@ type Ledger struct {
 	// receiveOnly: this run did not send (a consume-only run reading what another run sent), so
 	// nothing is known of sends: no lost, queued, phantom or reordered, only deliveries.
 	receiveOnly bool
+	// shards and shardOf, when the engine spreads the queue over several keys (SetShards): the
+	// order rule holds among messages of the same shard only.
+	shards  int
+	shardOf func(producer int, seq uint64) int
 }
 
 type producerBook struct {
@@ -55,7 +59,8 @@ type producerBook struct {
 	// seq's acknowledgement came back: every message from next on was sent after seq was
 	// acknowledged, so the engine owes delivering seq before it. 0 until the acknowledgement.
 	after []uint32
-	// highest is the highest sequence number each group has received from this producer, +1.
+	// highest is the highest sequence number each group has received from this producer, +1;
+	// with shards, per group and shard (index group*shards+shard).
 	highest   []uint64
 	reordered int64
 	// found is a bit per sequence number per group: the message was found still held by the
@@ -90,6 +95,27 @@ func NewReceiveOnly(n, groups int) *Ledger {
 
 // Foreign counts one delivery that is not this run's message (no qbench stamp, or another run's).
 func (l *Ledger) Foreign() { l.foreign.Add(1) }
+
+// SetShards makes the order rule hold per shard: the engine routes message seq of producer to
+// shard shardOf(producer, seq) of n, and messages on different shards (different keys) owe each
+// other no order. Call it before the run starts.
+func (l *Ledger) SetShards(n int, shardOf func(producer int, seq uint64) int) {
+	if n <= 1 || shardOf == nil {
+		return
+	}
+	l.shards, l.shardOf = n, shardOf
+	for _, b := range l.producers {
+		b.highest = make([]uint64, l.groups*n)
+	}
+}
+
+// slot is the index into highest of group and message seq of producer.
+func (l *Ledger) slot(group, producer int, seq uint64) int {
+	if l.shardOf == nil {
+		return group
+	}
+	return group*l.shards + l.shardOf(producer, seq)
+}
 
 func (b *producerBook) grow(seq uint64) {
 	for uint64(len(b.flags)) <= seq {
@@ -191,10 +217,11 @@ func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
 	b.grow(seq)
 	b.deliveries[group][seq]++
 	first = b.deliveries[group][seq] == 1
-	if first && !b.remote && !l.receiveOnly && seq+1 < b.highest[group] && b.brokeOrder(group, seq) {
+	slot := l.slot(group, producer, seq)
+	if first && !b.remote && !l.receiveOnly && seq+1 < b.highest[slot] && b.brokeOrder(group, slot, seq, l.sameShard(producer, seq)) {
 		b.reordered++
 	}
-	b.highest[group] = max(b.highest[group], seq+1)
+	b.highest[slot] = max(b.highest[slot], seq+1)
 	b.mu.Unlock()
 	if first {
 		l.firstDelivered[group].Add(1)
@@ -237,16 +264,27 @@ func (b *producerBook) isFound(group int, seq int) bool {
 	return b.found[group][seq/64]&(1<<(seq%64)) != 0
 }
 
+// sameShard says whether message s of producer is on seq's shard (always, without shards).
+func (l *Ledger) sameShard(producer int, seq uint64) func(s uint64) bool {
+	if l.shardOf == nil {
+		return nil
+	}
+	k := l.shardOf(producer, seq)
+	return func(s uint64) bool { return l.shardOf(producer, s) == k }
+}
+
 // brokeOrder reports whether the first delivery of seq to group, now, breaks an order the engine
-// owed: a message of the same producer already reached the group although it was sent after seq
-// was acknowledged, or it is a later message of seq's own batch (a pipeline or a produce call
-// keeps its order in the designs that keep order at all). A later message that was in flight
-// together with seq, in another batch, may arrive first through no fault of the engine. A
-// delivery that comes before the runner has recorded seq's acknowledgement is judged by its batch
-// alone (a message sent after that acknowledgement arriving first is then a microseconds-wide
-// race, and is not counted). b.mu is held.
-func (b *producerBook) brokeOrder(group int, seq uint64) bool {
-	hi := b.highest[group] // one past the highest sequence number delivered to group so far
+// owed: a message of the same producer (and shard) already reached the group although it was sent
+// after seq was acknowledged, or it is a later message of seq's own batch on the same shard (a
+// pipeline or a produce call keeps its order in the designs that keep order at all). A later
+// message that was in flight together with seq, in another batch, may arrive first through no
+// fault of the engine, and so may one on another shard (another key). A delivery that comes
+// before the runner has recorded seq's acknowledgement is judged by its batch alone (a message
+// sent after that acknowledgement arriving first is then a microseconds-wide race, and is not
+// counted). slot indexes highest for seq's group and shard; same is nil without shards. b.mu is
+// held.
+func (b *producerBook) brokeOrder(group, slot int, seq uint64, same func(s uint64) bool) bool {
+	hi := b.highest[slot] // one past the highest sequence number of seq's shard delivered to group
 	if a := b.after[seq]; a != 0 && hi > seq+uint64(a) {
 		return true
 	}
@@ -255,7 +293,7 @@ func (b *producerBook) brokeOrder(group int, seq uint64) bool {
 		if b.flags[s]&flagBatchStart != 0 {
 			return false // the end of seq's batch
 		}
-		if d[s] > 0 {
+		if d[s] > 0 && (same == nil || same(s)) {
 			return true
 		}
 	}

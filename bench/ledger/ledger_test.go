@@ -306,3 +306,39 @@ func TestReceiveOnlyLedgerCountsDeliveriesAndForeign(t *testing.T) {
 		t.Fatalf("totals %+v lost %v, want %+v", tot, lost, want)
 	}
 }
+
+// With shards the order rule holds per shard: a later message on another shard (another key)
+// arriving first is no fault of the engine; on the same shard it still is.
+func TestLedgerReorderRulePerShard(t *testing.T) {
+	evenOdd := func(_ int, seq uint64) int { return int(seq % 2) } // round robin over two shards
+	cases := []struct {
+		name    string
+		shards  int
+		batches [][3]uint64 // first, n, next
+		deliver []uint64
+		want    int64
+	}{
+		{"one shard: later message first is reordered", 1, [][3]uint64{{0, 1, 1}, {1, 1, 2}, {2, 1, 3}}, []uint64{1, 0, 2}, 1},
+		{"two shards: later message of the other shard first", 2, [][3]uint64{{0, 1, 1}, {1, 1, 2}, {2, 1, 3}}, []uint64{1, 0, 2}, 0},
+		{"two shards: later message of the same shard first", 2, [][3]uint64{{0, 1, 1}, {1, 1, 2}, {2, 1, 3}}, []uint64{2, 0, 1}, 1},
+		{"two shards: one batch, other shard's later message first", 2, [][3]uint64{{0, 4, 4}}, []uint64{1, 3, 0, 2}, 0},
+		{"two shards: one batch, same shard's later message first", 2, [][3]uint64{{0, 4, 4}}, []uint64{2, 0, 1, 3}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := New(1)
+			l.SetShards(c.shards, evenOdd)
+			for _, b := range c.batches {
+				l.Batch(0, b[0], int(b[1]))
+				l.SentBatch(0, b[0], make([]error, b[1]), make([]int64, b[1]), b[2])
+			}
+			for _, s := range c.deliver {
+				l.Delivered(0, s)
+			}
+			got, _ := l.Close(0)
+			if got.Reordered != c.want {
+				t.Fatalf("reordered %d, want %d", got.Reordered, c.want)
+			}
+		})
+	}
+}

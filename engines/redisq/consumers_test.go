@@ -213,8 +213,8 @@ func TestRawReplies(t *testing.T) {
 				if string(d.Payload) != c.want[i] {
 					t.Fatalf("payload %d = %q, want %q", i, d.Payload, c.want[i])
 				}
-				if c.ids != nil && *d.Handle.(*string) != c.ids[i] {
-					t.Fatalf("id %d = %v, want %s", i, *d.Handle.(*string), c.ids[i])
+				if c.ids != nil && d.Handle.(*streamEntry).id != c.ids[i] {
+					t.Fatalf("id %d = %v, want %s", i, d.Handle.(*streamEntry).id, c.ids[i])
 				}
 			}
 		})
@@ -272,7 +272,7 @@ func TestEntriesOfMatchesTypedReply(t *testing.T) {
 			}
 			var got []string
 			for _, d := range ds {
-				got = append(got, *d.Handle.(*string)+"="+string(d.Payload))
+				got = append(got, d.Handle.(*streamEntry).id+"="+string(d.Payload))
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) || len(got) != 4 {
 				t.Fatalf("raw reader %v, typed reply %v (want 4 entries)", got, want)

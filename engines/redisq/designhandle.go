@@ -27,16 +27,19 @@ type DesignOptions struct {
 }
 
 // NewDesign builds spec.Design on client. Nothing is sent until Setup.
+// A Design is one key set: the caller composes shards itself, so spec.Shards is taken as 1.
 func NewDesign(client redis.UniversalClient, spec engines.Spec, o DesignOptions) (*Design, error) {
+	spec.Shards = 1
+	sh := newShards(spec)
 	switch spec.Design {
 	case "stream":
-		return &Design{newStreamDesign(client, spec)}, nil
+		return &Design{newStreamDesign(client, spec, sh)}, nil
 	case "list":
-		return &Design{newListDesign(client, spec)}, nil
+		return &Design{newListDesign(client, spec, sh)}, nil
 	case "reliable-list":
-		return &Design{newReliableDesign(client, spec)}, nil
+		return &Design{newReliableDesign(client, spec, sh)}, nil
 	case "pubsub":
-		p := newPubSubDesign(client, spec)
+		p := newPubSubDesign(client, spec, sh)
 		if !o.ShardedPubSub {
 			return &Design{p}, nil
 		}
@@ -59,7 +62,7 @@ func (d *Design) Teardown(ctx context.Context) error { return d.d.teardown(ctx) 
 
 // Push queues the commands that send payloads on pipe, one Cmder per payload.
 func (d *Design) Push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
-	return d.d.push(ctx, pipe, payloads)
+	return d.d.push(ctx, pipe, payloads, nil)
 }
 
 // NewConsumer opens consumer id (its group is GroupOf(id)).
@@ -110,27 +113,27 @@ func (d *Design) Stats(ctx context.Context) map[string]int64 {
 // to every subscriber, routed to the node owning the channel's slot.
 type shardedPubSub struct{ *pubsubDesign }
 
-func (p *shardedPubSub) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
+func (p *shardedPubSub) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, _ [][]int) []redis.Cmder {
 	cmds := make([]redis.Cmder, len(payloads))
 	for i, pl := range payloads {
-		cmds[i] = pipe.SPublish(ctx, p.channel, pl)
+		cmds[i] = pipe.SPublish(ctx, p.channels[0], pl)
 	}
 	return cmds
 }
 
 func (p *shardedPubSub) newConsumer(ctx context.Context, _ int) (engines.Consumer, error) {
-	ps := p.client.SSubscribe(ctx, p.channel)
+	ps := p.client.SSubscribe(ctx, p.channels[0])
 	if _, err := ps.Receive(ctx); err != nil { // the subscribe confirmation
 		ps.Close()
 		return nil, err
 	}
-	return &pubsubConsumer{ps: ps}, nil
+	return &pubsubConsumer{p: p.pubsubDesign, ps: ps}, nil
 }
 
 // lag counts the channel's subscribers on the node owning its slot (PUBSUB SHARDNUMSUB).
 func (p *shardedPubSub) lag(ctx context.Context) (engines.Lag, error) {
-	m, err := p.client.PubSubShardNumSub(ctx, p.channel).Result()
-	return engines.Lag{Subscribers: m[p.channel]}, err
+	m, err := p.client.PubSubShardNumSub(ctx, p.channels[0]).Result()
+	return engines.Lag{Subscribers: m[p.channels[0]]}, err
 }
 
 // DesignNames are the Redis designs, the default first, for engines registering them.

@@ -25,6 +25,8 @@ type engine struct {
 	addr   string
 	client *redis.Client
 	design design
+	// shards is the run's shard set (one shard without `shards:`).
+	shards *shards
 	// closeTarget stops what the target started (the embedded server); nil for an existing Redis.
 	closeTarget func() error
 	staller     func(ctx context.Context, d time.Duration) error
@@ -47,8 +49,9 @@ type engine struct {
 type design interface {
 	setup(ctx context.Context) error
 	// push queues the commands that send payloads, one Cmder per payload (the same one for
-	// several when one command carries them all).
-	push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder
+	// several when one command carries them all). byShard[k] lists the positions of shard k's
+	// payloads, in batch order; nil means every payload is for shard 0 (one shard).
+	push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder
 	newConsumer(ctx context.Context, id int) (engines.Consumer, error)
 	lag(ctx context.Context) (engines.Lag, error)
 	teardown(ctx context.Context) error
@@ -86,16 +89,16 @@ func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *
 		client.Close()
 		return nil, fmt.Errorf("connecting to %s: %w", addr, err)
 	}
-	e := &engine{spec: spec, target: target, addr: addr, client: client}
+	e := &engine{spec: spec, target: target, addr: addr, client: client, shards: newShards(spec)}
 	switch spec.Design {
 	case "stream":
-		e.design = newStreamDesign(client, spec)
+		e.design = newStreamDesign(client, spec, e.shards)
 	case "list":
-		e.design = newListDesign(client, spec)
+		e.design = newListDesign(client, spec, e.shards)
 	case "reliable-list":
-		e.design = newReliableDesign(client, spec)
+		e.design = newReliableDesign(client, spec, e.shards)
 	case "pubsub":
-		e.design = newPubSubDesign(client, spec)
+		e.design = newPubSubDesign(client, spec, e.shards)
 	default:
 		client.Close()
 		return nil, fmt.Errorf("design %q is not implemented", spec.Design)
@@ -129,7 +132,7 @@ func (e *engine) GroupOf(consumer int) int {
 }
 
 func (e *engine) NewProducer(_ context.Context, id int) (engines.Producer, error) {
-	return &producer{e: e, idle: make(chan *dedicated, max(e.spec.InFlight, 1))}, nil
+	return &producer{e: e, id: id, idle: make(chan *dedicated, max(e.spec.InFlight, 1))}, nil
 }
 
 // producer sends a batch as one pipeline on one connection, followed, when the scenario asks,
@@ -137,10 +140,14 @@ func (e *engine) NewProducer(_ context.Context, id int) (engines.Producer, error
 // Sends (batches in flight) each hold a connection of their own: the producer keeps up to
 // InFlight dedicated connections and hands an idle one to each Send. Taking one from the
 // client's pool instead costs a health-check read system call per batch, which at one message
-// per batch (the latency floor) is a fifth of the round trip.
+// per batch (the latency floor) is a fifth of the round trip. With several shards the batch is
+// split by shard inside the one pipeline.
 type producer struct {
 	e    *engine
+	id   int
 	idle chan *dedicated
+	// unstamped counts payloads without a runner's stamp, for routing them (see shards.of).
+	unstamped atomic.Uint64
 }
 
 // conn returns an idle dedicated connection, or a new one when all are busy.
@@ -169,10 +176,16 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	var cmds []redis.Cmder
 	var wait *redis.Cmd
 	w := p.e.spec.Wait
+	var byShard [][]int
+	if p.e.shards.n > 1 {
+		byShard = p.e.shards.split(p.id, payloads, &p.unstamped)
+	} else {
+		p.e.shards.sent[0].Add(int64(len(payloads)))
+	}
 	d := p.conn()
 	defer p.release(d)
 	_, err := d.get().Pipelined(ctx, func(pipe redis.Pipeliner) error {
-		cmds = p.e.design.push(ctx, pipe, payloads)
+		cmds = p.e.design.push(ctx, pipe, payloads, byShard)
 		ms := strconv.FormatInt(w.Timeout.Milliseconds(), 10)
 		switch {
 		case w.AOFLocal > 0 || (w.Replicas > 0 && w.AOF):

@@ -14,54 +14,93 @@ import (
 
 // listDesign: producers LPUSH (or RPUSH) to one list; consumers pop the other end with BLMPOP,
 // up to list.count at a time. Popping is the delivery and there is no acknowledgement: a consumer that dies
-// after popping loses the message. That is the design.
+// after popping loses the message. That is the design. With shards there are N ready lists; a
+// consumer pops from its share of them with one BLMPOP.
 type listDesign struct {
 	client redis.UniversalClient
 	spec   engines.Spec
-	ready  string
-	// readyArg is ready boxed once, for push.
-	readyArg any
+	shards *shards
+	readys []string // the ready list of each shard
+	// readyArgs are readys boxed once, for push.
+	readyArgs []any
 }
 
-func newListDesign(client redis.UniversalClient, spec engines.Spec) *listDesign {
-	ready := listKey(spec)
-	return &listDesign{client: client, spec: spec, ready: ready, readyArg: ready}
+func newListDesign(client redis.UniversalClient, spec engines.Spec, sh *shards) *listDesign {
+	l := &listDesign{client: client, spec: spec, shards: sh, readys: sh.keys(listKey(spec))}
+	for _, k := range l.readys {
+		l.readyArgs = append(l.readyArgs, k)
+	}
+	return l
 }
 
 func (l *listDesign) setup(ctx context.Context) error { return nil }
 
 func (l *listDesign) teardown(ctx context.Context) error {
-	if keys := ownKeys(l.spec, l.ready); len(keys) > 0 {
+	if keys := ownKeys(l.spec, l.readys...); len(keys) > 0 {
 		return l.client.Del(ctx, keys...).Err()
 	}
 	return nil
 }
 
 func (l *listDesign) newConsumer(_ context.Context, id int) (engines.Consumer, error) {
-	return &listConsumer{l: l, conn: dedicated{client: l.client}}, nil
+	m, members := member(id, l.spec.Consumers, 1)
+	return &listConsumer{l: l, share: l.shards.share(m, members), conn: dedicated{client: l.client}}, nil
 }
 
+// lag is the ready lists' lengths (one pipeline).
 func (l *listDesign) lag(ctx context.Context) (engines.Lag, error) {
-	n, err := l.client.LLen(ctx, l.ready).Result()
-	return engines.Lag{Backlog: n}, err
+	pipe := l.client.Pipeline()
+	lens := make([]*redis.IntCmd, len(l.readys))
+	for k, key := range l.readys {
+		lens[k] = pipe.LLen(ctx, key)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return engines.Lag{}, err
+	}
+	var lag engines.Lag
+	backlog := make([]int64, len(lens))
+	for k, c := range lens {
+		backlog[k] = c.Val()
+		lag.Backlog += backlog[k]
+	}
+	l.shards.perShard(&lag, backlog, make([]int64, len(lens)))
+	return lag, nil
 }
 
-// push queues the batch as one variadic LPUSH (or RPUSH): one command, one acknowledgement for
-// all of it. Built with Do, so the arguments are one slice (the typed LPush copies them into a
-// second one).
-func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
-	args := make([]any, 2, 2+len(payloads))
-	args[0], args[1] = "LPUSH", l.readyArg
+// push queues the batch as one variadic LPUSH (or RPUSH) per shard: one command, one
+// acknowledgement for all of a shard's part. Built with Do, so the arguments are one slice (the
+// typed LPush copies them into a second one).
+func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder {
+	verb := "LPUSH"
 	if l.spec.List.Push == "rpush" {
-		args[0] = "RPUSH"
+		verb = "RPUSH"
 	}
-	for _, pl := range payloads {
-		args = append(args, pl)
-	}
-	cmd := pipe.Do(ctx, args...)
 	cmds := make([]redis.Cmder, len(payloads))
-	for i := range cmds {
-		cmds[i] = cmd
+	if byShard == nil {
+		args := make([]any, 2, 2+len(payloads))
+		args[0], args[1] = verb, l.readyArgs[0]
+		for _, pl := range payloads {
+			args = append(args, pl)
+		}
+		cmd := pipe.Do(ctx, args...)
+		for i := range cmds {
+			cmds[i] = cmd
+		}
+		return cmds
+	}
+	for k, ix := range byShard {
+		if len(ix) == 0 {
+			continue
+		}
+		args := make([]any, 2, 2+len(ix))
+		args[0], args[1] = verb, l.readyArgs[k]
+		for _, i := range ix {
+			args = append(args, payloads[i])
+		}
+		cmd := pipe.Do(ctx, args...)
+		for _, i := range ix {
+			cmds[i] = cmd
+		}
 	}
 	return cmds
 }
@@ -70,8 +109,12 @@ func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads []
 // RIGHT|LEFT COUNT n (Redis 7.0) waits for the first and takes whatever else is there, up to n,
 // so a busy list costs one round trip per batch and an idle one still wakes the consumer at once.
 type listConsumer struct {
-	l    *listDesign
-	conn dedicated
+	l *listDesign
+	// share is the shards this consumer pops from; turn rotates which is named first (see
+	// Receive).
+	share []int
+	turn  int
+	conn  dedicated
 	// buf holds the last reply; the payloads Receive returns are slices of it, valid until the
 	// next Receive (the runner is done with a batch by then). One buffer reused saves growing a
 	// fresh one for every reply, which was a tenth of qbench's CPU at 200,000 msg/s.
@@ -86,40 +129,70 @@ func popTimeout(spec engines.Spec) time.Duration {
 	return 100 * time.Millisecond
 }
 
+// Receive pops from the first non-empty list of the consumer's share. BLMPOP takes the first
+// non-empty key it is given, so the order rotates each call: a busy shard named first every time
+// would starve the others.
 func (c *listConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 	c.buf.Reset()
-	err := c.conn.get().DoRawWriteTo(ctx, &c.buf, "BLMPOP", seconds(popTimeout(c.l.spec)), 1, c.l.ready, c.l.popEnd(), "COUNT", popCount(c.l.spec)).Err()
+	args := make([]any, 0, 6+len(c.share))
+	args = append(args, "BLMPOP", seconds(popTimeout(c.l.spec)), len(c.share))
+	for i := range c.share {
+		args = append(args, c.l.readyArgs[c.share[(c.turn+i)%len(c.share)]])
+	}
+	c.turn++
+	args = append(args, c.l.popEnd(), "COUNT", popCount(c.l.spec))
+	err := c.conn.get().DoRawWriteTo(ctx, &c.buf, args...).Err()
 	if err != nil {
 		return nil, c.conn.check(err)
 	}
-	return poppedOf(c.buf.Bytes())
+	key, ds, err := poppedOfKey(c.buf.Bytes())
+	if len(ds) > 0 {
+		c.l.shards.received[c.shardOf(key)].Add(int64(len(ds)))
+	}
+	return ds, err
 }
 
-// poppedOf reads a raw BLMPOP reply, [key, [element...]] or null on timeout; payloads are slices
-// of raw, so a popped message costs no allocation of its own.
+// shardOf is the shard of a ready list in the consumer's share.
+func (c *listConsumer) shardOf(key []byte) int {
+	for _, k := range c.share {
+		if c.l.readys[k] == string(key) {
+			return k
+		}
+	}
+	return c.share[0]
+}
+
+// poppedOf is poppedOfKey without the key.
 func poppedOf(raw []byte) ([]engines.Delivery, error) {
+	_, ds, err := poppedOfKey(raw)
+	return ds, err
+}
+
+// poppedOfKey reads a raw BLMPOP reply, [key, [element...]] or null on timeout; payloads (and the
+// key) are slices of raw, so a popped message costs no allocation of its own.
+func poppedOfKey(raw []byte) (key []byte, ds []engines.Delivery, err error) {
 	r := rawReply{b: raw}
 	n, null, err := r.array()
 	if err != nil || null {
-		return nil, err
+		return nil, nil, err
 	}
 	if n != 2 {
-		return nil, fmt.Errorf("BLMPOP: reply of %d elements", n)
+		return nil, nil, fmt.Errorf("BLMPOP: reply of %d elements", n)
 	}
-	if err := r.skip(); err != nil { // the key
-		return nil, err
+	if key, _, err = r.bulk(); err != nil {
+		return nil, nil, err
 	}
 	m, _, err := r.array()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ds := make([]engines.Delivery, m)
+	ds = make([]engines.Delivery, m)
 	for i := range ds {
 		if ds[i].Payload, _, err = r.bulk(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return ds, nil
+	return key, ds, nil
 }
 
 // popEnd is the end of the ready list consumers take from: the other end from the producers'.

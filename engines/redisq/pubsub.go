@@ -14,15 +14,23 @@ import (
 // pubsubDesign: producers PUBLISH to one channel; every consumer is a subscriber of its own
 // (SUBSCRIBE, or PSUBSCRIBE to a pattern) and receives every message, at most once: a subscriber
 // that is not listening misses what is published meanwhile. Each subscriber is its own receiving
-// group in the ledger.
+// group in the ledger. With shards there are N channels; each subscriber, being a group of its
+// own, subscribes to all of them (the pattern already matches them all).
 type pubsubDesign struct {
-	client  redis.UniversalClient
-	spec    engines.Spec
-	channel string
+	client   redis.UniversalClient
+	spec     engines.Spec
+	shards   *shards
+	channels []string // one per shard
+	// shardOfChannel maps a channel back to its shard.
+	shardOfChannel map[string]int
 }
 
-func newPubSubDesign(client redis.UniversalClient, spec engines.Spec) *pubsubDesign {
-	return &pubsubDesign{client: client, spec: spec, channel: channelName(spec)}
+func newPubSubDesign(client redis.UniversalClient, spec engines.Spec, sh *shards) *pubsubDesign {
+	p := &pubsubDesign{client: client, spec: spec, shards: sh, channels: sh.keys(channelName(spec)), shardOfChannel: map[string]int{}}
+	for k, ch := range p.channels {
+		p.shardOfChannel[ch] = k
+	}
+	return p
 }
 
 func (p *pubsubDesign) setup(context.Context) error    { return nil }
@@ -32,21 +40,45 @@ func (p *pubsubDesign) groups() int        { return max(p.spec.Consumers, 1) }
 func (p *pubsubDesign) groupOf(id int) int { return id }
 
 // lag: nothing is stored, so there is no backlog; the number of subscribers the server counts on
-// the channel (PUBSUB NUMSUB, or NUMPAT for patterns) is reported instead.
+// the channel (PUBSUB NUMSUB, or NUMPAT for patterns) is reported instead: with shards, the
+// fewest any channel has (a channel short of a subscriber is where messages go missing), and
+// each channel's count per shard.
 func (p *pubsubDesign) lag(ctx context.Context) (engines.Lag, error) {
 	if p.spec.PubSub.Pattern {
 		n, err := p.client.PubSubNumPat(ctx).Result()
-		return engines.Lag{Subscribers: n}, err
+		lag := engines.Lag{Subscribers: n}
+		p.shards.perShard(&lag, make([]int64, p.shards.n), make([]int64, p.shards.n))
+		return lag, err
 	}
-	m, err := p.client.PubSubNumSub(ctx, p.channel).Result()
-	return engines.Lag{Subscribers: m[p.channel]}, err
+	m, err := p.client.PubSubNumSub(ctx, p.channels...).Result()
+	if err != nil {
+		return engines.Lag{}, err
+	}
+	lag := engines.Lag{Subscribers: m[p.channels[0]]}
+	for _, ch := range p.channels {
+		lag.Subscribers = min(lag.Subscribers, m[ch])
+	}
+	p.shards.perShard(&lag, make([]int64, p.shards.n), make([]int64, p.shards.n))
+	for k := range lag.Shards {
+		lag.Shards[k].Subscribers = m[p.channels[k]]
+	}
+	return lag, nil
 }
 
-// push queues one PUBLISH per payload; its reply (the subscribers reached) is the acknowledgement.
-func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
+// push queues one PUBLISH per payload, to its shard's channel; its reply (the subscribers
+// reached) is the acknowledgement.
+func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder {
 	cmds := make([]redis.Cmder, len(payloads))
-	for i, pl := range payloads {
-		cmds[i] = pipe.Publish(ctx, p.channel, pl)
+	if byShard == nil {
+		for i, pl := range payloads {
+			cmds[i] = pipe.Publish(ctx, p.channels[0], pl)
+		}
+		return cmds
+	}
+	for k, ix := range byShard {
+		for _, i := range ix {
+			cmds[i] = pipe.Publish(ctx, p.channels[k], payloads[i])
+		}
 	}
 	return cmds
 }
@@ -55,6 +87,7 @@ func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads 
 // consumer is slow on the wire too and the server's output buffer limit applies to it as it would
 // to a slow application (go-redis's Channel() would buffer and drop on the client instead).
 type pubsubConsumer struct {
+	p  *pubsubDesign
 	ps *redis.PubSub
 }
 
@@ -65,13 +98,20 @@ func (p *pubsubDesign) newConsumer(ctx context.Context, id int) (engines.Consume
 	if p.spec.PubSub.Pattern {
 		ps = p.client.PSubscribe(ctx, subscribePattern(p.spec))
 	} else {
-		ps = p.client.Subscribe(ctx, p.channel)
+		ps = p.client.Subscribe(ctx, p.channels...)
 	}
-	if _, err := ps.Receive(ctx); err != nil { // the subscribe confirmation
-		ps.Close()
-		return nil, err
+	// One confirmation per channel (SUBSCRIBE answers each channel it names).
+	confirms := len(p.channels)
+	if p.spec.PubSub.Pattern {
+		confirms = 1
 	}
-	return &pubsubConsumer{ps: ps}, nil
+	for i := 0; i < confirms; i++ {
+		if _, err := ps.Receive(ctx); err != nil {
+			ps.Close()
+			return nil, err
+		}
+	}
+	return &pubsubConsumer{p: p, ps: ps}, nil
 }
 
 // Receive waits up to 100 ms for one message. (One at a time: a read deadline shorter than a
@@ -90,6 +130,7 @@ func (c *pubsubConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 			return nil, err
 		}
 		if m, ok := msg.(*redis.Message); ok {
+			c.p.shards.received[c.p.shardOf(m.Channel)].Add(1)
 			return []engines.Delivery{{Payload: []byte(m.Payload)}}, nil
 		}
 		// Subscription confirmations and pongs are not messages; keep waiting.
@@ -99,3 +140,6 @@ func (c *pubsubConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 func (c *pubsubConsumer) Ack(context.Context, []engines.Delivery) error { return nil }
 
 func (c *pubsubConsumer) Close() error { return c.ps.Close() }
+
+// shardOf is the shard of a channel (0 when unknown).
+func (p *pubsubDesign) shardOf(channel string) int { return p.shardOfChannel[channel] }

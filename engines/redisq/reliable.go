@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,7 +21,9 @@ import (
 // than the visibility timeout) to the ready list. With max_deliveries, deliveries are counted per
 // message (INCR), and a message delivered more often goes to the dead-letter list instead; without
 // it nothing reads the counts, so none are kept. A consumer moves up to list.count messages per
-// round trip and acknowledges a batch in one pipeline.
+// round trip and acknowledges a batch in one pipeline. With shards, each shard has its ready list
+// and each consumer a processing list per shard of its share (named with the shard's hash tag, so
+// a move stays within one cluster slot); a consumer visits its shards in turn.
 type reliableDesign struct {
 	listDesign
 	dead       string
@@ -34,21 +37,33 @@ type reliableDesign struct {
 	Requeued, DeadLettered atomic.Int64
 }
 
-func newReliableDesign(client redis.UniversalClient, spec engines.Spec) *reliableDesign {
+func newReliableDesign(client redis.UniversalClient, spec engines.Spec, sh *shards) *reliableDesign {
 	p := keyPrefix(spec)
 	vis := spec.List.VisibilityTimeout
 	if vis <= 0 {
 		vis = 5 * time.Second
 	}
 	return &reliableDesign{
-		listDesign: *newListDesign(client, spec),
+		listDesign: *newListDesign(client, spec, sh),
 		dead:       p + "dead", deliveries: p + "deliveries", visibility: vis,
 		reaperStop: make(chan struct{}), reaperDone: make(chan struct{}),
 	}
 }
 
-func (r *reliableDesign) processing(consumer string) string {
-	return keyPrefix(r.spec) + "processing:" + consumer
+// processing is consumer's processing list for shard k.
+func (r *reliableDesign) processing(consumer string, k int) string {
+	return ShardKey(keyPrefix(r.spec)+"processing:"+consumer, k, r.shards.n)
+}
+
+// keys is every ready and processing list.
+func (r *reliableDesign) keys() []string {
+	keys := append([]string(nil), r.readys...)
+	for i := 0; i < r.spec.Consumers; i++ {
+		for k := 0; k < r.shards.n; k++ {
+			keys = append(keys, r.processing(consumerName(i), k))
+		}
+	}
+	return keys
 }
 func (r *reliableDesign) heartbeat(consumer string) string {
 	return keyPrefix(r.spec) + "heartbeat:" + consumer
@@ -68,9 +83,9 @@ func (r *reliableDesign) stats(ctx context.Context) map[string]int64 {
 func (r *reliableDesign) teardown(ctx context.Context) error {
 	r.stopOnce.Do(func() { close(r.reaperStop) })
 	<-r.reaperDone
-	keys := []string{r.ready, r.dead}
+	keys := append(r.keys(), r.dead)
 	for i := 0; i < r.spec.Consumers; i++ {
-		keys = append(keys, r.processing(consumerName(i)), r.heartbeat(consumerName(i)))
+		keys = append(keys, r.heartbeat(consumerName(i)))
 	}
 	return r.client.Del(ctx, keys...).Err()
 }
@@ -107,24 +122,28 @@ func (r *reliableDesign) reap() {
 	}
 }
 
-// requeue moves a consumer's processing list back to the consumer end of the ready list, oldest
-// first, so that it is redelivered next.
+// requeue moves a consumer's processing lists back to the consumer end of their shards' ready
+// lists, oldest first, so that they are redelivered next.
 func (r *reliableDesign) requeue(ctx context.Context, consumer string) int64 {
 	pop, _ := r.ends()
 	var n int64
-	for {
-		// The processing list has its newest element on the left; moving from the left to the
-		// consumers' end leaves the oldest at that end.
-		err := r.client.LMove(ctx, r.processing(consumer), r.ready, "LEFT", pop).Err()
-		if err != nil {
-			return n
+	for k, ready := range r.readys {
+		for {
+			// The processing list has its newest element on the left; moving from the left to the
+			// consumers' end leaves the oldest at that end.
+			err := r.client.LMove(ctx, r.processing(consumer, k), ready, "LEFT", pop).Err()
+			if err != nil {
+				break
+			}
+			n++
 		}
-		n++
 	}
+	return n
 }
 
 func (r *reliableDesign) newConsumer(ctx context.Context, id int) (engines.Consumer, error) {
-	c := &reliableConsumer{r: r, name: consumerName(id), conn: dedicated{client: r.client}}
+	m, members := member(id, r.spec.Consumers, 1)
+	c := &reliableConsumer{r: r, name: consumerName(id), share: r.shards.share(m, members), conn: dedicated{client: r.client}}
 	// A consumer that restarts under its name first returns what it held when it died.
 	if err := c.beat(ctx); err != nil {
 		return nil, err
@@ -133,27 +152,43 @@ func (r *reliableDesign) newConsumer(ctx context.Context, id int) (engines.Consu
 	return c, nil
 }
 
+// lag is the ready lists' lengths (backlog) and the processing lists' (pending), per shard.
 func (r *reliableDesign) lag(ctx context.Context) (engines.Lag, error) {
+	n := r.shards.n
 	pipe := r.client.Pipeline()
-	ready := pipe.LLen(ctx, r.ready)
-	procs := make([]*redis.IntCmd, r.spec.Consumers)
-	for i := range procs {
-		procs[i] = pipe.LLen(ctx, r.processing(consumerName(i)))
+	ready := make([]*redis.IntCmd, n)
+	procs := make([]*redis.IntCmd, n*r.spec.Consumers)
+	for k := 0; k < n; k++ {
+		ready[k] = pipe.LLen(ctx, r.readys[k])
+		for i := 0; i < r.spec.Consumers; i++ {
+			procs[k*r.spec.Consumers+i] = pipe.LLen(ctx, r.processing(consumerName(i), k))
+		}
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return engines.Lag{}, err
 	}
-	lag := engines.Lag{Backlog: ready.Val()}
-	for _, p := range procs {
-		lag.Pending += p.Val()
+	var lag engines.Lag
+	backlog, pending := make([]int64, n), make([]int64, n)
+	for k := 0; k < n; k++ {
+		backlog[k] = ready[k].Val()
+		for i := 0; i < r.spec.Consumers; i++ {
+			pending[k] += procs[k*r.spec.Consumers+i].Val()
+		}
+		lag.Backlog += backlog[k]
+		lag.Pending += pending[k]
 	}
+	r.shards.perShard(&lag, backlog, pending)
 	return lag, nil
 }
 
 type reliableConsumer struct {
-	r        *reliableDesign
-	name     string
-	lastBeat time.Time
+	r    *reliableDesign
+	name string
+	// share is the shards this consumer moves from, visited in turn; empty counts the visits in a
+	// row that found nothing (see Receive).
+	share       []int
+	turn, empty int
+	lastBeat    time.Time
 	// extra is how many non-blocking LMOVEs follow the next BLMOVE (see Receive).
 	extra int
 	// conn carries the moves and acknowledgements (the heartbeat and the reaper use the client).
@@ -191,18 +226,29 @@ func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, err
 		}
 	}
 	pop, _ := c.r.ends()
-	proc := c.r.processing(c.name)
+	// BLMOVE has one source, so a consumer with several shards visits one per call: without
+	// blocking while a shard of its share had messages lately, and blocking for a share of the
+	// pop timeout once a whole round found nothing (a message arriving on another shard then
+	// waits at most that share).
+	k := c.share[c.turn%len(c.share)]
+	c.turn++
+	ready, proc := c.r.readys[k], c.r.processing(c.name, k)
 	pipe := c.conn.get().Pipeline()
-	first := pipe.Do(ctx, "BLMOVE", c.r.ready, proc, pop, "LEFT", seconds(popTimeout(c.r.spec)))
+	var first redis.Cmder
+	if len(c.share) == 1 || c.empty >= len(c.share) {
+		first = pipe.Do(ctx, "BLMOVE", ready, proc, pop, "LEFT", seconds(max(popTimeout(c.r.spec)/time.Duration(len(c.share)), 10*time.Millisecond)))
+	} else {
+		first = pipe.LMove(ctx, ready, proc, pop, "LEFT")
+	}
 	more := make([]*redis.StringCmd, c.extra)
 	for i := range more {
-		more[i] = pipe.LMove(ctx, c.r.ready, proc, pop, "LEFT")
+		more[i] = pipe.LMove(ctx, ready, proc, pop, "LEFT")
 	}
 	_, _ = pipe.Exec(ctx)
 	// The LMOVEs run even when the BLMOVE timed out, and may find a message pushed in between:
 	// what any of them moved is this consumer's now and must be delivered.
 	vals := make([]string, 0, 1+len(more))
-	v, err := first.Text()
+	v, err := firstText(first)
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, c.conn.check(err)
 	}
@@ -220,16 +266,36 @@ func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, err
 	}
 	c.adapt(found)
 	if len(vals) == 0 {
+		c.empty++
 		return nil, nil
 	}
+	c.empty = 0
+	c.r.shards.received[k].Add(int64(len(vals)))
 	if c.r.spec.List.MaxDeliveries > 0 {
-		return c.counted(ctx, vals)
+		return c.counted(ctx, k, vals)
 	}
 	ds := make([]engines.Delivery, len(vals))
 	for i, v := range vals {
-		ds[i] = engines.Delivery{Payload: []byte(v), Handle: v}
+		ds[i] = engines.Delivery{Payload: []byte(v), Handle: reliableHandle{shard: k, value: v}}
 	}
 	return ds, nil
+}
+
+// reliableHandle is a delivery's handle: the shard it was moved from and the element.
+type reliableHandle struct {
+	shard int
+	value string
+}
+
+// firstText is the element a BLMOVE (Do) or LMOVE moved.
+func firstText(c redis.Cmder) (string, error) {
+	switch c := c.(type) {
+	case *redis.Cmd:
+		return c.Text()
+	case *redis.StringCmd:
+		return c.Result()
+	}
+	return "", fmt.Errorf("unexpected command %T", c)
 }
 
 // adapt sets how many LMOVEs follow the next BLMOVE from how many of this call's found a message:
@@ -245,7 +311,7 @@ func (c *reliableConsumer) adapt(found int) {
 
 // counted increments each message's delivery counter (one pipeline) and dead-letters a message
 // delivered more than MaxDeliveries times instead of delivering it again.
-func (c *reliableConsumer) counted(ctx context.Context, vals []string) ([]engines.Delivery, error) {
+func (c *reliableConsumer) counted(ctx context.Context, k int, vals []string) ([]engines.Delivery, error) {
 	pipe := c.conn.get().Pipeline()
 	incrs := make([]*redis.IntCmd, len(vals))
 	for i, v := range vals {
@@ -258,13 +324,13 @@ func (c *reliableConsumer) counted(ctx context.Context, vals []string) ([]engine
 	ds := make([]engines.Delivery, 0, len(vals))
 	for i, v := range vals {
 		if incrs[i].Val() <= max {
-			ds = append(ds, engines.Delivery{Payload: []byte(v), Handle: v})
+			ds = append(ds, engines.Delivery{Payload: []byte(v), Handle: reliableHandle{shard: k, value: v}})
 			continue
 		}
 		// Delivered too often: park it in the dead-letter list instead of delivering it again.
 		tx := c.r.client.TxPipeline()
 		tx.LPush(ctx, c.r.dead, v)
-		tx.LRem(ctx, c.r.processing(c.name), 1, v)
+		tx.LRem(ctx, c.r.processing(c.name, k), 1, v)
 		tx.Del(ctx, c.r.deliveryKey(v))
 		if _, err := tx.Exec(ctx); err != nil {
 			return ds, err
@@ -283,13 +349,12 @@ func (c *reliableConsumer) Ack(ctx context.Context, ds []engines.Delivery) error
 		return nil
 	}
 	counted := c.r.spec.List.MaxDeliveries > 0
-	proc := c.r.processing(c.name)
 	pipe := c.conn.get().Pipeline()
 	for _, d := range ds {
-		v := d.Handle.(string)
-		pipe.LRem(ctx, proc, -1, v)
+		h := d.Handle.(reliableHandle)
+		pipe.LRem(ctx, c.r.processing(c.name, h.shard), -1, h.value)
 		if counted {
-			pipe.Del(ctx, c.r.deliveryKey(v))
+			pipe.Del(ctx, c.r.deliveryKey(h.value))
 		}
 	}
 	_, err := pipe.Exec(ctx)

@@ -18,21 +18,25 @@ import (
 // and then new ones (>), and XACK after the work (or before it, or NOACK). Consumers may claim
 // entries left pending by others (XAUTOCLAIM, following the cursor to 0-0), and move an entry
 // delivered too often to a dead-letter stream (copy, then XACK). Several groups on one stream
-// (fan-out) each receive every entry.
+// (fan-out) each receive every entry. With shards there are N streams, each with every group;
+// a consumer reads its share of them in one XREADGROUP.
 type streamDesign struct {
 	client     redis.UniversalClient
 	spec       engines.Spec
-	key        string
+	shards     *shards
+	keys       []string // one stream per shard
 	dead       string
 	groupNames []string
-	xaddPrefix []any // see addPrefix
+	xaddPrefix [][]any // per shard; see addPrefix
 }
 
 const streamField = "d"
 
-func newStreamDesign(client redis.UniversalClient, spec engines.Spec) *streamDesign {
-	s := &streamDesign{client: client, spec: spec, key: streamKey(spec), dead: keyPrefix(spec) + "dead", groupNames: streamGroups(spec)}
-	s.xaddPrefix = s.addPrefix()
+func newStreamDesign(client redis.UniversalClient, spec engines.Spec, sh *shards) *streamDesign {
+	s := &streamDesign{client: client, spec: spec, shards: sh, keys: sh.keys(streamKey(spec)), dead: keyPrefix(spec) + "dead", groupNames: streamGroups(spec)}
+	for _, k := range s.keys {
+		s.xaddPrefix = append(s.xaddPrefix, s.addPrefix(k))
+	}
 	return s
 }
 
@@ -43,10 +47,12 @@ func (s *streamDesign) setup(ctx context.Context) error {
 	if start == "" {
 		start = "0"
 	}
-	for _, g := range s.groupNames {
-		err := s.client.XGroupCreateMkStream(ctx, s.key, g, start).Err()
-		if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
-			return err
+	for _, key := range s.keys {
+		for _, g := range s.groupNames {
+			err := s.client.XGroupCreateMkStream(ctx, key, g, start).Err()
+			if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
+				return err
+			}
 		}
 	}
 	return nil
@@ -59,15 +65,15 @@ func (s *streamDesign) stats(ctx context.Context) map[string]int64 {
 }
 
 func (s *streamDesign) teardown(ctx context.Context) error {
-	return s.client.Del(ctx, ownKeys(s.spec, s.key, s.dead)...).Err()
+	return s.client.Del(ctx, ownKeys(s.spec, append(append([]string(nil), s.keys...), s.dead)...)...).Err()
 }
 
 // addPrefix makes every XADD's arguments before the payload, boxed once: the typed XAdd builds an
 // XAddArgs, a values slice and boxes the key for each message, which was a fifth of the
 // producer's CPU on a stream at 200,000 msg/s.
 // It is built once, before producers start, and only read after.
-func (s *streamDesign) addPrefix() []any {
-	p := []any{"XADD", s.key}
+func (s *streamDesign) addPrefix(key string) []any {
+	p := []any{"XADD", key}
 	if s.spec.Stream.MaxLen > 0 {
 		if s.spec.Stream.ExactTrim {
 			p = append(p, "MAXLEN", s.spec.Stream.MaxLen)
@@ -78,15 +84,26 @@ func (s *streamDesign) addPrefix() []any {
 	return append(p, "*", streamField)
 }
 
-// push queues one XADD per payload.
-func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
-	prefix := s.xaddPrefix
+// push queues one XADD per payload, to its shard's stream.
+func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder {
 	cmds := make([]redis.Cmder, len(payloads))
-	for i, pl := range payloads {
+	add := func(k, i int) {
+		prefix := s.xaddPrefix[k]
 		args := make([]any, len(prefix)+1)
 		copy(args, prefix)
-		args[len(prefix)] = pl
+		args[len(prefix)] = payloads[i]
 		cmds[i] = pipe.Do(ctx, args...)
+	}
+	if byShard == nil {
+		for i := range payloads {
+			add(0, i)
+		}
+		return cmds
+	}
+	for k, ix := range byShard {
+		for _, i := range ix {
+			add(k, i)
+		}
 	}
 	return cmds
 }
@@ -97,6 +114,8 @@ type streamConsumer struct {
 	s     *streamDesign
 	group string
 	name  string
+	// share is the shards this consumer reads (all of them with one consumer per group).
+	share []int
 	// replaying is true while the consumer reads its own pending entries (ID 0).
 	replaying bool
 	lastClaim time.Time
@@ -108,8 +127,25 @@ type streamConsumer struct {
 }
 
 func (s *streamDesign) newConsumer(_ context.Context, id int) (engines.Consumer, error) {
+	m, members := member(id, s.spec.Consumers, len(s.groupNames))
 	return &streamConsumer{s: s, group: s.groupNames[s.groupOf(id)], name: consumerName(id), replaying: true, lastClaim: time.Now(),
-		conn: dedicated{client: s.client}}, nil
+		share: s.shards.share(m, members), conn: dedicated{client: s.client}}, nil
+}
+
+// streamEntry is a delivery's handle: the shard it was read from and its entry ID.
+type streamEntry struct {
+	shard int
+	id    string
+}
+
+// shardOfKey is the shard of a stream key in the consumer's share (its first when unknown).
+func (c *streamConsumer) shardOfKey(key []byte) int {
+	for _, k := range c.share {
+		if c.s.keys[k] == string(key) {
+			return k
+		}
+	}
+	return c.share[0]
 }
 
 func consumerName(id int) string { return "c" + strconv.Itoa(id) }
@@ -133,7 +169,7 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 	}
 	// XREADGROUP through Do, not go-redis's XReadGroup: its typed reply builds a map per entry,
 	// and the consumer only needs each entry's ID and its one field (see entriesOf).
-	args := make([]any, 0, 12)
+	args := make([]any, 0, 10+2*len(c.share))
 	args = append(args, "XREADGROUP", "GROUP", c.group, c.name, "COUNT", max(opts.Count, 1))
 	if !c.replaying {
 		// Replaying reads with no BLOCK: the pending history is answered at once.
@@ -142,12 +178,19 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 	if opts.Ack == "noack" {
 		args = append(args, "NOACK")
 	}
-	args = append(args, "STREAMS", c.s.key, id)
+	args = append(args, "STREAMS")
+	for _, k := range c.share {
+		args = append(args, c.s.keys[k])
+	}
+	for range c.share {
+		args = append(args, id)
+	}
 	c.buf.Reset()
 	err := c.conn.check(c.conn.get().DoRawWriteTo(ctx, &c.buf, args...).Err())
 	var ds []engines.Delivery
 	if err == nil {
-		ds, err = entriesOf(c.buf.Bytes())
+		ds, err = entriesOfKeys(c.buf.Bytes(), c.shardOfKey)
+		c.count(ds)
 	}
 	if err != nil && strings.HasPrefix(err.Error(), "NOGROUP") {
 		// The server lost the group (a restart without persistence): make it again, from the
@@ -171,12 +214,29 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 	return ds, nil
 }
 
-// entriesOf reads the deliveries out of a raw XREADGROUP reply: under RESP3 a map from stream key
-// to entries, under RESP2 an array of [key, entries] pairs, or null when BLOCK timed out. Each
-// entry is [id, [field, value, ...]], with no fields (null) for an entry deleted while pending,
-// which is skipped. Payloads are slices of raw; each handle points into one slice of IDs per
-// reply, so an entry costs one allocation (its ID).
+// count adds deliveries read by XREADGROUP to their shards' received counters.
+func (c *streamConsumer) count(ds []engines.Delivery) {
+	if len(c.share) == 1 {
+		c.s.shards.received[c.share[0]].Add(int64(len(ds)))
+		return
+	}
+	for _, d := range ds {
+		c.s.shards.received[d.Handle.(*streamEntry).shard].Add(1)
+	}
+}
+
+// entriesOf is entriesOfKeys for one stream (shard 0).
 func entriesOf(raw []byte) ([]engines.Delivery, error) {
+	return entriesOfKeys(raw, func([]byte) int { return 0 })
+}
+
+// entriesOfKeys reads the deliveries out of a raw XREADGROUP reply: under RESP3 a map from stream
+// key to entries, under RESP2 an array of [key, entries] pairs, or null when BLOCK timed out.
+// Each entry is [id, [field, value, ...]], with no fields (null) for an entry deleted while
+// pending, which is skipped. Payloads are slices of raw; each handle (a *streamEntry: the shard,
+// from shardOf of the stream's key, and the ID) points into one slice per stream of the reply,
+// so an entry costs one allocation (its ID).
+func entriesOfKeys(raw []byte, shardOf func(key []byte) int) ([]engines.Delivery, error) {
 	r := rawReply{b: raw}
 	isMap := len(raw) > 0 && raw[0] == '%'
 	n, null, err := r.array()
@@ -184,7 +244,7 @@ func entriesOf(raw []byte) ([]engines.Delivery, error) {
 		return nil, err
 	}
 	var ds []engines.Delivery
-	var ids []string
+	var ids []streamEntry
 	for st := 0; st < n; {
 		if isMap {
 			st += 2
@@ -194,15 +254,17 @@ func entriesOf(raw []byte) ([]engines.Delivery, error) {
 				return nil, fmt.Errorf("XREADGROUP: unexpected stream reply (%v)", err)
 			}
 		}
-		if err := r.skip(); err != nil { // the stream's key
+		key, _, err := r.bulk()
+		if err != nil {
 			return nil, err
 		}
+		shard := shardOf(key)
 		m, _, err := r.array()
 		if err != nil {
 			return nil, err
 		}
 		ds = append(make([]engines.Delivery, 0, len(ds)+m), ds...)
-		ids = make([]string, m) // fixed: handles point into it
+		ids = make([]streamEntry, m) // fixed: handles point into it
 		for i := 0; i < m; i++ {
 			if k, _, err := r.array(); err != nil || k != 2 {
 				return nil, fmt.Errorf("XREADGROUP: unexpected entry (%v)", err)
@@ -215,7 +277,7 @@ func entriesOf(raw []byte) ([]engines.Delivery, error) {
 			if err != nil {
 				return nil, err
 			}
-			ids[i] = string(id)
+			ids[i] = streamEntry{shard: shard, id: string(id)}
 			var payload []byte
 			found := false
 			if f%2 != 0 {
@@ -249,30 +311,61 @@ func (c *streamConsumer) Ack(ctx context.Context, ds []engines.Delivery) error {
 	return c.xack(ctx, ds)
 }
 
+// xack acknowledges deliveries with one XACK per shard they came from (pipelined when several).
 func (c *streamConsumer) xack(ctx context.Context, ds []engines.Delivery) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	ids := make([]string, len(ds))
-	for i, d := range ds {
+	ids := make([][]string, c.s.shards.n)
+	for _, d := range ds {
+		var e streamEntry
 		switch h := d.Handle.(type) {
-		case *string: // read by entriesOf
-			ids[i] = *h
-		case string: // claimed
-			ids[i] = h
+		case *streamEntry: // read by entriesOfKeys
+			e = *h
+		case streamEntry: // claimed
+			e = h
+		default:
+			continue
+		}
+		ids[e.shard] = append(ids[e.shard], e.id)
+	}
+	if len(c.share) == 1 {
+		k := c.share[0]
+		return c.conn.check(c.conn.get().XAck(ctx, c.s.keys[k], c.group, ids[k]...).Err())
+	}
+	pipe := c.conn.get().Pipeline()
+	for k, ix := range ids {
+		if len(ix) > 0 {
+			pipe.XAck(ctx, c.s.keys[k], c.group, ix...)
 		}
 	}
-	return c.conn.check(c.conn.get().XAck(ctx, c.s.key, c.group, ids...).Err())
+	_, err := pipe.Exec(ctx)
+	return c.conn.check(err)
 }
 
-// claim first dead-letters entries delivered MaxDeliveries times or more (copy to the dead-letter
-// stream, then XACK), then takes over every entry idle for ClaimIdle with XAUTOCLAIM, following
-// the cursor until it returns to 0-0.
+// claim runs claimShard on each shard of the consumer's share.
 func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) {
+	var ds []engines.Delivery
+	for _, k := range c.share {
+		got, err := c.claimShard(ctx, k)
+		c.s.shards.received[k].Add(int64(len(got)))
+		ds = append(ds, got...)
+		if err != nil {
+			return ds, err
+		}
+	}
+	return ds, nil
+}
+
+// claimShard first dead-letters entries of shard k delivered MaxDeliveries times or more (copy
+// to the dead-letter stream, then XACK), then takes over every entry idle for ClaimIdle with
+// XAUTOCLAIM, following the cursor until it returns to 0-0.
+func (c *streamConsumer) claimShard(ctx context.Context, k int) ([]engines.Delivery, error) {
 	opts := c.s.spec.Stream
+	key := c.s.keys[k]
 	if opts.MaxDeliveries > 0 {
 		pending, err := c.s.client.XPendingExt(ctx, &redis.XPendingExtArgs{
-			Stream: c.s.key, Group: c.group, Idle: opts.ClaimIdle, Start: "-", End: "+", Count: 1000,
+			Stream: key, Group: c.group, Idle: opts.ClaimIdle, Start: "-", End: "+", Count: 1000,
 		}).Result()
 		if err != nil {
 			return nil, err
@@ -284,7 +377,7 @@ func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) 
 			// Take the entry first (XCLAIM JUSTID leaves the delivery count alone): of several
 			// consumers reaching it at once only one wins, so it is dead-lettered once.
 			won, err := c.s.client.XClaimJustID(ctx, &redis.XClaimArgs{
-				Stream: c.s.key, Group: c.group, Consumer: c.name, MinIdle: opts.ClaimIdle, Messages: []string{p.ID},
+				Stream: key, Group: c.group, Consumer: c.name, MinIdle: opts.ClaimIdle, Messages: []string{p.ID},
 			}).Result()
 			if err != nil {
 				return nil, err
@@ -292,7 +385,7 @@ func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) 
 			if len(won) == 0 {
 				continue
 			}
-			entries, err := c.s.client.XRange(ctx, c.s.key, p.ID, p.ID).Result()
+			entries, err := c.s.client.XRange(ctx, key, p.ID, p.ID).Result()
 			if err != nil {
 				return nil, err
 			}
@@ -301,7 +394,7 @@ func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) 
 					return nil, err
 				}
 			}
-			if err := c.s.client.XAck(ctx, c.s.key, c.group, p.ID).Err(); err != nil {
+			if err := c.s.client.XAck(ctx, key, c.group, p.ID).Err(); err != nil {
 				return nil, err
 			}
 		}
@@ -310,14 +403,14 @@ func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) 
 	cursor := "0-0"
 	for {
 		msgs, next, err := c.s.client.XAutoClaim(ctx, &redis.XAutoClaimArgs{
-			Stream: c.s.key, Group: c.group, Consumer: c.name, MinIdle: opts.ClaimIdle, Start: cursor, Count: max(opts.Count, 1),
+			Stream: key, Group: c.group, Consumer: c.name, MinIdle: opts.ClaimIdle, Start: cursor, Count: max(opts.Count, 1),
 		}).Result()
 		if err != nil {
 			return ds, err
 		}
 		for _, m := range msgs {
 			if v, ok := m.Values[streamField].(string); ok {
-				ds = append(ds, engines.Delivery{Payload: []byte(v), Handle: m.ID})
+				ds = append(ds, engines.Delivery{Payload: []byte(v), Handle: streamEntry{shard: k, id: m.ID}})
 			}
 		}
 		if next == "0-0" || next == "" || len(ds) >= 1000 {
@@ -329,26 +422,44 @@ func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) 
 
 func (c *streamConsumer) Close() error { return c.conn.close() }
 
-// lag reads each group's lag and pending count (XINFO GROUPS) and the oldest pending entry's idle
-// time (XPENDING with COUNT 1), summed (backlog, pending) or maximised (idle) over groups.
+// lag reads, for each shard, each group's lag and pending count (XINFO GROUPS) and the oldest
+// pending entry's idle time (XPENDING with COUNT 1), summed (backlog, pending) or maximised
+// (idle) over groups and shards; per shard too when there are several. Each kind of read is one
+// pipeline over the shards, so many shards still fit the sampler's deadline.
 func (s *streamDesign) lag(ctx context.Context) (engines.Lag, error) {
-	groups, err := s.client.XInfoGroups(ctx, s.key).Result()
-	if err != nil {
+	pipe := s.client.Pipeline()
+	infos := make([]*redis.XInfoGroupsCmd, len(s.keys))
+	for k, key := range s.keys {
+		infos[k] = pipe.XInfoGroups(ctx, key)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
 		return engines.Lag{}, err
 	}
 	var lag engines.Lag
-	for _, g := range groups {
-		if g.Lag > 0 {
-			lag.Backlog += g.Lag
+	backlog, pending := make([]int64, len(s.keys)), make([]int64, len(s.keys))
+	pipe = s.client.Pipeline()
+	var oldest []*redis.XPendingExtCmd
+	for k, info := range infos {
+		for _, g := range info.Val() {
+			if g.Lag > 0 {
+				backlog[k] += g.Lag
+			}
+			pending[k] += g.Pending
+			if g.Pending > 0 {
+				oldest = append(oldest, pipe.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: s.keys[k], Group: g.Name, Start: "-", End: "+", Count: 1}))
+			}
 		}
-		lag.Pending += g.Pending
-		if g.Pending == 0 {
-			continue
-		}
-		p, err := s.client.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: s.key, Group: g.Name, Start: "-", End: "+", Count: 1}).Result()
-		if err == nil && len(p) > 0 {
-			lag.OldestPendingNs = max(lag.OldestPendingNs, int64(p[0].Idle))
+		lag.Backlog += backlog[k]
+		lag.Pending += pending[k]
+	}
+	if len(oldest) > 0 {
+		_, _ = pipe.Exec(ctx) // the idle time is best effort, as before
+		for _, c := range oldest {
+			if p := c.Val(); len(p) > 0 {
+				lag.OldestPendingNs = max(lag.OldestPendingNs, int64(p[0].Idle))
+			}
 		}
 	}
+	s.shards.perShard(&lag, backlog, pending)
 	return lag, nil
 }

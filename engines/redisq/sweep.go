@@ -26,6 +26,8 @@ import (
 //   - list: the ready list.
 //   - reliable-list: the ready list, every consumer's processing list and the dead-letter list.
 //   - pubsub: nothing is stored, so nothing can be found (engines.ErrNothingStored).
+//
+// With shards, every shard's keys are read the same way.
 
 // sweepPage is how many entries or elements one command reads.
 const sweepPage = 1000
@@ -45,12 +47,29 @@ func (e *engine) Sweep(ctx context.Context, found func(group int, payload []byte
 }
 
 func (s *streamDesign) sweep(ctx context.Context, found func(group int, payload []byte)) error {
+	for _, key := range s.keys {
+		if err := s.sweepStream(ctx, key, found); err != nil {
+			return err
+		}
+	}
+	if len(s.groupNames) == 1 {
+		return s.rangeAfter(ctx, s.dead, "0-0", func(m redis.XMessage) {
+			if v, ok := m.Values[streamField].(string); ok {
+				found(0, []byte(v))
+			}
+		})
+	}
+	return nil
+}
+
+// sweepStream reports what one shard's stream holds for each group.
+func (s *streamDesign) sweepStream(ctx context.Context, key string, found func(group int, payload []byte)) error {
 	// A stream that is gone (evicted, or the server restarted empty) holds nothing: XINFO
 	// GROUPS would fail on it.
-	if n, err := s.client.Exists(ctx, s.key).Result(); err != nil || n == 0 {
+	if n, err := s.client.Exists(ctx, key).Result(); err != nil || n == 0 {
 		return err
 	}
-	infos, err := s.client.XInfoGroups(ctx, s.key).Result()
+	infos, err := s.client.XInfoGroups(ctx, key).Result()
 	if err != nil {
 		return err
 	}
@@ -70,21 +89,14 @@ func (s *streamDesign) sweep(ctx context.Context, found func(group int, payload 
 				found(i, []byte(v))
 			}
 		}
-		if err := s.rangeAfter(ctx, s.key, id, emit); err != nil {
+		if err := s.rangeAfter(ctx, key, id, emit); err != nil {
 			return err
 		}
 		if ok {
-			if err := s.sweepPending(ctx, name, emit); err != nil {
+			if err := s.sweepPending(ctx, key, name, emit); err != nil {
 				return err
 			}
 		}
-	}
-	if len(s.groupNames) == 1 {
-		return s.rangeAfter(ctx, s.dead, "0-0", func(m redis.XMessage) {
-			if v, ok := m.Values[streamField].(string); ok {
-				found(0, []byte(v))
-			}
-		})
 	}
 	return nil
 }
@@ -107,13 +119,13 @@ func (s *streamDesign) rangeAfter(ctx context.Context, key, after string, emit f
 	}
 }
 
-// sweepPending calls emit for every entry in group's pending entries list that the stream still
+// sweepPending calls emit for every entry in group's pending entries list that stream key still
 // has, fetching a page of payloads in one pipeline (XRANGE id id each: XPENDING gives IDs only).
-func (s *streamDesign) sweepPending(ctx context.Context, group string, emit func(redis.XMessage)) error {
+func (s *streamDesign) sweepPending(ctx context.Context, key, group string, emit func(redis.XMessage)) error {
 	start := "-"
 	for {
 		pel, err := s.client.XPendingExt(ctx, &redis.XPendingExtArgs{
-			Stream: s.key, Group: group, Start: start, End: "+", Count: sweepPage,
+			Stream: key, Group: group, Start: start, End: "+", Count: sweepPage,
 		}).Result()
 		if err != nil {
 			return err
@@ -124,7 +136,7 @@ func (s *streamDesign) sweepPending(ctx context.Context, group string, emit func
 		pipe := s.client.Pipeline()
 		cmds := make([]*redis.XMessageSliceCmd, len(pel))
 		for i, p := range pel {
-			cmds[i] = pipe.XRangeN(ctx, s.key, p.ID, p.ID, 1)
+			cmds[i] = pipe.XRangeN(ctx, key, p.ID, p.ID, 1)
 		}
 		if _, err := pipe.Exec(ctx); err != nil {
 			return err
@@ -157,7 +169,12 @@ func nextStreamID(id string) string {
 }
 
 func (l *listDesign) sweep(ctx context.Context, found func(group int, payload []byte)) error {
-	return sweepList(ctx, l.client, l.ready, found)
+	for _, k := range l.readys {
+		if err := sweepList(ctx, l.client, k, found); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sweepList calls found for every element of key, a page of LRANGE at a time. Nothing moves the
@@ -187,11 +204,7 @@ func (r *reliableDesign) sweep(ctx context.Context, found func(group int, payloa
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	keys := []string{r.ready, r.dead}
-	for i := 0; i < r.spec.Consumers; i++ {
-		keys = append(keys, r.processing(consumerName(i)))
-	}
-	for _, k := range keys {
+	for _, k := range append(r.keys(), r.dead) {
 		if err := sweepList(ctx, r.client, k, found); err != nil {
 			return err
 		}
