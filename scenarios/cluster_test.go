@@ -13,7 +13,9 @@ func TestClusterFields(t *testing.T) {
 	}{
 		{"primary-kill", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: primary-kill\n", ""},
 		{"node-restart", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n    duration: 2s\n", ""},
-		{"node-restart without downtime", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n", "bad.yaml:4: faults.0.duration: a node-restart needs a positive duration"},
+		// A restart at once (duration 0) is allowed: Kafka restarts a broker that way.
+		{"node-restart at once", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n", ""},
+		{"node-restart negative", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n    duration: -1s\n", "bad.yaml:6: faults.0.duration: must not be negative"},
 		{"replicas per primary", "rate: 10\nengine: redis-cluster\nreplicas: 2\n", ""},
 		{"replicas elsewhere", "rate: 10\nengine: redis-cluster-url\naddress: 127.0.0.1:7000\nreplicas: 1\n", "bad.yaml:4: replicas: only engines redis and redis-cluster"},
 		{"shard", "rate: 10\nengine: redis-cluster\nshards: 3\nfaults:\n  - at: 1s\n    kind: primary-kill\n    shard: 2\n", ""},
