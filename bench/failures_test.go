@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"qbench/bench"
 	"qbench/results"
 	"qbench/scenarios"
 )
@@ -100,7 +101,7 @@ func TestFailureScenarios(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			sc, err := scenarios.Load(f)
+			sc, err := scenarios.Load(f, bench.Checks())
 			if err != nil {
 				t.Fatal(err)
 			}

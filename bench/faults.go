@@ -9,7 +9,6 @@ import (
 	"qbench/results"
 	"qbench/scenarios"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -68,8 +67,8 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 			}
 			w := &faultWindow{fault: f, startNs: r.since()}
 			w.endNs.Store(w.startNs + int64(f.Duration))
-			if f.Kind == "server-crash" || f.Kind == "power-loss" || f.Kind == "failover" {
-				w.endNs.Store(math.MaxInt64)
+			if t, _ := f.Kind.Traits(); t.EndsOnRecovery {
+				w.endNs.Store(math.MaxInt64) // until the server answers again
 			}
 			r.windowsMu.Lock()
 			r.windows = append(r.windows, w)
@@ -85,20 +84,24 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 }
 
 func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
+	if t, _ := f.Kind.Traits(); t.ConsumerSide {
+		r.consumerFaults[f.Consumer] <- f
+		return nil
+	}
 	switch f.Kind {
-	case "stall":
+	case scenarios.FaultStall:
 		s, ok := r.eng.(engines.Staller)
 		if !ok {
 			return fmt.Errorf("engine %s cannot stall", r.sc.Engine)
 		}
 		return s.Stall(ctx, f.Duration.D())
-	case "server-crash", "power-loss":
+	case scenarios.FaultServerCrash, scenarios.FaultPowerLoss:
 		c, ok := r.eng.(engines.Crasher)
 		if !ok {
 			return fmt.Errorf("engine %s cannot crash its server", r.sc.Engine)
 		}
 		kind := engines.ProcessCrash
-		if f.Kind == "power-loss" {
+		if f.Kind == scenarios.FaultPowerLoss {
 			kind = engines.PowerLoss
 		}
 		if err := c.Crash(ctx, kind); err != nil {
@@ -109,7 +112,7 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		ws := r.activeWindows()
 		ws[len(ws)-1].endNs.Store(r.since()) // the server is back
 		return err
-	case "disk-full":
+	case scenarios.FaultDiskFull:
 		d, ok := r.eng.(engines.DiskFiller)
 		if !ok {
 			return fmt.Errorf("engine %s cannot fill its disk", r.sc.Engine)
@@ -119,14 +122,14 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		}
 		sleepCtx(ctx, f.Duration.D())
 		return d.DiskFull(context.WithoutCancel(ctx), false)
-	case "command":
+	case scenarios.FaultCommand:
 		c, ok := r.eng.(engines.Commander)
 		if !ok {
 			return fmt.Errorf("engine %s takes no commands", r.sc.Engine)
 		}
 		_, err := c.Command(ctx, f.Command...)
 		return err
-	case "failover":
+	case scenarios.FaultFailover:
 		fo, ok := r.eng.(engines.FailoverTarget)
 		if !ok {
 			return fmt.Errorf("engine %s cannot fail over", r.sc.Engine)
@@ -135,23 +138,8 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		ws := r.activeWindows()
 		ws[len(ws)-1].endNs.Store(r.since()) // the replica is primary
 		return err
-	case "consumer-crash", "consumer-pause", "subscriber-offline", "slow-consumer":
-		r.consumerFaults[f.Consumer] <- f
-		return nil
 	}
 	return fmt.Errorf("fault %q not supported", f.Kind)
-}
-
-// destructive says whether a fault can destroy messages (as opposed to delaying them), which
-// decides where a lost message is charged when several faults could have cost it.
-func destructive(f scenarios.Fault) bool {
-	switch f.Kind {
-	case "server-crash", "power-loss", "failover", "subscriber-offline":
-		return true
-	case "consumer-crash":
-		return f.Point == "before-work"
-	}
-	return false
 }
 
 // faultWindows reports what each fired fault cost.
@@ -159,7 +147,7 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 	ws := r.activeWindows()
 	spans := make([]ledger.Window, len(ws))
 	for i, w := range ws {
-		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: w.endNs.Load(), Destructive: destructive(w.fault)}
+		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: w.endNs.Load(), Destructive: w.fault.Destructive()}
 	}
 	costs := r.ledger.Attribute(spans)
 	out := make([]results.FaultWindow, len(ws))
@@ -169,14 +157,14 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 			until = ws[i+1].startNs
 		}
 		fw := results.FaultWindow{
-			Kind: w.fault.Kind, Target: "server", StartNs: w.startNs, EndNs: spans[i].EndNs,
+			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: spans[i].EndNs,
 			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: w.produceErrs.Load(),
 			RecoverWriteNs: -1, RecoverReadNs: -1, LastDurableNs: costs[i].LastDurableNs,
 		}
 		if costs[i].OldestLostNs >= 0 {
 			fw.LossWindowNs = max(0, w.startNs-costs[i].OldestLostNs)
 		}
-		if strings.HasPrefix(w.fault.Kind, "consumer") || w.fault.Kind == "subscriber-offline" || w.fault.Kind == "slow-consumer" {
+		if t, _ := w.fault.Kind.Traits(); t.ConsumerSide {
 			fw.Target = fmt.Sprintf("consumer %d", w.fault.Consumer)
 		}
 		if w.err != nil {

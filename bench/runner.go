@@ -52,9 +52,6 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if err != nil {
 		return nil, err
 	}
-	if !reg.Supports(sc.Design) {
-		return nil, fmt.Errorf("engine %s does not support design %q (it supports %v)", sc.Engine, sc.Design, reg.Designs)
-	}
 	if opts.RunID == "" {
 		opts.RunID = NewRunID()
 	}
@@ -127,7 +124,7 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas, InFlight: sc.InFlight,
 		Shards: sc.Shards, ShardRouting: sc.ShardRouting,
 		LossyFS: sc.NeedsLossyFS(),
-		Address: sc.Address, Persistence: sc.EffectivePersistence(),
+		Address: sc.Address, Persistence: sc.EffectivePersistence(), Options: sc.Options,
 		Stream: engines.StreamOptions{
 			MaxLen: sc.Stream.MaxLen, ExactTrim: sc.Stream.ExactTrim, Ack: sc.Stream.Ack,
 			Count: sc.Stream.Count, Block: sc.Stream.Block.D(), GroupStart: sc.Stream.GroupStart,

@@ -35,12 +35,14 @@ func init() {
 		Summary: "Apache Kafka topic + consumer group (kafka-go) on a broker qbench starts; needs .ci/kafka-jars.sh and java",
 		New:     newManaged,
 		Faults:  []string{"server-crash", "power-loss"},
+		Options: "kafka", Decode: decodeFor(true),
 	})
 	engines.Register(engines.Registration{
 		Name:    "kafka-url",
 		Designs: []string{Design},
 		Summary: "Apache Kafka topic + consumer group (kafka-go) on an existing cluster at address (host:port,...)",
 		New:     newURL,
+		Options: "kafka", Decode: decodeFor(false), NeedsAddress: true,
 	})
 }
 
@@ -65,18 +67,8 @@ type engine struct {
 	opened  []interface{ Close() error } // producers and consumers Close still has to close
 }
 
-func checkDesign(spec engines.Spec) error {
-	if spec.Design != "" && spec.Design != Design {
-		return fmt.Errorf("kafka: design %q not supported (only %q)", spec.Design, Design)
-	}
-	return nil
-}
-
 func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
-	if err := checkDesign(spec); err != nil {
-		return nil, err
-	}
-	opts, err := parseOptions(spec.Persistence, spec.Consumers, true)
+	opts, err := optionsOf(spec, true)
 	if err != nil {
 		return nil, err
 	}
@@ -173,10 +165,7 @@ func (m *managed) Restart(ctx context.Context) error {
 }
 
 func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
-	if err := checkDesign(spec); err != nil {
-		return nil, err
-	}
-	opts, err := parseOptions(spec.Persistence, spec.Consumers, false)
+	opts, err := optionsOf(spec, false)
 	if err != nil {
 		return nil, err
 	}

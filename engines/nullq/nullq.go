@@ -42,6 +42,9 @@ func init() {
 		Designs: designs,
 		Summary: "the null engine: a bounded channel inside qbench, no network or storage; measures the load generator itself (qbench calibrate)",
 		New:     New,
+		// The shape's sections are accepted so a Redis scenario replays unchanged; only
+		// stream.groups changes anything (who receives what).
+		Sections: []string{"stream", "list", "pubsub"},
 	})
 }
 

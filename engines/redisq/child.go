@@ -229,10 +229,11 @@ func newChildEngine(ctx context.Context, spec engines.Spec) (engines.Engine, err
 
 func init() {
 	engines.Register(engines.Registration{
-		Name:    "server",
-		Designs: designs,
-		Summary: "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
-		New:     newChildEngine,
-		Faults:  []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
+		Name:     "server",
+		Designs:  designs,
+		Summary:  "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
+		New:      newChildEngine,
+		Faults:   []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
+		Sections: startedSections,
 	})
 }

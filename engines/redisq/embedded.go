@@ -15,6 +15,8 @@ func init() {
 		Summary: "the in-repo Redis-protocol server, inside the qbench process on a free loopback port (the default; nothing to install)",
 		New:     newEmbeddedEngine,
 		Faults:  []string{"stall", "command"},
+		// The in-process server runs without persistence (the server target has it).
+		Sections: designSections,
 	})
 }
 
