@@ -115,7 +115,7 @@ func (s *Scenario) validateEngine(c Checks, bad func(field, format string, args 
 			continue
 		}
 		owners := c.names(func(o *Engine) bool { return o.Options == key })
-		bad(key, "is engine %s's section; engine %s does not read it", strings.Join(owners, ", "), s.Engine)
+		bad(key, "is the section of engine %s; engine %s does not read it", strings.Join(owners, ", "), s.Engine)
 	}
 	if e.Options != "" && e.Decode != nil {
 		s.decodeOptions(e, errs)

@@ -75,7 +75,7 @@ func TestEngineSections(t *testing.T) {
 		{"stream on kafka", "engine: kafka\nrate: 10\nstream:\n  count: 5\n", "bad.yaml:3: stream: engine kafka does not read stream; its settings go under kafka: (engines that read stream: embedded, redis, server)"},
 		{"persistence on kafka", "engine: kafka\nrate: 10\npersistence:\n  acks: all\n", "bad.yaml:3: persistence: engine kafka does not read persistence; its settings go under kafka:"},
 		{"replicas on embedded", "engine: embedded\nrate: 10\nreplicas: 1\n", "bad.yaml:3: replicas: engine embedded does not read replicas (engines that do: redis)"},
-		{"kafka section on redis", "engine: redis\nrate: 10\nkafka:\n  acks: all\n", "bad.yaml:3: kafka: is engine kafka's section; engine redis does not read it"},
+		{"kafka section on redis", "engine: redis\nrate: 10\nkafka:\n  acks: all\n", "bad.yaml:3: kafka: is the section of engine kafka; engine redis does not read it"},
 		{"swept section key", "engine: kafka\nrate: 10\nmatrix:\n  kafka.acks: [leader, some]\n", "bad.yaml:4: matrix.kafka.acks.1: want all or leader (in cell kafka.acks=some)"},
 		{"bad gate", "rate: 10\ngates: [\"fast\"]\n", "bad.yaml:2: gates.0: not a gate"},
 	}

@@ -94,7 +94,16 @@ func optionsOf(spec engines.Spec, managed bool) (options, error) {
 	default:
 		return options{}, fmt.Errorf("kafka: Spec.Options is a %T, not kafkaq.Options", spec.Options)
 	}
-	return resolve(o, spec.Consumers, managed)
+	r, err := resolve(o, spec.Consumers, managed)
+	if err != nil {
+		// Outside a scenario (which names the file and line), say which keys.
+		var msgs []string
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			msgs = append(msgs, "kafka."+e.(*fieldError).field+": "+e.Error())
+		}
+		return r, errors.New(strings.Join(msgs, "; "))
+	}
+	return r, nil
 }
 
 // options are Options resolved into kafka-go's terms, once per engine.
@@ -134,7 +143,7 @@ const minLinger = time.Microsecond
 // fieldError is a bad value under kafka:, naming its key for the scenario's file:line.
 type fieldError struct{ field, msg string }
 
-func (e *fieldError) Error() string { return "kafka: " + e.field + ": " + e.msg }
+func (e *fieldError) Error() string { return e.msg }
 
 // Field names the key within the section (scenario validation locates its line).
 func (e *fieldError) Field() string { return e.field }
