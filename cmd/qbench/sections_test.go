@@ -26,6 +26,14 @@ func TestValidateEngineSections(t *testing.T) {
 		{"default design is the engine's", "engine: kafka\nrate: 100\n", 0, ""},
 		{"swept kafka key", "engine: kafka\nrate: 100\nmatrix:\n  kafka.acks: [all, sometimes]\n", 2, "s.yaml:4: matrix.kafka.acks.1: want none, leader or all"},
 	}
+	t.Run("qbench engines lists the sections", func(t *testing.T) {
+		stdout, _, code := qbench(t, "engines")
+		for _, want := range []string{"SECTIONS", "kafka:", "stream, list, pubsub, wait, persistence, policy, replicas", "nullq:"} {
+			if code != 0 || !strings.Contains(stdout, want) {
+				t.Errorf("exit %d, stdout lacks %q:\n%s", code, want, stdout)
+			}
+		}
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, stderr, code := qbench(t, "validate", writeFile(t, "s.yaml", c.yaml))
