@@ -507,9 +507,13 @@ func decodeSection(section string, managed bool) (Options, error) {
 func parseSection(section string, consumers int, managed bool) (options, error) {
 	o, err := decodeSection(section, managed)
 	if err != nil {
+		if _, joined := err.(interface{ Unwrap() []error }); joined {
+			err = named(err)
+		}
 		return options{}, err
 	}
-	return resolve(o, consumers, managed)
+	r, err := resolve(o, consumers, managed)
+	return r, named(err)
 }
 
 func TestOptions(t *testing.T) {

@@ -95,15 +95,20 @@ func optionsOf(spec engines.Spec, managed bool) (options, error) {
 		return options{}, fmt.Errorf("kafka: Spec.Options is a %T, not kafkaq.Options", spec.Options)
 	}
 	r, err := resolve(o, spec.Consumers, managed)
-	if err != nil {
-		// Outside a scenario (which names the file and line), say which keys.
-		var msgs []string
-		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
-			msgs = append(msgs, "kafka."+e.(*fieldError).field+": "+e.Error())
-		}
-		return r, errors.New(strings.Join(msgs, "; "))
+	return r, named(err)
+}
+
+// named spells out the keys of resolve's errors, for a spec built outside a scenario (where
+// validation names the file, line and key instead).
+func named(err error) error {
+	if err == nil {
+		return nil
 	}
-	return r, nil
+	var msgs []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		msgs = append(msgs, "kafka."+e.(*fieldError).field+": "+e.Error())
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // options are Options resolved into kafka-go's terms, once per engine.
