@@ -81,7 +81,7 @@ func TestConformanceRedeliveryAfterConsumerCrash(t *testing.T) {
 		"reliable-list": "list:\n  visibility_timeout: 400ms\n",
 		// Kafka: the crashed consumer leaves the group without committing; its partition goes
 		// to the other consumer, which starts from the last committed offset.
-		"topic": "persistence:\n  partitions: \"2\"\n",
+		"topic": "kafka:\n  partitions: 2\n",
 	}
 	each(t, withKafka("stream", "reliable-list"), func(t *testing.T, target, design string) {
 		res := run(t, scenario(t, fmt.Sprintf(`

@@ -27,11 +27,11 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 		select {
 		case f := <-r.consumerFaults[id]:
 			switch f.Kind {
-			case "consumer-pause":
+			case scenarios.FaultConsumerPause:
 				if !sleepCtx(ctx, f.Duration.D()) {
 					return
 				}
-			case "subscriber-offline":
+			case scenarios.FaultSubscriberOffline:
 				c.Close()
 				c = nil
 				if !sleepCtx(ctx, f.Duration.D()) {
@@ -40,9 +40,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 				if c = r.reopen(ctx, id); c == nil {
 					return
 				}
-			case "consumer-crash":
+			case scenarios.FaultConsumerCrash:
 				crash = &f
-			case "slow-consumer":
+			case scenarios.FaultSlowConsumer:
 				slow, slowUntil = f.Work, time.Now().Add(f.Duration.D())
 			}
 			continue

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"qbench/bench"
 	"qbench/results"
 	"qbench/scenarios"
 )
@@ -146,7 +147,7 @@ func TestFailureScenarios(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			sc, err := scenarios.Load(f)
+			sc, err := scenarios.Load(f, bench.Checks())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,6 @@ import (
 	"qbench/results"
 	"qbench/scenarios"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -70,9 +69,8 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 			}
 			w := &faultWindow{fault: f, startNs: r.since()}
 			w.endNs.Store(w.startNs + int64(f.Duration))
-			if f.Kind == "server-crash" || f.Kind == "power-loss" || f.Kind == "failover" || f.Kind == "primary-kill" ||
-				f.Kind == "partition-leader-kill" || f.Kind == "node-restart" {
-				w.endNs.Store(math.MaxInt64)
+			if t, _ := f.Kind.Traits(); t.EndsOnRecovery {
+				w.endNs.Store(math.MaxInt64) // until the server answers again
 			}
 			r.windowsMu.Lock()
 			r.windows = append(r.windows, w)
@@ -88,26 +86,30 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 }
 
 func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
+	if t, _ := f.Kind.Traits(); t.ConsumerSide {
+		r.consumerFaults[f.Consumer] <- f
+		return nil
+	}
 	if t, ok := r.eng.(interface{ TargetShard(int) }); ok {
 		t.TargetShard(f.Shard) // primary-kill, node-restart: whose primary (redis-cluster)
 	}
 	switch f.Kind {
-	case "stall":
+	case scenarios.FaultStall:
 		s, ok := r.eng.(engines.Staller)
 		if !ok {
 			return fmt.Errorf("engine %s cannot stall", r.sc.Engine)
 		}
 		return s.Stall(ctx, f.Duration.D())
-	case "node-restart":
+	case scenarios.FaultNodeRestart:
 		// A Kafka cluster restarts the partition's leader cleanly; a Redis Cluster crashes a
 		// primary and restarts it on its directory.
 		if _, ok := r.eng.(engines.LeaderKiller); ok {
 			return r.fireLeaderKill(ctx, f)
 		}
 		return r.crashAndRestart(ctx, f)
-	case "server-crash", "power-loss":
+	case scenarios.FaultServerCrash, scenarios.FaultPowerLoss:
 		return r.crashAndRestart(ctx, f)
-	case "disk-full":
+	case scenarios.FaultDiskFull:
 		d, ok := r.eng.(engines.DiskFiller)
 		if !ok {
 			return fmt.Errorf("engine %s cannot fill its disk", r.sc.Engine)
@@ -117,14 +119,14 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		}
 		sleepCtx(ctx, f.Duration.D())
 		return d.DiskFull(context.WithoutCancel(ctx), false)
-	case "command":
+	case scenarios.FaultCommand:
 		c, ok := r.eng.(engines.Commander)
 		if !ok {
 			return fmt.Errorf("engine %s takes no commands", r.sc.Engine)
 		}
 		_, err := c.Command(ctx, f.Command...)
 		return err
-	case "failover", "primary-kill": // primary-kill: a cluster's primary, its replica promoted by the cluster
+	case scenarios.FaultFailover, scenarios.FaultPrimaryKill: // primary-kill: a cluster's primary, its replica promoted by the cluster
 		fo, ok := r.eng.(engines.FailoverTarget)
 		if !ok {
 			return fmt.Errorf("engine %s cannot fail over", r.sc.Engine)
@@ -133,10 +135,7 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		ws := r.activeWindows()
 		ws[len(ws)-1].endNs.Store(r.since()) // the replica is primary
 		return err
-	case "consumer-crash", "consumer-pause", "subscriber-offline", "slow-consumer":
-		r.consumerFaults[f.Consumer] <- f
-		return nil
-	case "partition-leader-kill":
+	case scenarios.FaultPartitionLeaderKill:
 		return r.fireLeaderKill(ctx, f)
 	}
 	return fmt.Errorf("fault %q not supported", f.Kind)
@@ -150,7 +149,7 @@ func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault) error {
 		return fmt.Errorf("engine %s cannot crash its server", r.sc.Engine)
 	}
 	kind := engines.ProcessCrash
-	if f.Kind == "power-loss" {
+	if f.Kind == scenarios.FaultPowerLoss {
 		kind = engines.PowerLoss
 	}
 	if err := c.Crash(ctx, kind); err != nil {
@@ -163,24 +162,12 @@ func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault) error {
 	return err
 }
 
-// destructive says whether a fault can destroy messages (as opposed to delaying them), which
-// decides where a lost message is charged when several faults could have cost it.
-func destructive(f scenarios.Fault) bool {
-	switch f.Kind {
-	case "server-crash", "power-loss", "failover", "subscriber-offline", "primary-kill", "partition-leader-kill", "node-restart":
-		return true
-	case "consumer-crash":
-		return f.Point == "before-work"
-	}
-	return false
-}
-
 // faultWindows reports what each fired fault cost.
 func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 	ws := r.activeWindows()
 	spans := make([]ledger.Window, len(ws))
 	for i, w := range ws {
-		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: w.endNs.Load(), Destructive: destructive(w.fault)}
+		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: w.endNs.Load(), Destructive: w.fault.Destructive()}
 	}
 	costs := r.ledger.Attribute(spans)
 	out := make([]results.FaultWindow, len(ws))
@@ -190,14 +177,14 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 			until = ws[i+1].startNs
 		}
 		fw := results.FaultWindow{
-			Kind: w.fault.Kind, Target: "server", StartNs: w.startNs, EndNs: spans[i].EndNs,
+			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: spans[i].EndNs,
 			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: w.produceErrs.Load(),
 			RecoverWriteNs: -1, RecoverReadNs: -1, LastDurableNs: costs[i].LastDurableNs,
 		}
 		if costs[i].OldestLostNs >= 0 {
 			fw.LossWindowNs = max(0, w.startNs-costs[i].OldestLostNs)
 		}
-		if strings.HasPrefix(w.fault.Kind, "consumer") || w.fault.Kind == "subscriber-offline" || w.fault.Kind == "slow-consumer" {
+		if t, _ := w.fault.Kind.Traits(); t.ConsumerSide {
 			fw.Target = fmt.Sprintf("consumer %d", w.fault.Consumer)
 		}
 		if w.target != "" {

@@ -34,6 +34,7 @@ var (
 func init() {
 	engines.Register(engines.Registration{
 		Name: "slow-test", Designs: []string{"slow"}, Summary: "bench tests only: every send takes send_time",
+		Sections: []string{"persistence"},
 		New: func(_ context.Context, spec engines.Spec) (engines.Engine, error) {
 			d, err := time.ParseDuration(spec.Persistence["send_time"])
 			if err != nil {

@@ -22,10 +22,10 @@ consumers: 2
 rate: 500
 duration: 10s
 drain_timeout: 20s
-persistence:
-  brokers: "3"
+kafka:
+  brokers: 3
   acks: all
-  min.insync.replicas: "2"
+  min_insync_replicas: 2
 faults:
   - {at: 2s, kind: node-restart, duration: 1s}
 `))

@@ -108,7 +108,7 @@ func TestRoleScenarioPair(t *testing.T) {
 	defer srv.Stop()
 	var acked int64
 	for _, f := range []string{"role-produce.yaml", "role-consume.yaml"} {
-		sc, err := scenarios.Load("../scenarios/" + f)
+		sc, err := scenarios.Load("../scenarios/"+f, bench.Checks())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,7 +44,7 @@ func needTargetOnly(t *testing.T, engine string) {
 
 func scenario(t *testing.T, yaml string) *scenarios.Scenario {
 	t.Helper()
-	sc, err := scenarios.Parse(t.Name()+".yaml", []byte(yaml))
+	sc, err := scenarios.Parse(t.Name()+".yaml", []byte(yaml), bench.Checks())
 	if err != nil {
 		t.Fatal(err)
 	}

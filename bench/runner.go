@@ -54,9 +54,6 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if err != nil {
 		return nil, err
 	}
-	if !reg.Supports(sc.Design) {
-		return nil, fmt.Errorf("engine %s does not support design %q (it supports %v)", sc.Engine, sc.Design, reg.Designs)
-	}
 	if err := segmentOptions(sc, &opts); err != nil {
 		return nil, err
 	}
@@ -160,7 +157,7 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 		Shards: sc.Shards, ShardRouting: sc.ShardRouting, ShardSkew: sc.ShardSkew, Seed: sc.Seed,
 		Names:   engines.Names{Stream: sc.Names.Stream, Group: sc.Names.Group, List: sc.Names.List, Topic: sc.Names.Topic, Channel: sc.Names.Channel},
 		LossyFS: sc.NeedsLossyFS(),
-		Address: sc.Address, Persistence: sc.EffectivePersistence(),
+		Address: sc.Address, Persistence: sc.EffectivePersistence(), Options: sc.Options,
 		Stream: engines.StreamOptions{
 			MaxLen: sc.Stream.MaxLen, ExactTrim: sc.Stream.ExactTrim, Ack: sc.Stream.Ack,
 			Count: sc.Stream.Count, Block: sc.Stream.Block.D(), GroupStart: sc.Stream.GroupStart,

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"qbench/bench"
 	"qbench/scenarios"
 )
 
@@ -37,7 +38,7 @@ func TestShippedScenariosRun(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(strings.TrimPrefix(f, "../scenarios/"), func(t *testing.T) {
-			base, err := scenarios.Load(f)
+			base, err := scenarios.Load(f, bench.Checks())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package engines
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -43,13 +42,19 @@ type Spec struct {
 	Seed int64
 	// Address of an existing server, for engines that connect to one (redis-url, kafka-url).
 	Address string
-	// Persistence is the durability policy, in the server's own setting names
-	// (appendonly, appendfsync, save for Redis; log.flush.interval.messages for Kafka).
+	// Persistence is the Redis durability policy, in Redis's own setting names (appendonly,
+	// appendfsync, save), with the scenario's policy: folded in.
 	Persistence map[string]string
-	Stream      StreamOptions
-	List        ListOptions
-	PubSub      PubSubOptions
-	Wait        WaitOptions
+	// Stream, List, PubSub and Wait are the Redis designs' shared sections, complete (the
+	// scenario's defaults are filled in).
+	Stream StreamOptions
+	List   ListOptions
+	PubSub PubSubOptions
+	Wait   WaitOptions
+	// Options is what the registration's Decode made of the engine's own section of the
+	// scenario (kafka: for the Kafka engines); the engine type-asserts it to its own type. Nil
+	// when the spec was built without a scenario: the engine's defaults.
+	Options any
 }
 
 // Names name the queue of an existing system; empty fields keep the run's own names.
@@ -125,7 +130,8 @@ type StreamOptions struct {
 // Factory makes an engine for a run. It may start servers; Close stops them.
 type Factory func(ctx context.Context, spec Spec) (Engine, error)
 
-// Registration describes one engine name a scenario may use.
+// Registration describes one engine name a scenario may use. Scenario validation reads it (through
+// bench.Checks): nothing outside the engine's package names the engine.
 type Registration struct {
 	Name string
 	// Designs this engine supports; the first is the default.
@@ -133,38 +139,29 @@ type Registration struct {
 	// Summary is one line for `qbench engines`.
 	Summary string
 	New     Factory
-	// Faults are the engine-side fault kinds (EngineFaults) this target can carry out, so that
-	// scenario validation refuses, say, a server-crash on a server inside qbench's own process
-	// rather than running it. Consumer faults are the runner's and need no entry.
+	// Faults are the engine-side fault kinds this target can carry out (the kinds without the
+	// consumer-side trait in scenarios.FaultKind's table), so that scenario validation refuses,
+	// say, a server-crash on a server inside qbench's own process rather than running it.
 	Faults []string
+	// Sections are the scenario's shared top-level sections this engine reads, of stream, list,
+	// pubsub, wait, persistence, policy, replicas (the Redis designs' options): one written for an
+	// engine that does not list it is an error, not a silent no-op.
+	Sections []string
+	// Options is the key of the engine's own section of the scenario ("kafka"), "" for none.
+	Options string
+	// Decode makes the engine's options from its own section. decode fills a pointer to a
+	// struct with yaml tags strictly (an unknown key or a wrong type is an error naming the file,
+	// line and key); Decode starts from the defaults, checks the values and returns what the
+	// engine receives in Spec.Options. An error with a Field() string method names the key at
+	// fault; several may be joined (errors.Join). It is called with an empty section when the
+	// scenario has none, so the defaults are filled and recorded in the result.
+	Decode func(decode func(into any) error) (any, error)
+	// NeedsAddress: the engine connects to an existing server at the scenario's address.
+	NeedsAddress bool
 	// Shared says the target is a server qbench does not start (redis-url, kafka-url), so that
 	// several qbench processes can load it together (qbench run --segment); a managed or
 	// in-process target belongs to one process and is refused for segments.
 	Shared bool
-}
-
-// EngineFaults are the fault kinds an engine carries out (through Staller, Crasher, DiskFiller,
-// FailoverTarget, Commander, LeaderKiller); the other kinds are carried out by the runner's consumers.
-var EngineFaults = []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command", "primary-kill", "partition-leader-kill", "node-restart"}
-
-// CanFault reports whether the registration can carry out a fault of this kind: always for a
-// runner-side kind, and for an engine-side kind when Faults lists it.
-func (r Registration) CanFault(kind string) bool {
-	if !slices.Contains(EngineFaults, kind) {
-		return true
-	}
-	return slices.Contains(r.Faults, kind)
-}
-
-// EnginesFor names the registered engines that can carry out a fault kind, sorted.
-func EnginesFor(kind string) []string {
-	var out []string
-	for _, r := range All() {
-		if r.CanFault(kind) {
-			out = append(out, r.Name)
-		}
-	}
-	return out
 }
 
 var (
@@ -179,6 +176,15 @@ func Register(r Registration) {
 	defer mu.Unlock()
 	if _, dup := registry[r.Name]; dup {
 		panic("engines: duplicate registration of " + r.Name)
+	}
+	// The one check of a spec's design, for every caller of New (scenario validation reports it
+	// earlier, with its line): an engine never sees a design it did not register.
+	newEngine := r.New
+	r.New = func(ctx context.Context, spec Spec) (Engine, error) {
+		if spec.Design != "" && !r.Supports(spec.Design) {
+			return nil, fmt.Errorf("engine %s does not support design %q (it supports %v)", r.Name, spec.Design, r.Designs)
+		}
+		return newEngine(ctx, spec)
 	}
 	registry[r.Name] = r
 }

@@ -43,7 +43,7 @@ func TestBacklogAndRoleValidation(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("bad.yaml", []byte(c.yaml))
+			_, err := Parse("bad.yaml", []byte(c.yaml), testChecks)
 			if c.want == "" {
 				if err != nil {
 					t.Fatalf("want valid, got %v", err)
@@ -59,7 +59,7 @@ func TestBacklogAndRoleValidation(t *testing.T) {
 
 // The backlog's fields are sweepable: a matrix over the fill size makes one cell per size.
 func TestBacklogSweeps(t *testing.T) {
-	sc, err := Parse("m.yaml", []byte("rate: 1000\nbacklog: {messages: 10}\nmatrix:\n  backlog.messages: [1000, 2000]\n  backlog.producers: [keep, stop]\n"))
+	sc, err := Parse("m.yaml", []byte("rate: 1000\nbacklog: {messages: 10}\nmatrix:\n  backlog.messages: [1000, 2000]\n  backlog.producers: [keep, stop]\n"), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestBacklogSweeps(t *testing.T) {
 	if len(cells) != 4 || cells[3].Scenario.Backlog.Messages != 2000 || cells[3].Scenario.Backlog.Producers != "stop" {
 		t.Fatalf("cells %+v", cells)
 	}
-	if _, err := Parse("m.yaml", []byte("rate: 1000\nbacklog: {messages: 10}\nmatrix:\n  backlog.producers: [keep, halt]\n")); err == nil ||
+	if _, err := Parse("m.yaml", []byte("rate: 1000\nbacklog: {messages: 10}\nmatrix:\n  backlog.producers: [keep, halt]\n"), testChecks); err == nil ||
 		!strings.Contains(err.Error(), "m.yaml:4: matrix.backlog.producers.1: must be keep or stop") {
 		t.Fatalf("bad cell: %v", err)
 	}

@@ -17,14 +17,14 @@ func TestClusterFields(t *testing.T) {
 		{"node-restart at once", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n", ""},
 		{"node-restart negative", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: node-restart\n    duration: -1s\n", "bad.yaml:6: faults.0.duration: must not be negative"},
 		{"replicas per primary", "rate: 10\nengine: redis-cluster\nreplicas: 2\n", ""},
-		{"replicas elsewhere", "rate: 10\nengine: redis-cluster-url\naddress: 127.0.0.1:7000\nreplicas: 1\n", "bad.yaml:4: replicas: only engines redis and redis-cluster"},
+		{"replicas elsewhere", "rate: 10\nengine: redis-cluster-url\naddress: 127.0.0.1:7000\nreplicas: 1\n", "bad.yaml:4: replicas: engine redis-cluster-url does not read replicas (engines that do: redis, redis-cluster)"},
 		{"shard", "rate: 10\nengine: redis-cluster\nshards: 3\nfaults:\n  - at: 1s\n    kind: primary-kill\n    shard: 2\n", ""},
 		{"shard out of range", "rate: 10\nengine: redis-cluster\nshards: 3\nfaults:\n  - at: 1s\n    kind: primary-kill\n    shard: 3\n", "bad.yaml:7: faults.0.shard: must name a shard, 0 to shards-1 (got 3)"},
 		{"shard on another fault", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: stall\n    duration: 1s\n    shard: 1\n", "faults.0.shard: only primary-kill and node-restart hit a shard"},
 		{"seeds needed", "rate: 10\nengine: redis-cluster-url\n", "address"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("bad.yaml", []byte(c.yaml))
+			_, err := Parse("bad.yaml", []byte(c.yaml), testChecks)
 			switch {
 			case c.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)

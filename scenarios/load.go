@@ -46,17 +46,18 @@ func (es Errors) Error() string {
 }
 
 // Load reads, strictly decodes, defaults and validates a scenario file.
-func Load(path string) (*Scenario, error) {
+func Load(path string, c Checks) (*Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return Parse(path, data, c)
 }
 
 // Parse decodes a scenario from data; file names the source in errors. Unknown keys, wrong
-// types and impossible values are all reported, each with its line and field.
-func Parse(file string, data []byte) (*Scenario, error) {
+// types and impossible values are all reported, each with its line and field. The engine, its
+// sections and the gates are checked with c (see Checks).
+func Parse(file string, data []byte, c Checks) (*Scenario, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -69,8 +70,25 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, &Error{File: file, Msg: "empty scenario"}
 	}
 	root := doc.Content[0]
-	s := &Scenario{}
+	s := &Scenario{keys: map[string]int{}, checks: c}
 	d := decoder{file: file}
+	if root.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			s.keys[root.Content[i].Value] = root.Content[i].Line
+		}
+	}
+	// A top-level mapping no field takes is an engine's own section (kafka:), kept as written
+	// for the engine's registration to decode.
+	d.section = func(key string, val *yaml.Node) bool {
+		if !c.sectionOwner(key) || val.Kind != yaml.MappingNode {
+			return false
+		}
+		if s.Sections == nil {
+			s.Sections = map[string]*yaml.Node{}
+		}
+		s.Sections[key] = val
+		return true
+	}
 	d.decodeStruct(root, reflect.ValueOf(s).Elem(), "")
 	if len(d.errs) > 0 {
 		return nil, d.errs
@@ -95,7 +113,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
 	}
 	s.ApplyDefaults()
-	if errs := s.validate(); len(errs) > 0 {
+	if errs := s.validate(c); len(errs) > 0 {
 		for _, e := range errs {
 			e.File = file
 			if e.Line == 0 { // a matrix cell's error already points at its value
@@ -113,6 +131,20 @@ func Parse(file string, data []byte) (*Scenario, error) {
 type decoder struct {
 	file string
 	errs Errors
+	// section takes a top-level key that is no field (an engine's section); nil takes none.
+	section func(key string, val *yaml.Node) bool
+}
+
+// decodeInto decodes n strictly into the value into points at (a struct field by field).
+func (d *decoder) decodeInto(n *yaml.Node, into any, path string) {
+	v := reflect.ValueOf(into).Elem()
+	if v.Kind() == reflect.Struct && !reflect.PointerTo(v.Type()).Implements(unmarshalerType) {
+		d.decodeStruct(n, v, path)
+		return
+	}
+	if err := n.Decode(into); err != nil {
+		d.errs = append(d.errs, &Error{File: d.file, Line: n.Line, Field: path, Msg: cleanYAMLErr(err)})
+	}
 }
 
 var unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
@@ -136,6 +168,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		}
 		seen[k.Value] = k.Line
 		idx, ok := fields[k.Value]
+		if !ok && path == "" && d.section != nil && d.section(k.Value, val) {
+			continue
+		}
 		if !ok {
 			d.errs = append(d.errs, &Error{File: d.file, Line: k.Line, Field: field,
 				Msg: fmt.Sprintf("unknown field (known: %s)", strings.Join(sortedKeys(fields), ", "))})

@@ -10,7 +10,7 @@ import (
 )
 
 func TestParseQuickstartFillsDefaults(t *testing.T) {
-	sc, err := Load("quickstart.yaml")
+	sc, err := Load("quickstart.yaml", testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestParseQuickstartFillsDefaults(t *testing.T) {
 }
 
 func TestParseRateMax(t *testing.T) {
-	sc, err := Parse("t.yaml", []byte("name: x\nrate: max\nduration: 1s\n"))
+	sc, err := Parse("t.yaml", []byte("name: x\nrate: max\nduration: 1s\n"), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestParseErrorsNameFileLineAndField(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("bad.yaml", []byte(c.yaml))
+			_, err := Parse("bad.yaml", []byte(c.yaml), testChecks)
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -82,24 +82,16 @@ func TestParseErrorsNameFileLineAndField(t *testing.T) {
 }
 
 func TestParseReportsEveryError(t *testing.T) {
-	_, err := Parse("bad.yaml", []byte("name: x\nrate: 10\nproducers: -1\nconsumers: -2\n"))
+	_, err := Parse("bad.yaml", []byte("name: x\nrate: 10\nproducers: -1\nconsumers: -2\n"), testChecks)
 	var errs Errors
 	if !errors.As(err, &errs) || len(errs) != 2 {
 		t.Fatalf("want two errors, got %v", err)
 	}
 }
 
-func TestEngineChecker(t *testing.T) {
-	old := EngineChecker
-	defer func() { EngineChecker = old }()
-	EngineChecker = func(engine, design string) (string, error) {
-		if design == "carrier-pigeon" {
-			return "design", errors.New("no such design")
-		}
-		return "", nil
-	}
-	_, err := Parse("bad.yaml", []byte("name: x\nrate: 10\ndesign: carrier-pigeon\n"))
-	if err == nil || !strings.Contains(err.Error(), "bad.yaml:3: design: no such design") {
+func TestEngineChecks(t *testing.T) {
+	_, err := Parse("bad.yaml", []byte("name: x\nrate: 10\ndesign: carrier-pigeon\n"), testChecks)
+	if err == nil || !strings.Contains(err.Error(), `bad.yaml:3: design: engine embedded has no design "carrier-pigeon"`) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -116,7 +108,7 @@ func TestShippedScenariosDecode(t *testing.T) {
 		if _, err := os.Stat(f); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Load(f); err != nil {
+		if _, err := Load(f, shippedChecks()); err != nil {
 			t.Errorf("%v", err)
 		}
 	}

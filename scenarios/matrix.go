@@ -110,14 +110,14 @@ var unsweepable = map[string]bool{"name": true, "description": true, "matrix": t
 // Cells expands the matrix into complete scenarios (defaults filled). A scenario without a
 // matrix is one cell. Each cell's scenario has no matrix and is named base/cell.
 func (s *Scenario) Cells() ([]Cell, error) {
-	cells, errs := s.expand()
+	cells, errs := s.expand(s.checks)
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	return cells, nil
 }
 
-func (s *Scenario) expand() ([]Cell, Errors) {
+func (s *Scenario) expand(checks Checks) ([]Cell, Errors) {
 	if len(s.Matrix.Axes) == 0 {
 		return []Cell{{Scenario: s}}, nil
 	}
@@ -133,7 +133,7 @@ func (s *Scenario) expand() ([]Cell, Errors) {
 		if len(a.Values) == 0 {
 			errs = append(errs, &Error{Field: field, Line: a.Line, Msg: "needs at least one value"})
 		}
-		if err := checkSweepable(a.Key); err != nil {
+		if err := checkSweepable(a.Key, checks); err != nil {
 			errs = append(errs, &Error{Field: field, Line: a.Line, Msg: err.Error()})
 		}
 		if n <= MaxCells { // saturate: many axes must not overflow the count
@@ -149,7 +149,7 @@ func (s *Scenario) expand() ([]Cell, Errors) {
 	var cells []Cell
 	idx := make([]int, len(s.Matrix.Axes))
 	for {
-		c, cellErrs := s.cell(idx)
+		c, cellErrs := s.cell(idx, checks)
 		errs = append(errs, cellErrs...)
 		if c != nil {
 			cells = append(cells, *c)
@@ -171,7 +171,7 @@ func (s *Scenario) expand() ([]Cell, Errors) {
 }
 
 // cell builds the scenario of one combination and validates it; errors point at the value.
-func (s *Scenario) cell(idx []int) (*Cell, Errors) {
+func (s *Scenario) cell(idx []int, checks Checks) (*Cell, Errors) {
 	c := s.clone()
 	c.Matrix = Matrix{}
 	var params []Param
@@ -179,6 +179,7 @@ func (s *Scenario) cell(idx []int) (*Cell, Errors) {
 	for i, a := range s.Matrix.Axes {
 		v := a.Values[idx[i]]
 		params = append(params, Param{Key: a.Key, Value: paramValue(v)})
+		c.keys[strings.Split(a.Key, ".")[0]] = a.Line // swept is written
 		if err := setField(c, a.Key, v); err != nil {
 			errs = append(errs, &Error{Field: fmt.Sprintf("matrix.%s.%d", a.Key, idx[i]), Line: v.Line, Msg: err.Error()})
 		}
@@ -193,7 +194,7 @@ func (s *Scenario) cell(idx []int) (*Cell, Errors) {
 	cellName := strings.Join(names, ",")
 	c.Name = s.Name + "/" + cellName
 	c.ApplyDefaults()
-	for _, e := range c.validate() {
+	for _, e := range c.validate(checks) {
 		// A cell's problem is the value that made it: point there.
 		for i, a := range s.Matrix.Axes {
 			if e.Field == a.Key || strings.HasPrefix(e.Field, a.Key+".") {
@@ -221,13 +222,24 @@ func (s *Scenario) clone() *Scenario {
 	}
 	c.Faults = append([]Fault(nil), s.Faults...)
 	c.Gates = append([]string(nil), s.Gates...)
+	c.keys = make(map[string]int, len(s.keys))
+	for k, v := range s.keys {
+		c.keys[k] = v
+	}
+	c.Options, c.optionsKey = nil, "" // decoded again for the cell
 	return &c
 }
 
-func checkSweepable(key string) error {
+func checkSweepable(key string, checks Checks) error {
 	parts := strings.Split(key, ".")
 	if unsweepable[parts[0]] {
 		return fmt.Errorf("%s cannot be swept", parts[0])
+	}
+	if _, field := yamlFields(reflect.TypeOf(Scenario{}))[parts[0]]; !field && checks.sectionOwner(parts[0]) {
+		if len(parts) < 2 {
+			return fmt.Errorf("%s is a group of fields; sweep one of them", key)
+		}
+		return nil // an engine's section: its engine checks each cell's value
 	}
 	_, _, err := fieldFor(reflect.ValueOf(&Scenario{}).Elem(), parts)
 	return err
@@ -261,7 +273,12 @@ func fieldFor(v reflect.Value, parts []string) (f reflect.Value, mapKey string, 
 
 // setField decodes a matrix value into the scenario field its key names.
 func setField(s *Scenario, key string, val *yaml.Node) error {
-	f, mapKey, err := fieldFor(reflect.ValueOf(s).Elem(), strings.Split(key, "."))
+	parts := strings.Split(key, ".")
+	if _, field := yamlFields(reflect.TypeOf(Scenario{}))[parts[0]]; !field && len(parts) > 1 {
+		s.setSection(parts, val)
+		return nil
+	}
+	f, mapKey, err := fieldFor(reflect.ValueOf(s).Elem(), parts)
 	if err != nil {
 		return err
 	}
@@ -285,7 +302,7 @@ func setField(s *Scenario, key string, val *yaml.Node) error {
 // validateSweep checks repeat: and the matrix. Problems of the base scenario in fields the
 // matrix sets are dropped (a matrix over rate needs no rate outside it); each cell is validated
 // instead, its errors pointing at the value that made it.
-func (s *Scenario) validateSweep(base Errors) Errors {
+func (s *Scenario) validateSweep(base Errors, checks Checks) Errors {
 	if s.Repeat < 0 || s.Repeat > MaxRepeat {
 		base = append(base, &Error{Field: "repeat", Msg: fmt.Sprintf("must be between 1 and %d (got %d)", MaxRepeat, s.Repeat)})
 	}
@@ -307,7 +324,7 @@ func (s *Scenario) validateSweep(base Errors) Errors {
 	if len(kept) > 0 {
 		return kept // the base scenario itself is wrong; cells would repeat it
 	}
-	_, errs := s.expand()
+	_, errs := s.expand(checks)
 	return errs
 }
 

@@ -16,7 +16,7 @@ matrix:
   persistence.appendfsync: [everysec]
   stream.ack: [after]
 repeat: 3
-`))
+`), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ repeat: 3
 }
 
 func TestNoMatrixIsOneCell(t *testing.T) {
-	sc, err := Parse("x.yaml", []byte("name: x\nrate: 10\n"))
+	sc, err := Parse("x.yaml", []byte("name: x\nrate: 10\n"), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestMatrixErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("bad.yaml", []byte(c.yaml))
+			_, err := Parse("bad.yaml", []byte(c.yaml), testChecks)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v\nwant %q", err, c.want)
 			}
@@ -112,7 +112,7 @@ func FuzzParseMatrix(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		sc, err := Parse("f.yaml", []byte(src))
+		sc, err := Parse("f.yaml", []byte(src), testChecks)
 		if err != nil {
 			return
 		}

@@ -25,7 +25,7 @@ func TestParseProfiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := Parse("p.yaml", []byte(c.yaml))
+			s, err := Parse("p.yaml", []byte(c.yaml), testChecks)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestProfileErrorsNameFileLineAndField(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("p.yaml", []byte(c.yaml))
+			_, err := Parse("p.yaml", []byte(c.yaml), testChecks)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
@@ -65,7 +65,7 @@ func TestProfileErrorsNameFileLineAndField(t *testing.T) {
 
 // arrival and the profile's fields are matrix axes.
 func TestMatrixSweepsWorkload(t *testing.T) {
-	s, err := Parse("m.yaml", []byte("profile:\n  ramp: {from: 1000, to: 2000}\nmatrix:\n  arrival: [uniform, poisson]\n  profile.ramp.to: [5000, 9000]\n"))
+	s, err := Parse("m.yaml", []byte("profile:\n  ramp: {from: 1000, to: 2000}\nmatrix:\n  arrival: [uniform, poisson]\n  profile.ramp.to: [5000, 9000]\n"), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,13 +17,14 @@ type Scenario struct {
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description,omitempty" json:"description,omitempty"`
 
-	// Engine is the system under test: embedded, server, redis, redis-url, kafka, kafka-url.
+	// Engine is the system under test, a name in the engine registry (qbench engines lists them).
 	Engine string `yaml:"engine" json:"engine"`
 	// Replicas gives a managed redis-server this many asynchronous replicas, for failover.
 	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty"`
 	// Address of an existing server for redis-url / kafka-url.
 	Address string `yaml:"address,omitempty" json:"address,omitempty"`
-	// Design is the queue design: stream, list, reliable-list, pubsub, topic.
+	// Design is the queue design: stream, list, reliable-list, pubsub, topic. The default is
+	// the engine's first design.
 	Design string `yaml:"design" json:"design"`
 
 	Producers int `yaml:"producers" json:"producers"`
@@ -100,6 +101,20 @@ type Scenario struct {
 	// Repeat runs each scenario (each cell of a matrix) this many times and merges the
 	// repetitions, keeping their spread for noise-aware gates. 0 and 1 mean once.
 	Repeat int `yaml:"repeat,omitempty" json:"repeat,omitempty"`
+
+	// Sections are the engines' own sections as written (kafka:), kept as YAML so that the
+	// engine's registration decodes them, with file:line errors (see Checks). A matrix may sweep
+	// their keys (kafka.acks).
+	Sections map[string]*yaml.Node `yaml:"-" json:"-"`
+	// Options is what the engine's registration made of its own section (defaults filled); the
+	// runner hands it to the engine in engines.Spec.Options. Nil until validated.
+	Options    any    `yaml:"-" json:"-"`
+	optionsKey string // the section Options came from
+	// keys are the top-level keys written (and swept), with their lines: a shared section an
+	// engine does not read is an error only when written.
+	keys map[string]int
+	// checks are those Parse was given, for Cells.
+	checks Checks
 }
 
 // StreamOptions configure the stream design.
@@ -176,7 +191,7 @@ type Fault struct {
 	//     started again after Duration;
 	//   partition-leader-kill: the broker leading partition 0 of the run's topic is killed
 	//     (SIGKILL); it comes back after Duration, or stays down when Duration is 0;
-	Kind string `yaml:"kind" json:"kind"`
+	Kind FaultKind `yaml:"kind" json:"kind"`
 	// Duration is how long the fault lasts, for faults that last.
 	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
 	// Consumer is the index of the consumer a consumer fault hits.
@@ -281,7 +296,7 @@ func (r *Rate) UnmarshalText(b []byte) error {
 // system (power-loss, disk-full).
 func (s *Scenario) NeedsLossyFS() bool {
 	for _, f := range s.Faults {
-		if f.Kind == "power-loss" || f.Kind == "disk-full" {
+		if t, _ := f.Kind.Traits(); t.NeedsLossyFS {
 			return true
 		}
 	}

@@ -23,7 +23,7 @@ func TestShardErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("bad.yaml", []byte(c.yaml))
+			_, err := Parse("bad.yaml", []byte(c.yaml), testChecks)
 			if err == nil {
 				t.Fatalf("no error, want %q", c.want)
 			}
@@ -37,21 +37,21 @@ func TestShardErrors(t *testing.T) {
 // Defaults: round-robin once there are several shards, skew 1.1 under zipf; a matrix sweeps
 // shards.
 func TestShardDefaultsAndSweep(t *testing.T) {
-	sc, err := Parse("ok.yaml", []byte("name: x\nrate: 10\nshards: 4\n"))
+	sc, err := Parse("ok.yaml", []byte("name: x\nrate: 10\nshards: 4\n"), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sc.ShardRouting != "round-robin" || sc.ShardSkew != 0 {
 		t.Fatalf("routing %q skew %g", sc.ShardRouting, sc.ShardSkew)
 	}
-	sc, err = Parse("ok.yaml", []byte("name: x\nrate: 10\nshards: 4\nshard_routing: zipf\n"))
+	sc, err = Parse("ok.yaml", []byte("name: x\nrate: 10\nshards: 4\nshard_routing: zipf\n"), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sc.ShardSkew != DefaultShardSkew {
 		t.Fatalf("skew %g", sc.ShardSkew)
 	}
-	sc, err = Parse("ok.yaml", []byte("name: x\nrate: 10\nmatrix:\n  shards: [1, 8]\n"))
+	sc, err = Parse("ok.yaml", []byte("name: x\nrate: 10\nmatrix:\n  shards: [1, 8]\n"), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}

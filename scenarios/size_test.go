@@ -19,7 +19,7 @@ func TestParseMessageSizes(t *testing.T) {
 		{"rate: 1\nmessage_size:\n  dist: weighted\n  sizes: [{size: 100, weight: 9}, {size: 10000, weight: 1}]\npayload: {content: compressible, ratio: 2}\n", 100, 10000, Payload{Content: "compressible", Ratio: 2}},
 	}
 	for _, c := range cases {
-		s, err := Parse("s.yaml", []byte(c.yaml))
+		s, err := Parse("s.yaml", []byte(c.yaml), testChecks)
 		if err != nil {
 			t.Fatalf("%q: %v", c.yaml, err)
 		}
@@ -46,7 +46,7 @@ func TestMessageSizeErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("s.yaml", []byte(c.yaml))
+			_, err := Parse("s.yaml", []byte(c.yaml), testChecks)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want %q", err, c.want)
 			}
@@ -55,7 +55,7 @@ func TestMessageSizeErrors(t *testing.T) {
 }
 
 func TestMatrixSweepsSizes(t *testing.T) {
-	s, err := Parse("m.yaml", []byte("rate: 1\nmessage_size: {dist: lognormal, median: 256, sigma: 1}\nmatrix:\n  message_size.sigma: [0.5, 2]\n  payload.content: [random, compressible]\n"))
+	s, err := Parse("m.yaml", []byte("rate: 1\nmessage_size: {dist: lognormal, median: 256, sigma: 1}\nmatrix:\n  message_size.sigma: [0.5, 2]\n  payload.content: [random, compressible]\n"), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestMatrixSweepsSizes(t *testing.T) {
 		t.Fatalf("cells %+v", cells[3].Scenario.MessageSize)
 	}
 	// A whole size swept: numbers and distributions alike.
-	s, err = Parse("m.yaml", []byte("rate: 1\nmatrix:\n  message_size: [64, {dist: uniform, min: 64, max: 128}]\n"))
+	s, err = Parse("m.yaml", []byte("rate: 1\nmatrix:\n  message_size: [64, {dist: uniform, min: 64, max: 128}]\n"), testChecks)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,9 @@ import (
 
 // Defaults, in one place. A zero value in a scenario means "use the default".
 const (
+	// DefaultEngine is the in-repo server inside qbench's process: it needs nothing installed.
+	// (The default design is the engine's first.)
 	DefaultEngine       = "embedded"
-	DefaultDesign       = "stream"
 	DefaultProducers    = 1
 	DefaultConsumers    = 1
 	DefaultMessageSize  = 256
@@ -35,13 +36,6 @@ const (
 func (s *Scenario) ApplyDefaults() {
 	if s.Engine == "" {
 		s.Engine = DefaultEngine
-	}
-	if s.Design == "" {
-		if s.Engine == "kafka" || s.Engine == "kafka-url" {
-			s.Design = "topic"
-		} else {
-			s.Design = DefaultDesign
-		}
 	}
 	if s.Producers == 0 {
 		s.Producers = DefaultProducers
@@ -126,7 +120,7 @@ func (s *Scenario) validateShards(bad func(field, format string, args ...any)) {
 		bad("shards", "must be between 1 and %d keys (got %d)", MaxShards, s.Shards)
 	}
 	if s.Shards != 0 && (s.Engine == "kafka" || s.Engine == "kafka-url") {
-		bad("shards", "spreads a Redis design over several keys; a Kafka topic's equivalent is its partitions (set persistence: {partitions: N})")
+		bad("shards", "spreads a Redis design over several keys; a Kafka topic's equivalent is its partitions (set kafka: {partitions: N})")
 	}
 	switch s.ShardRouting {
 	case "", "round-robin", "producer", "zipf":
@@ -141,11 +135,6 @@ func (s *Scenario) validateShards(bad func(field, format string, args ...any)) {
 	}
 }
 
-// EngineChecker reports whether an engine name and design are known, naming the field at fault
-// ("engine" or "design"); the command line wires it to the engine registry so that this package
-// needs no engine.
-var EngineChecker func(engine, design string) (field string, err error)
-
 func (s *Scenario) sweepsEngine() bool {
 	for _, a := range s.Matrix.Axes {
 		if a.Key == "engine" {
@@ -155,11 +144,7 @@ func (s *Scenario) sweepsEngine() bool {
 	return false
 }
 
-// FaultChecker reports whether an engine can carry out a fault kind (an error naming the engines
-// that can); wired to the registry by the command line like EngineChecker.
-var FaultChecker func(engine, kind string) error
-
-func (s *Scenario) validate() Errors {
+func (s *Scenario) validate(c Checks) Errors {
 	var errs Errors
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, &Error{Field: field, Msg: fmt.Sprintf(format, args...)})
@@ -175,7 +160,6 @@ func (s *Scenario) validate() Errors {
 		bad("rate", "must be a positive number of messages per second, or max (got %s)", s.Rate)
 	}
 	s.validateLimits(bad)
-	s.validateRole(bad)
 	s.validateBacklog(bad)
 	s.validateShards(bad)
 	s.validateWorkload(bad)
@@ -226,50 +210,40 @@ func (s *Scenario) validate() Errors {
 	}
 	for i, f := range s.Faults {
 		field := fmt.Sprintf("faults.%d", i)
+		traits, known := f.Kind.Traits()
+		if !known {
+			bad(field+".kind", "unknown fault %q (known: %s)", f.Kind, faultKindList())
+		}
+		if traits.NeedsDuration && f.Duration <= 0 {
+			bad(field+".duration", "a %s needs a positive duration (got %s)", f.Kind, f.Duration)
+		}
+		if f.Duration < 0 {
+			bad(field+".duration", "must not be negative (got %s)", f.Duration)
+		}
 		switch f.Kind {
-		case "slow-consumer":
-			if f.Duration <= 0 {
-				bad(field+".duration", "a slow-consumer needs a positive duration (got %s)", f.Duration)
-			}
+		case FaultSlowConsumer:
 			if f.Work == nil {
 				bad(field+".work", "a slow-consumer needs work: {dist: fixed, value: 5ms} (or uniform min/max, lognormal median/sigma)")
 			} else {
 				f.Work.validate(field+".work", bad)
 			}
-		case "command":
+		case FaultCommand:
 			if len(f.Command) == 0 {
 				bad(field+".command", "a command fault needs the command, e.g. [BGREWRITEAOF]")
 			}
-		case "failover":
+		case FaultFailover:
 			if s.Replicas == 0 {
 				bad(field+".kind", "failover needs replicas: 1 or more")
 			}
-		case "primary-kill":
-		case "stall", "consumer-pause", "subscriber-offline", "server-crash", "power-loss", "disk-full":
-			if f.Duration <= 0 {
-				bad(field+".duration", "a %s needs a positive duration (got %s)", f.Kind, f.Duration)
-			}
-		case "partition-leader-kill", "node-restart":
-			if f.Duration < 0 {
-				bad(field+".duration", "must not be negative (got %s; 0 keeps a killed leader down)", f.Duration)
-			}
-		case "consumer-crash":
+		case FaultConsumerCrash:
 			if f.Point != "" && f.Point != "after-work" && f.Point != "before-work" {
 				bad(field+".point", "must be after-work or before-work (got %q)", f.Point)
 			}
 			if f.RestartAfter < 0 {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
-		default:
-			bad(field+".kind", "unknown fault %q (known: stall, server-crash, power-loss, disk-full, failover, command, primary-kill, partition-leader-kill, node-restart, slow-consumer, consumer-crash, consumer-pause, subscriber-offline)", f.Kind)
 		}
-		// When the matrix sweeps the engine, each cell is checked with its own engine instead.
-		if FaultChecker != nil && !s.sweepsEngine() {
-			if err := FaultChecker(s.Engine, f.Kind); err != nil {
-				bad(field+".kind", "%v", err)
-			}
-		}
-		if f.Shard != 0 && f.Kind != "primary-kill" && f.Kind != "node-restart" {
+		if f.Shard != 0 && !traits.HitsShard {
 			bad(field+".shard", "only primary-kill and node-restart hit a shard (kind is %s)", f.Kind)
 		}
 		if f.Shard < 0 || (s.Shards > 0 && f.Shard >= s.Shards) {
@@ -294,14 +268,8 @@ func (s *Scenario) validate() Errors {
 	if _, ok := Policies[s.Policy]; s.Policy != "" && !ok {
 		bad("policy", "must be none, snapshot, aof-no, aof-everysec or aof-always (got %q)", s.Policy)
 	}
-	if s.Policy != "" && (s.Engine == "kafka" || s.Engine == "kafka-url") {
-		bad("policy", "is a Redis policy; set Kafka's flush settings under persistence")
-	}
 	if s.Replicas < 0 || s.Replicas > 4 {
 		bad("replicas", "must be 0 to 4 (got %d)", s.Replicas)
-	}
-	if s.Replicas > 0 && s.Engine != "redis" && s.Engine != "redis-cluster" {
-		bad("replicas", "only engines redis and redis-cluster (replicas per primary) manage replicas (engine is %s)", s.Engine)
 	}
 	if s.Wait.Replicas < 0 {
 		bad("wait.replicas", "must not be negative (got %d)", s.Wait.Replicas)
@@ -324,14 +292,12 @@ func (s *Scenario) validate() Errors {
 	if s.List.MaxDeliveries < 0 {
 		bad("list.max_deliveries", "must not be negative (got %d)", s.List.MaxDeliveries)
 	}
-	if (s.Engine == "redis-url" || s.Engine == "kafka-url" || s.Engine == "redis-cluster-url") && s.Address == "" {
-		bad("address", "is required for engine %s", s.Engine)
+	errs = append(errs, s.validateGates(c.Gate)...)
+	// When the matrix sweeps the engine, each cell is checked with its own engine instead.
+	if !s.sweepsEngine() {
+		s.validateEngine(c, bad, &errs)
 	}
-	errs = append(errs, s.validateGates()...)
-	if EngineChecker != nil {
-		if field, err := EngineChecker(s.Engine, s.Design); err != nil {
-			bad(field, "%v", err)
-		}
-	}
-	return s.validateSweep(errs)
+	// After the engine's check, which fills in its default design: names depend on the design.
+	s.validateRole(bad)
+	return s.validateSweep(errs, c)
 }

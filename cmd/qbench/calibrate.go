@@ -157,6 +157,7 @@ func nullShape(sc *scenarios.Scenario, rate float64, d time.Duration) *scenarios
 	c := *sc
 	c.Engine, c.Address, c.Replicas = nullEngine, "", 0
 	c.Policy, c.Persistence, c.Wait = "", nil, scenarios.WaitOptions{}
+	c.Sections, c.Options = nil, nil // engine sections the null engine does not read
 	c.Faults, c.Gates, c.Matrix, c.Repeat, c.PoisonEvery = nil, nil, scenarios.Matrix{}, 0, 0
 	if reg, err := engines.Lookup(nullEngine); err == nil && !reg.Supports(c.Design) {
 		c.Design = reg.Designs[0]

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -206,80 +205,74 @@ Exit codes: 0 every gate holds, 1 runtime error, 2 usage error (including differ
 	return cmd
 }
 
-// withBaseline adds --baseline and the gate flags to qbench run: the run's result is compared
-// with the baseline and the gates are checked after the summary.
-func withBaseline(cmd *cobra.Command) *cobra.Command {
-	o := &gateOptions{}
-	var baselinePath string
-	o.register(cmd)
-	cmd.Flags().StringVar(&baselinePath, "baseline", "", "compare the run with this result file (see results/baselines/) and check the gates")
-	var flagGates []results.Gate
-	var baseline *results.Result
-	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
-		var err error
-		if flagGates, err = o.parse(); err != nil {
-			return err
-		}
-		for _, g := range flagGates {
-			if g.Relative && baselinePath == "" {
-				return usageError{fmt.Errorf("gate %q is relative: it needs --baseline", g.Expr)}
-			}
-		}
-		if baselinePath != "" {
-			// Read it now, so that a wrong path fails before the run rather than after it.
-			if baseline, err = readResult(baselinePath); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	afterRunHooks = append(afterRunHooks, func(cmd *cobra.Command, out string, res *results.Result) error {
-		gates, err := o.gatesFor(flagGates, res, baseline != nil)
-		if err != nil {
-			return err
-		}
-		if baseline == nil && len(gates) == 0 {
-			return nil
-		}
-		if out == "" {
-			out = "(this run)"
-		}
-		fmt.Fprintln(cmd.OutOrStdout())
-		c := results.Compare(baseline, res, baselinePath, out, gates, o.gateOpts(cmd, baseline))
-		if err := o.checkSame(c); err != nil {
-			return err
-		}
-		if baseline == nil && (o.format == "" || o.format == "text") {
-			// The summary above has the figures; without a baseline only the gates are news.
-			o.format = "gates"
-		}
-		return o.report(cmd.OutOrStdout(), c)
-	})
-	return cmd
+// gating is qbench run's --baseline and gate flags: prepare checks them before the run, check
+// compares the result with the baseline and checks the gates after the summary. Both are
+// explicit steps of run (and of each cell of a sweep).
+type gating struct {
+	o            gateOptions
+	baselinePath string
+	flagGates    []results.Gate
+	baseline     *results.Result
 }
 
-// afterRunHooks run after qbench run has written its result and summary.
-var afterRunHooks []func(cmd *cobra.Command, out string, res *results.Result) error
+// addGating adds --baseline and the gate flags to cmd.
+func addGating(cmd *cobra.Command) *gating {
+	g := &gating{}
+	g.o.register(cmd)
+	cmd.Flags().StringVar(&g.baselinePath, "baseline", "", "compare the run with this result file (see results/baselines/) and check the gates")
+	return g
+}
 
-func afterRun(cmd *cobra.Command, out string, res *results.Result) error {
+// prepare parses the gate flags and reads the baseline, so that a wrong path fails before the
+// run rather than after it.
+func (g *gating) prepare() error {
+	var err error
+	if g.flagGates, err = g.o.parse(); err != nil {
+		return err
+	}
+	for _, gt := range g.flagGates {
+		if gt.Relative && g.baselinePath == "" {
+			return usageError{fmt.Errorf("gate %q is relative: it needs --baseline", gt.Expr)}
+		}
+	}
+	if g.baselinePath != "" {
+		if g.baseline, err = readResult(g.baselinePath); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check compares res (written to out) with the baseline and checks the gates: the scenario's
+// absolute ones and the flags'.
+func (g *gating) check(cmd *cobra.Command, out string, res *results.Result) error {
 	if res.Segment != nil {
 		return nil // a segment is part of a run: its gates are checked on the merged result
 	}
-	var errs []error
-	for _, h := range afterRunHooks {
-		if err := h(cmd, out, res); err != nil {
-			errs = append(errs, err)
-		}
+	gates, err := g.o.gatesFor(g.flagGates, res, g.baseline != nil)
+	if err != nil {
+		return err
 	}
-	return errors.Join(errs...)
+	if g.baseline == nil && len(gates) == 0 {
+		return nil
+	}
+	if out == "" {
+		out = "(this run)"
+	}
+	fmt.Fprintln(cmd.OutOrStdout())
+	o := g.o
+	c := results.Compare(g.baseline, res, g.baselinePath, out, gates, o.gateOpts(cmd, g.baseline))
+	if err := o.checkSame(c); err != nil {
+		return err
+	}
+	if g.baseline == nil && (o.format == "" || o.format == "text") {
+		// The summary above has the figures; without a baseline only the gates are news.
+		o.format = "gates"
+	}
+	return o.report(cmd.OutOrStdout(), c)
 }
 
 func init() {
-	// Scenario validation checks gate expressions with the parser compare uses.
-	scenarios.GateChecker = func(expr string) error {
-		_, err := results.ParseGate(expr)
-		return err
-	}
 	results.EffectiveScenario = effectiveScenario
 }
 

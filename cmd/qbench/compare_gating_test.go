@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"qbench/bench"
 	"qbench/results"
 	"qbench/results/resultstest"
 	"qbench/scenarios"
@@ -16,7 +17,7 @@ import (
 // edit applied to its JSON form, so compare reads it as a result from qbench run would be read.
 func resultWithScenario(t *testing.T, dir, name string, o resultstest.Options, edit func(map[string]any)) string {
 	t.Helper()
-	sc, err := scenarios.Parse("q.yaml", []byte("name: q\nrate: 1000\nduration: 5s\n"))
+	sc, err := scenarios.Parse("q.yaml", []byte("name: q\nrate: 1000\nduration: 5s\n"), bench.Checks())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,17 @@ func enginesCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ENGINE\tDESIGNS\tWHAT")
+			fmt.Fprintln(tw, "ENGINE\tDESIGNS\tSECTIONS\tWHAT")
 			for _, r := range engines.All() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, strings.Join(r.Designs, ", "), r.Summary)
+				// The scenario sections it reads: its own first, then the shared ones.
+				reads := append([]string(nil), r.Sections...)
+				if r.Options != "" {
+					reads = append([]string{r.Options + ":"}, reads...)
+				}
+				if len(reads) == 0 {
+					reads = []string{"-"}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Name, strings.Join(r.Designs, ", "), strings.Join(reads, ", "), r.Summary)
 			}
 			return tw.Flush()
 		},

@@ -47,7 +47,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(withSweep(withBaseline(runCmd())), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), searchCmd(), calibrateCmd(), aofCmd(), lossyfsCmd(), k8sCmd())
+	root.AddCommand(runCmd(), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), searchCmd(), calibrateCmd(), aofCmd(), lossyfsCmd(), k8sCmd())
 	err := root.Execute()
 	if err == nil {
 		os.Exit(exitOK)

@@ -14,10 +14,13 @@ import (
 	"qbench/results"
 )
 
+// runCmd is qbench run, in explicit steps: load the scenario (once), prepare the gates and the
+// baseline, run it (a sweep when it has a matrix or repeat), write the result, check the gates.
 func runCmd() *cobra.Command {
 	var out string
 	var quiet bool
 	var cpuProfile string
+	var g *gating
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO.yaml",
 		Short: "Run a scenario; print the summary on stdout, write the JSON result with -o",
@@ -26,6 +29,15 @@ func runCmd() *cobra.Command {
 			sc, err := loadScenario(args[0])
 			if err != nil {
 				return err
+			}
+			if err := g.prepare(); err != nil {
+				return err
+			}
+			if len(sc.Matrix.Axes) > 0 || sc.Repeat > 1 {
+				if err := refuseSegmentedSweep(cmd); err != nil {
+					return err
+				}
+				return runSweep(cmd, sc, g)
 			}
 			if err := checkOutputPath(out); err != nil {
 				return err
@@ -78,13 +90,14 @@ func runCmd() *cobra.Command {
 				}
 				fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
 			}
-			return interrupted(res.Interrupted, afterRun(cmd, out, res))
+			return interrupted(res.Interrupted, g.check(cmd, out, res))
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file (a directory for a matrix)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run (go tool pprof) to this file")
 	segmentFlags(cmd)
+	g = addGating(cmd)
 	return cmd
 }
 

@@ -17,26 +17,6 @@ import (
 	"qbench/scenarios"
 )
 
-// withSweep makes qbench run expand a scenario's matrix: and repeat:. A plain scenario goes to
-// the ordinary run unchanged.
-func withSweep(cmd *cobra.Command) *cobra.Command {
-	single := cmd.RunE
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		sc, err := loadScenario(args[0])
-		if err != nil {
-			return err
-		}
-		if len(sc.Matrix.Axes) == 0 && sc.Repeat <= 1 {
-			return single(cmd, args)
-		}
-		if err := refuseSegmentedSweep(cmd); err != nil {
-			return err
-		}
-		return runSweep(cmd, sc)
-	}
-	return cmd
-}
-
 func logf(quiet bool) func(string, ...any) {
 	return func(f string, a ...any) {
 		if !quiet {
@@ -45,7 +25,9 @@ func logf(quiet bool) func(string, ...any) {
 	}
 }
 
-func runSweep(cmd *cobra.Command, sc *scenarios.Scenario) error {
+// runSweep runs a scenario's matrix: (one result per cell) or repeat: (one merged result), for
+// qbench run, which has loaded sc and prepared g.
+func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 	out, _ := cmd.Flags().GetString("output")
 	quiet, _ := cmd.Flags().GetBool("quiet")
 	baseline, _ := cmd.Flags().GetString("baseline")
@@ -107,7 +89,7 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario) error {
 		if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {
 			return err
 		}
-		return interrupted(res.Interrupted || stop.Err() != nil, afterRun(cmd, out, res))
+		return interrupted(res.Interrupted || stop.Err() != nil, g.check(cmd, out, res))
 	}
 	if stop.Err() != nil {
 		ix.Interrupted = true
@@ -126,7 +108,7 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario) error {
 	var errs []error
 	for i, c := range cells {
 		fmt.Fprintf(cmd.OutOrStdout(), "\ncell %s:", c.Cell.Name)
-		if err := afterRun(cmd, filepath.Join(out, ix.Cells[i].File), c.Result); err != nil {
+		if err := g.check(cmd, filepath.Join(out, ix.Cells[i].File), c.Result); err != nil {
 			errs = append(errs, err)
 		}
 	}

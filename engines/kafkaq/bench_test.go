@@ -18,12 +18,12 @@ func BenchmarkSend(b *testing.B) {
 	for _, acks := range []string{"none", "leader", "all", "all+flush"} {
 		for _, batch := range []int{1, 100} {
 			b.Run(fmt.Sprintf("acks=%s/batch=%d", acks, batch), func(b *testing.B) {
-				settings := map[string]string{"acks": acks, "partitions": "1"}
+				section := "partitions: 1\nacks: " + acks
 				if acks == "all+flush" {
 					// fsync before every produce reply: the topic-level log.flush.interval.messages=1.
-					settings["acks"], settings["flush.messages"] = "all", "1"
+					section = "partitions: 1\nacks: all\nflush_messages: 1"
 				}
-				e := newTestEngine(b, engines.Spec{Producers: 1, Consumers: 1, Persistence: settings})
+				e := newTestEngine(b, engines.Spec{Producers: 1, Consumers: 1, Options: kafkaOptions(b, section)})
 				ctx := context.Background()
 				p, err := e.NewProducer(ctx, 0)
 				if err != nil {
@@ -59,10 +59,10 @@ func BenchmarkSend(b *testing.B) {
 func BenchmarkEndToEnd(b *testing.B) {
 	const consumers = 2
 	for _, batch := range []int{1, 100} {
-		for _, commit := range []string{"0", "100"} {
-			b.Run(fmt.Sprintf("batch=%d/commit.interval.ms=%s", batch, commit), func(b *testing.B) {
+		for _, commit := range []string{"0s", "100ms"} {
+			b.Run(fmt.Sprintf("batch=%d/commit_interval=%s", batch, commit), func(b *testing.B) {
 				e := newTestEngine(b, engines.Spec{Producers: 1, Consumers: consumers,
-					Persistence: map[string]string{"acks": "all", "commit.interval.ms": commit}})
+					Options: kafkaOptions(b, "acks: all\ncommit_interval: "+commit)})
 				cs := openConsumers(b, e, consumers)
 				defer closeAll(b, cs)
 				b.ResetTimer()
@@ -87,7 +87,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 func BenchmarkParallelSend(b *testing.B) {
 	for _, producers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("producers=%d", producers), func(b *testing.B) {
-			e := newTestEngine(b, engines.Spec{Producers: producers, Consumers: 4, Persistence: map[string]string{"acks": "all"}})
+			e := newTestEngine(b, engines.Spec{Producers: producers, Consumers: 4, Options: kafkaOptions(b, "acks: all")})
 			ctx := context.Background()
 			b.ResetTimer()
 			began := time.Now()

@@ -106,8 +106,7 @@ func TestThreeBrokerClusterLeaderKill(t *testing.T) {
 	defer cancel()
 	began := time.Now()
 	eng, err := reg.New(ctx, engines.Spec{RunID: fmt.Sprintf("cluster-%d", os.Getpid()), Design: Design, Producers: 1, Consumers: 1,
-		Persistence: map[string]string{"brokers": "3", "acks": "all", "min.insync.replicas": "2", "partitions": "1",
-			"unclean.leader.election.enable": "false"}})
+		Options: kafkaOptions(t, "brokers: 3\nacks: all\nmin_insync_replicas: 2\npartitions: 1\nunclean_leader_election: false")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,7 @@ func init() {
 		Summary: "Apache Kafka topic + consumer group (kafka-go) on a broker or KRaft cluster (brokers: N) qbench starts; needs .ci/kafka-jars.sh and java",
 		New:     newManaged,
 		Faults:  []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
+		Options: "kafka", Decode: decodeFor(true),
 	})
 	engines.Register(engines.Registration{
 		Name:    "kafka-url",
@@ -40,6 +41,7 @@ func init() {
 		Summary: "Apache Kafka topic + consumer group (kafka-go) on an existing cluster at address (host:port,...)",
 		New:     newURL,
 		Shared:  true,
+		Options: "kafka", Decode: decodeFor(false), NeedsAddress: true,
 	})
 }
 
@@ -64,18 +66,8 @@ type engine struct {
 	opened  []interface{ Close() error } // producers and consumers Close still has to close
 }
 
-func checkDesign(spec engines.Spec) error {
-	if spec.Design != "" && spec.Design != Design {
-		return fmt.Errorf("kafka: design %q not supported (only %q)", spec.Design, Design)
-	}
-	return nil
-}
-
 func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
-	if err := checkDesign(spec); err != nil {
-		return nil, err
-	}
-	opts, err := parseOptions(spec.Persistence, spec.Consumers, false)
+	opts, err := optionsOf(spec, false)
 	if err != nil {
 		return nil, err
 	}

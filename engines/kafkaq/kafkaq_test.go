@@ -5,12 +5,16 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	yaml "go.yaml.in/yaml/v3"
 
 	"qbench/engines"
 	"qbench/engines/procs"
@@ -82,7 +86,7 @@ func newTestEngine(t testing.TB, spec engines.Spec) *engine {
 	needBroker(t, sharedErr)
 	runSeq++
 	spec.RunID = fmt.Sprintf("%s-%d-%d", strings.ReplaceAll(t.Name(), "/", "_"), os.Getpid(), runSeq)
-	opts, err := parseOptions(spec.Persistence, spec.Consumers, false)
+	opts, err := optionsOf(spec, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +313,7 @@ func waitLag(t *testing.T, e engines.LagReporter, want int64) {
 func TestNoLossNoDuplicatesPartitionOrder(t *testing.T) {
 	const producers, consumers, n, batch = 2, 3, 5000, 100
 	e := newTestEngine(t, engines.Spec{Producers: producers, Consumers: consumers,
-		Persistence: map[string]string{"acks": "all"}})
+		Options: kafkaOptions(t, "acks: all")})
 	cs := openConsumers(t, e, consumers) // the last one waits until the group is stable
 	defer closeAll(t, cs)
 
@@ -337,7 +341,7 @@ func TestNoLossNoDuplicatesPartitionOrder(t *testing.T) {
 
 func TestRedeliveryAfterConsumerDiesBeforeCommit(t *testing.T) {
 	const n, acked = 100, 40
-	e := newTestEngine(t, engines.Spec{Producers: 1, Consumers: 1, Persistence: map[string]string{"partitions": "1"}})
+	e := newTestEngine(t, engines.Spec{Producers: 1, Consumers: 1, Options: kafkaOptions(t, "partitions: 1")})
 	produce(t, e, 1, n, n, 0)
 	waitLag(t, e, n)
 
@@ -396,7 +400,7 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 	defer cancel()
 	began := time.Now()
 	eng, err := reg.New(ctx, engines.Spec{RunID: fmt.Sprintf("crash-%d", os.Getpid()), Design: Design, Producers: 1, Consumers: 2,
-		Persistence: map[string]string{"acks": "all", "log.flush.interval.messages": "1", "flush.messages": "1"}})
+		Options: kafkaOptions(t, "acks: all\nbroker: {log.flush.interval.messages: \"1\"}\nflush_messages: 1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,53 +478,91 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 	}
 }
 
+// kafkaOptions decodes a kafka: section the way scenario validation does (strictly, through the
+// registration's Decode).
+func kafkaOptions(t testing.TB, section string) Options {
+	t.Helper()
+	o, err := decodeSection(section, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func decodeSection(section string, managed bool) (Options, error) {
+	v, err := decodeFor(managed)(func(into any) error {
+		dec := yaml.NewDecoder(strings.NewReader(section))
+		dec.KnownFields(true)
+		if err := dec.Decode(into); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return Options{}, err
+	}
+	return v.(Options), nil
+}
+
+// parseSection decodes a kafka: section and resolves it for 3 consumers, as New does.
+func parseSection(section string, consumers int, managed bool) (options, error) {
+	o, err := decodeSection(section, managed)
+	if err != nil {
+		if _, joined := err.(interface{ Unwrap() []error }); joined {
+			err = named(err)
+		}
+		return options{}, err
+	}
+	r, err := resolve(o, consumers, managed)
+	return r, named(err)
+}
+
 func TestOptions(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		p       map[string]string
+		p       string
 		managed bool
 		wantErr string
 		check   func(options) bool
 	}{
-		{name: "defaults", p: nil, managed: true, check: func(o options) bool {
+		{name: "defaults", p: "", managed: true, check: func(o options) bool {
 			return acksName(o.acks) == "all" && o.partitions == 3 && o.replicationFactor == 1 && o.brokers == 1 && o.linger == minLinger
 		}},
-		{name: "acks leader", p: map[string]string{"acks": "leader"}, check: func(o options) bool { return acksName(o.acks) == "leader" }},
-		{name: "acks 0", p: map[string]string{"acks": "0"}, check: func(o options) bool { return acksName(o.acks) == "none" }},
-		{name: "bad acks", p: map[string]string{"acks": "2"}, wantErr: "acks"},
-		{name: "partitions", p: map[string]string{"partitions": "8"}, check: func(o options) bool { return o.partitions == 8 }},
-		{name: "zero partitions", p: map[string]string{"partitions": "0"}, wantErr: "at least 1"},
-		{name: "linger", p: map[string]string{"linger.ms": "5"}, check: func(o options) bool { return o.linger == 5*time.Millisecond }},
-		{name: "linger 0 is no linger, not kafka-go's 1s", p: map[string]string{"linger.ms": "0"}, check: func(o options) bool { return o.linger == minLinger }},
-		{name: "broker flush", p: map[string]string{"log.flush.interval.ms": "1000", "broker.num.io.threads": "4"}, managed: true,
+		{name: "acks leader", p: "acks: leader", check: func(o options) bool { return acksName(o.acks) == "leader" }},
+		{name: "acks 0", p: "acks: 0", check: func(o options) bool { return acksName(o.acks) == "none" }},
+		{name: "bad acks", p: "acks: 2", wantErr: "acks"},
+		{name: "partitions", p: "partitions: 8", check: func(o options) bool { return o.partitions == 8 }},
+		{name: "negative partitions", p: "partitions: -1", wantErr: "at least 1"},
+		{name: "linger", p: "linger: 5ms", check: func(o options) bool { return o.linger == 5*time.Millisecond }},
+		{name: "linger 0 is no linger, not kafka-go's 1s", p: "linger: 0s", check: func(o options) bool { return o.linger == minLinger }},
+		{name: "broker flush", p: "broker: {log.flush.interval.ms: \"1000\", num.io.threads: \"4\"}", managed: true,
 			check: func(o options) bool {
 				return o.broker["log.flush.interval.ms"] == "1000" && o.broker["num.io.threads"] == "4"
 			}},
-		{name: "broker settings need the managed broker", p: map[string]string{"log.flush.interval.messages": "1"}, wantErr: "managed broker"},
-		{name: "topic configs", p: map[string]string{"flush.messages": "1", "topic.segment.bytes": "1048576"},
+		{name: "broker settings need the managed broker", p: "broker: {log.flush.interval.messages: \"1\"}", wantErr: "managed broker"},
+		{name: "topic configs", p: "flush_messages: 1\ntopic: {segment.bytes: \"1048576\"}",
 			check: func(o options) bool { return o.topic["flush.messages"] == "1" && o.topic["segment.bytes"] == "1048576" }},
-		{name: "compression", p: map[string]string{"compression": "zstd"}, check: func(o options) bool { return compressionName(o.compression) == "zstd" }},
-		{name: "partitioning", p: map[string]string{"partitioning": "producer"}, check: func(o options) bool { return o.byProducer }},
-		{name: "bad partitioning", p: map[string]string{"partitioning": "hash"}, wantErr: "round-robin or producer"},
-		{name: "commit interval", p: map[string]string{"commit.interval.ms": "100"}, check: func(o options) bool { return o.commitInterval == 100*time.Millisecond }},
-		{name: "unknown key", p: map[string]string{"appendfsync": "always"}, wantErr: `unknown setting "appendfsync"`},
-		{name: "cluster of three replicates three times", p: map[string]string{"brokers": "3"}, managed: true,
+		{name: "compression", p: "compression: zstd", check: func(o options) bool { return compressionName(o.compression) == "zstd" }},
+		{name: "partitioning", p: "partitioning: producer", check: func(o options) bool { return o.byProducer }},
+		{name: "bad partitioning", p: "partitioning: hash", wantErr: "round-robin or producer"},
+		{name: "commit interval", p: "commit_interval: 100ms", check: func(o options) bool { return o.commitInterval == 100*time.Millisecond }},
+		{name: "unknown key", p: "appendfsync: always", wantErr: `appendfsync`},
+		{name: "cluster of three replicates three times", p: "brokers: 3", managed: true,
 			check: func(o options) bool { return o.brokers == 3 && o.replicationFactor == 3 }},
-		{name: "five brokers still three copies", p: map[string]string{"brokers": "5"}, managed: true,
+		{name: "five brokers still three copies", p: "brokers: 5", managed: true,
 			check: func(o options) bool { return o.replicationFactor == 3 }},
-		{name: "too many brokers", p: map[string]string{"brokers": "9"}, managed: true, wantErr: "at most 5"},
-		{name: "brokers need the managed cluster", p: map[string]string{"brokers": "3"}, wantErr: "managed cluster"},
-		{name: "more copies than brokers", p: map[string]string{"brokers": "2", "replication.factor": "3"}, managed: true, wantErr: "more copies than brokers"},
-		{name: "kafka-url replication unset until Setup", p: nil, check: func(o options) bool { return o.replicationFactor == 0 }},
-		{name: "min ISR above replication", p: map[string]string{"brokers": "3", "min.insync.replicas": "4"}, managed: true, wantErr: "no acks=all write"},
-		{name: "min ISR 2 of 3", p: map[string]string{"brokers": "3", "min.insync.replicas": "2"}, managed: true,
+		{name: "too many brokers", p: "brokers: 9", managed: true, wantErr: "1 to 5 nodes"},
+		{name: "brokers need the managed cluster", p: "brokers: 3", wantErr: "managed cluster"},
+		{name: "more copies than brokers", p: "brokers: 2\nreplication_factor: 3", managed: true, wantErr: "more copies"},
+		{name: "kafka-url replication unset until Setup", p: "", check: func(o options) bool { return o.replicationFactor == 0 }},
+		{name: "min ISR above replication", p: "brokers: 3\nmin_insync_replicas: 4", managed: true, wantErr: "no acks=all write"},
+		{name: "min ISR 2 of 3", p: "brokers: 3\nmin_insync_replicas: 2", managed: true,
 			check: func(o options) bool { return o.topic["min.insync.replicas"] == "2" }},
-		{name: "unclean election", p: map[string]string{"unclean.leader.election.enable": "true"},
+		{name: "unclean election", p: "unclean_leader_election: true",
 			check: func(o options) bool { return o.topic["unclean.leader.election.enable"] == "true" }},
-		{name: "unclean election not a bool", p: map[string]string{"unclean.leader.election.enable": "sometimes"}, wantErr: "unclean.leader.election.enable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := parseOptions(tc.p, 3, tc.managed)
+			o, err := parseSection(tc.p, 3, tc.managed)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantErr)
@@ -537,6 +579,22 @@ func TestOptions(t *testing.T) {
 	}
 }
 
+// A bad value names its key (Field), so scenario validation can point at its line; every bad
+// key is reported, not only the first.
+func TestOptionErrorsNameTheirKeys(t *testing.T) {
+	_, err := decodeSection("acks: some\nbatch_size: 0\nlinger: -1ms", true)
+	var fields []string
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var fe interface{ Field() string }
+		if errors.As(e, &fe) {
+			fields = append(fields, fe.Field())
+		}
+	}
+	if strings.Join(fields, ",") != "acks,batch_size,linger" {
+		t.Fatalf("fields %v from %v", fields, err)
+	}
+}
+
 func TestRegistered(t *testing.T) {
 	for _, name := range []string{"kafka", "kafka-url"} {
 		r, err := engines.Lookup(name)
@@ -548,8 +606,8 @@ func TestRegistered(t *testing.T) {
 		}
 		// Only the managed cluster can kill its brokers; validation refuses the faults elsewhere.
 		for _, kind := range []string{"partition-leader-kill", "node-restart"} {
-			if got, want := r.CanFault(kind), name == "kafka"; got != want {
-				t.Errorf("%s CanFault(%s) = %v, want %v", name, kind, got, want)
+			if got, want := slices.Contains(r.Faults, kind), name == "kafka"; got != want {
+				t.Errorf("%s lists fault %s: %v, want %v", name, kind, got, want)
 			}
 		}
 	}
@@ -581,7 +639,7 @@ func TestReceiveReturnsWhenIdle(t *testing.T) {
 // small batches: the small one is acknowledged, the big one fails, and Send says which is which.
 func TestSendReportsErrorsPerMessage(t *testing.T) {
 	e := newTestEngine(t, engines.Spec{Producers: 1, Consumers: 1,
-		Persistence: map[string]string{"partitions": "2", "topic.max.message.bytes": "1000"}})
+		Options: kafkaOptions(t, "partitions: 2\ntopic: {max.message.bytes: \"1000\"}")})
 	ctx := context.Background()
 	p, err := e.NewProducer(ctx, 0)
 	if err != nil {
@@ -614,11 +672,11 @@ func TestURLEngineThroughRegistry(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	spec := engines.Spec{RunID: fmt.Sprintf("url-%d", os.Getpid()), Design: Design, Producers: 1, Consumers: 1,
-		Address: " " + shared.Addr() + " ,", Persistence: map[string]string{"acks": "leader", "flush.messages": "10"}}
+		Address: " " + shared.Addr() + " ,", Options: kafkaOptions(t, "acks: leader\nflush_messages: 10")}
 	for _, bad := range []engines.Spec{
 		{Design: Design, Address: ""},
 		{Design: "stream", Address: shared.Addr()},
-		{Design: Design, Address: shared.Addr(), Persistence: map[string]string{"log.flush.interval.messages": "1"}},
+		{Design: Design, Address: shared.Addr(), Options: Options{Acks: "all", ReplicationFactor: 1, BatchSize: 1, BatchMessages: 1, Broker: map[string]string{"log.flush.interval.messages": "1"}}},
 	} {
 		if e, err := reg.New(ctx, bad); err == nil {
 			e.Close()
@@ -671,7 +729,7 @@ func TestTopicName(t *testing.T) {
 func TestPartitioningByProducer(t *testing.T) {
 	const producers, n = 2, 500
 	e := newTestEngine(t, engines.Spec{Producers: producers, Consumers: 1,
-		Persistence: map[string]string{"partitions": "2", "partitioning": "producer"}})
+		Options: kafkaOptions(t, "partitions: 2\npartitioning: producer")})
 	cs := openConsumers(t, e, 1)
 	defer closeAll(t, cs)
 	produce(t, e, producers, n, 10, 0)

@@ -16,10 +16,7 @@ import (
 )
 
 func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
-	if err := checkDesign(spec); err != nil {
-		return nil, err
-	}
-	opts, err := parseOptions(spec.Persistence, spec.Consumers, true)
+	opts, err := optionsOf(spec, true)
 	if err != nil {
 		return nil, err
 	}

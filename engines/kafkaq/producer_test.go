@@ -18,14 +18,14 @@ import (
 func TestConcurrentSendsAllAcknowledgedAndDelivered(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		settings map[string]string
+		settings string
 	}{
-		{"no linger", map[string]string{"acks": "all"}},
-		{"linger and small batches", map[string]string{"acks": "all", "linger.ms": "5", "batch.size": "2048", "batch.messages": "7"}},
+		{"no linger", "acks: all"},
+		{"linger and small batches", "acks: all\nlinger: 5ms\nbatch_size: 2048\nbatch_messages: 7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const callers, sends, batch = 16, 40, 10
-			e := newTestEngine(t, engines.Spec{Producers: 1, Consumers: 2, InFlight: callers, Persistence: tc.settings})
+			e := newTestEngine(t, engines.Spec{Producers: 1, Consumers: 2, InFlight: callers, Options: kafkaOptions(t, tc.settings)})
 			cs := openConsumers(t, e, 2)
 			defer closeAll(t, cs)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -83,18 +83,18 @@ func TestConcurrentSendsAllAcknowledgedAndDelivered(t *testing.T) {
 
 func TestBatchOptions(t *testing.T) {
 	for _, tc := range []struct {
-		p             map[string]string
+		p             string
 		wantBytes     int64
 		wantMessages  int
 		wantErrSubstr string
 	}{
-		{p: nil, wantBytes: defaultBatchBytes, wantMessages: defaultBatchMessages},
-		{p: map[string]string{"batch.size": "16384"}, wantBytes: 16384, wantMessages: defaultBatchMessages},
-		{p: map[string]string{"batch.messages": "500", "batch.size": "65536"}, wantBytes: 65536, wantMessages: 500},
-		{p: map[string]string{"batch.size": "0"}, wantErrSubstr: "batch.size"},
-		{p: map[string]string{"batch.messages": "x"}, wantErrSubstr: "batch.messages"},
+		{p: "", wantBytes: defaultBatchBytes, wantMessages: defaultBatchMessages},
+		{p: "batch_size: 16384", wantBytes: 16384, wantMessages: defaultBatchMessages},
+		{p: "batch_messages: 500\nbatch_size: 65536", wantBytes: 65536, wantMessages: 500},
+		{p: "batch_size: 0", wantErrSubstr: "batch_size"},
+		{p: "batch_messages: 0", wantErrSubstr: "batch_messages"}, // a wrong type is the scenario decoder's error, with its key
 	} {
-		o, err := parseOptions(tc.p, 1, false)
+		o, err := parseSection(tc.p, 1, false)
 		if tc.wantErrSubstr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErrSubstr) {
 				t.Errorf("%v: err %v, want one naming %s", tc.p, err, tc.wantErrSubstr)

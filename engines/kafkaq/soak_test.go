@@ -24,7 +24,7 @@ func TestSoakRepeatedLeaderKills(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	eng, err := reg.New(ctx, engines.Spec{RunID: fmt.Sprintf("soak-%d", os.Getpid()), Design: Design, Producers: 1, Consumers: 1,
-		Persistence: map[string]string{"brokers": "3", "acks": "all", "min.insync.replicas": "2", "partitions": "1"}})
+		Options: kafkaOptions(t, "brokers: 3\nacks: all\nmin_insync_replicas: 2\npartitions: 1")})
 	if err != nil {
 		t.Fatal(err)
 	}

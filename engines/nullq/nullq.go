@@ -13,13 +13,16 @@
 // N deals consumers to N groups round robin, and every other design has one group of competing
 // consumers. Nothing is ever redelivered (Ack is a no-op).
 //
-// Memory is bounded: each group's channel holds at most Capacity messages. When a group's channel
-// is full, Send blocks until a consumer takes one or its context ends (backpressure, never a
-// drop); blocked sends show as produce latency, and the backlog as lag.
+// Memory is bounded: each group's channel holds at most Capacity messages (the scenario's
+// nullq: {capacity: N} changes it). When a group's channel is full, Send blocks until a consumer
+// takes one or its context ends (backpressure, never a drop); blocked sends show as produce
+// latency, and the backlog as lag.
 package nullq
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"qbench/engines"
@@ -42,7 +45,37 @@ func init() {
 		Designs: designs,
 		Summary: "the null engine: a bounded channel inside qbench, no network or storage; measures the load generator itself (qbench calibrate)",
 		New:     New,
+		// The shape's sections are accepted so a Redis scenario replays unchanged; only
+		// stream.groups changes anything (who receives what).
+		Sections: []string{"stream", "list", "pubsub"},
+		// Its own section, the smallest example of one: nullq: {capacity: 1000}.
+		Options: "nullq",
+		Decode:  decode,
 	})
+}
+
+// Options are the engine's own section of the scenario, nullq:.
+type Options struct {
+	// Capacity is the most messages one group's channel holds.
+	Capacity int `yaml:"capacity" json:"capacity"`
+}
+
+// fieldError names the key at fault, so that scenario validation points at its line.
+type fieldError struct{ field, msg string }
+
+func (e fieldError) Error() string { return e.msg }
+func (e fieldError) Field() string { return e.field }
+
+// decode is the registration's Decode: the section over the defaults, checked.
+func decode(section func(into any) error) (any, error) {
+	o := Options{Capacity: Capacity}
+	if err := section(&o); err != nil {
+		return nil, err
+	}
+	if o.Capacity < 1 || o.Capacity > 1<<24 {
+		return nil, fieldError{"capacity", fmt.Sprintf("must be 1 to %d messages (got %d)", 1<<24, o.Capacity)}
+	}
+	return o, nil
 }
 
 // Engine is one run's channels, one per receiving group.
@@ -53,6 +86,13 @@ type Engine struct {
 
 // New makes the engine for spec.
 func New(_ context.Context, spec engines.Spec) (engines.Engine, error) {
+	o := Options{Capacity: Capacity} // a spec built without a scenario: the defaults
+	if spec.Options != nil {
+		var ok bool
+		if o, ok = spec.Options.(Options); !ok {
+			return nil, errors.New("nullq: Spec.Options is not nullq.Options")
+		}
+	}
 	n := 1
 	switch {
 	case spec.Design == "pubsub":
@@ -62,7 +102,7 @@ func New(_ context.Context, spec engines.Spec) (engines.Engine, error) {
 	}
 	e := &Engine{spec: spec, groups: make([]chan []byte, n)}
 	for i := range e.groups {
-		e.groups[i] = make(chan []byte, Capacity)
+		e.groups[i] = make(chan []byte, o.Capacity)
 	}
 	return e, nil
 }

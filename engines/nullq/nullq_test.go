@@ -172,3 +172,33 @@ func TestSweepReportsWhatIsLeft(t *testing.T) {
 		t.Fatalf("sweep found %v, want 3 left for group 0 and none for group 1", found)
 	}
 }
+
+// The engine's own section (nullq: {capacity: N}) is decoded by its registration and reaches
+// New in Spec.Options: a channel of capacity 2 takes two messages and holds the third back.
+func TestOptionsSectionSetsCapacity(t *testing.T) {
+	reg, err := engines.Lookup("nullq")
+	if err != nil || reg.Options != "nullq" {
+		t.Fatalf("registration %+v, %v", reg, err)
+	}
+	setCapacity := func(n int) func(any) error {
+		return func(into any) error { into.(*nullq.Options).Capacity = n; return nil }
+	}
+	if _, err := reg.Decode(setCapacity(0)); err == nil {
+		t.Fatal("capacity 0 accepted")
+	} else if f, ok := err.(interface{ Field() string }); !ok || f.Field() != "capacity" {
+		t.Fatalf("error %v names no field capacity", err)
+	}
+	opts, err := reg.Decode(setCapacity(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, engines.Spec{Design: "list", Options: opts})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	p, _ := e.NewProducer(ctx, 0)
+	errs := make([]error, 3)
+	p.Send(ctx, [][]byte{[]byte("a"), []byte("b"), []byte("c")}, errs)
+	if errs[0] != nil || errs[1] != nil || !errors.Is(errs[2], context.DeadlineExceeded) {
+		t.Fatalf("errs %v, want the third held back by a full channel", errs)
+	}
+}

@@ -31,12 +31,18 @@ func init() {
 		Summary: "a Redis Cluster of redis-server processes started by qbench on loopback (3 primaries, replicas: per primary, default 1), the queue sharded over the primaries",
 		New:     newManaged,
 		Faults:  []string{"primary-kill", "node-restart"},
+		// Every node gets the scenario's persistence; replicas are per primary.
+		Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas"},
 	})
 	engines.Register(engines.Registration{
 		Name:    "redis-cluster-url",
 		Designs: redisq.DesignNames(),
 		Summary: "an existing Redis Cluster given by seed nodes (address: host:port,host:port,...); keys under a run-specific prefix",
 		New:     newURL,
+		// The cluster is someone else's: its persistence is set there, not by the scenario.
+		Sections:     []string{"stream", "list", "pubsub", "wait"},
+		NeedsAddress: true,
+		Shared:       true,
 	})
 }
 

@@ -200,30 +200,53 @@ func newChildEngine(ctx context.Context, spec engines.Spec) (engines.Engine, err
 	}
 	e.closeTarget = c.stop
 	e.version = server.Version()
-	e.crash = func(ctx context.Context, kind engines.CrashKind) error {
-		if kind == engines.PowerLoss && c.mount == nil {
-			return errors.New("power-loss needs the data directory on lossyfs (the runner asks for it when a scenario has a power-loss fault)")
-		}
-		c.kill()
-		if kind == engines.PowerLoss {
-			c.mount.powerCut()
-		}
-		return nil
-	}
-	if c.mount != nil {
-		e.diskFull = c.mount.diskFull
-	}
-	e.restart = c.start
 	e.pid = func() string { return strconv.Itoa(c.pid()) }
-	return e, nil
+	ce := &childEngine{engine: e, child: c}
+	if c.mount != nil {
+		return &lossyChildEngine{ce}, nil
+	}
+	return ce, nil
+}
+
+// childEngine is the in-repo server as a child process: it can be killed and restarted.
+type childEngine struct {
+	*engine
+	child *childServer
+}
+
+// Crash kills the child server without warning (engines.Crasher); a power loss also drops what
+// it had not fsynced, which needs its directory on lossyfs.
+func (e *childEngine) Crash(_ context.Context, kind engines.CrashKind) error {
+	if kind == engines.PowerLoss && e.child.mount == nil {
+		return errors.New("power-loss needs the data directory on lossyfs (the runner asks for it when a scenario has a power-loss fault)")
+	}
+	e.child.kill()
+	if kind == engines.PowerLoss {
+		e.child.mount.powerCut()
+	}
+	return nil
+}
+
+// Restart starts the child server again on the same address and directory.
+func (e *childEngine) Restart(ctx context.Context) error { return e.child.start(ctx) }
+
+// lossyChildEngine is the child server with its directory on lossyfs: its disk can also fill.
+type lossyChildEngine struct{ *childEngine }
+
+// DiskFull makes the data directory refuse writes (ENOSPC) or accept them again
+// (engines.DiskFiller).
+func (e *lossyChildEngine) DiskFull(_ context.Context, full bool) error {
+	e.child.mount.diskFull(full)
+	return nil
 }
 
 func init() {
 	engines.Register(engines.Registration{
-		Name:    "server",
-		Designs: designs,
-		Summary: "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
-		New:     newChildEngine,
-		Faults:  []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
+		Name:     "server",
+		Designs:  designs,
+		Summary:  "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
+		New:      newChildEngine,
+		Faults:   []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
+		Sections: startedSections,
 	})
 }

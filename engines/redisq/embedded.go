@@ -15,6 +15,8 @@ func init() {
 		Summary: "the in-repo Redis-protocol server, inside the qbench process on a free loopback port (the default; nothing to install)",
 		New:     newEmbeddedEngine,
 		Faults:  []string{"stall", "command"},
+		// The in-process server runs without persistence (the server target has it).
+		Sections: designSections,
 	})
 }
 
@@ -30,13 +32,21 @@ func newEmbeddedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, 
 	}
 	e.closeTarget = s.Close
 	e.version = server.Version()
-	e.staller = func(_ context.Context, d time.Duration) error {
-		s.Stall(d)
-		return nil
-	}
-	return e, nil
+	return &embeddedEngine{engine: e, server: s}, nil
+}
+
+// embeddedEngine is the in-repo server in qbench's own process: it can stall, never crash.
+type embeddedEngine struct {
+	*engine
+	server *server.Server
+}
+
+// Stall makes the in-process server stop answering for d (engines.Staller).
+func (e *embeddedEngine) Stall(_ context.Context, d time.Duration) error {
+	e.server.Stall(d)
+	return nil
 }
 
 // InProcess says the embedded server runs inside qbench's process (engines.InProcess), so the
 // generator's CPU figures include the server's work.
-func (e *engine) InProcess() bool { return e.target == "embedded" }
+func (e *embeddedEngine) InProcess() bool { return true }

@@ -18,7 +18,10 @@ import (
 	"qbench/engines"
 )
 
-// engine is one design on one Redis-protocol server.
+// engine is one design on one Redis-protocol server: what every target shares. The fault
+// capabilities that only some targets have (Crasher, DiskFiller, FailoverTarget) are methods of
+// the target's own type, which embeds engine, so an interface assertion is true only where the
+// capability exists.
 type engine struct {
 	spec   engines.Spec
 	target string
@@ -29,15 +32,8 @@ type engine struct {
 	shards *shards
 	// closeTarget stops what the target started (the embedded server); nil for an existing Redis.
 	closeTarget func() error
-	staller     func(ctx context.Context, d time.Duration) error
-	// crash and restart, when the target can (engines.Crasher).
-	crash   func(ctx context.Context, kind engines.CrashKind) error
-	restart func(ctx context.Context) error
-	pid     func() string
-	// diskFull makes the data directory refuse writes, when it is on lossyfs.
-	diskFull func(full bool)
-	// failover kills the primary and promotes a replica, when the target has replicas.
-	failover func(ctx context.Context) error
+	// pid is the server process's, for Facts and Health; nil when qbench did not start it.
+	pid func() string
 	// WAIT / WAITAOF outcomes: batches waited for, those that fell short, errors.
 	waits, waitShort, waitErrors atomic.Int64
 	// version overrides the server's INFO redis_version in Facts (the in-repo server reports the
@@ -103,7 +99,6 @@ func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *
 		client.Close()
 		return nil, fmt.Errorf("design %q is not implemented", spec.Design)
 	}
-	e.staller = e.debugSleep
 	return e, nil
 }
 
@@ -288,39 +283,6 @@ func (e *engine) Close() error {
 	return err
 }
 
-// Crash kills the server without warning (engines.Crasher).
-func (e *engine) Crash(ctx context.Context, kind engines.CrashKind) error {
-	if e.crash == nil {
-		return fmt.Errorf("engine %s cannot crash its server", e.target)
-	}
-	return e.crash(ctx, kind)
-}
-
-// Restart brings the crashed server back on the same address and directory.
-func (e *engine) Restart(ctx context.Context) error {
-	if e.restart == nil {
-		return fmt.Errorf("engine %s cannot restart its server", e.target)
-	}
-	return e.restart(ctx)
-}
-
-// Failover kills the primary and moves clients to a promoted replica (engines.FailoverTarget).
-func (e *engine) Failover(ctx context.Context) error {
-	if e.failover == nil {
-		return fmt.Errorf("engine %s has no replica to fail over to (set replicas: 1)", e.target)
-	}
-	return e.failover(ctx)
-}
-
-// DiskFull makes the server's data directory refuse writes (ENOSPC) or accept them again.
-func (e *engine) DiskFull(_ context.Context, full bool) error {
-	if e.diskFull == nil {
-		return fmt.Errorf("engine %s: disk-full needs the data directory on lossyfs (the runner asks for it when a scenario has a disk-full fault)", e.target)
-	}
-	e.diskFull(full)
-	return nil
-}
-
 // Command sends an administrative command on a connection of its own (engines.Commander).
 func (e *engine) Command(ctx context.Context, args ...string) (string, error) {
 	a := make([]any, len(args))
@@ -331,12 +293,9 @@ func (e *engine) Command(ctx context.Context, args ...string) (string, error) {
 	return fmt.Sprint(v), err
 }
 
-// Stall makes the server stop answering for d.
-func (e *engine) Stall(ctx context.Context, d time.Duration) error { return e.staller(ctx, d) }
-
-// debugSleep stalls a real Redis with DEBUG SLEEP on a connection of its own. Redis 7 refuses
-// DEBUG unless started with enable-debug-command.
-func (e *engine) debugSleep(ctx context.Context, d time.Duration) error {
+// Stall makes the server stop answering for d (engines.Staller): DEBUG SLEEP on a connection of
+// its own. Redis 7 refuses DEBUG unless started with enable-debug-command.
+func (e *engine) Stall(ctx context.Context, d time.Duration) error {
 	c := redis.NewClient(&redis.Options{Addr: e.addr, Password: e.client.Options().Password, ReadTimeout: d + 5*time.Second})
 	errc := make(chan error, 1)
 	go func() {

@@ -63,17 +63,19 @@ func newReplicatedEngine(ctx context.Context, spec engines.Spec, primary *Manage
 		return nil, err
 	}
 	e.closeTarget = set.stop
-	e.failover = set.failover
-	e.crash = func(_ context.Context, kind engines.CrashKind) error {
-		if kind != engines.ProcessCrash {
-			return fmt.Errorf("%s needs the power-loss file system, not available yet for redis-server", kind)
-		}
-		return set.primary.Kill()
-	}
-	e.restart = set.primary.Restart
 	e.pid = func() string { return strconv.Itoa(set.primary.PID()) }
-	return e, nil
+	return &replicatedEngine{managedEngine{engine: e, server: set.primary}, set}, nil
 }
+
+// replicatedEngine is a managed primary with replicas: it crashes and restarts like a managed
+// redis-server (the primary), and can also fail over.
+type replicatedEngine struct {
+	managedEngine
+	set *replicated
+}
+
+// Failover kills the primary and moves clients to a promoted replica (engines.FailoverTarget).
+func (e *replicatedEngine) Failover(ctx context.Context) error { return e.set.failover(ctx) }
 
 func (s *replicated) stop() error {
 	var errs []error

@@ -21,11 +21,12 @@ const RedisServerEnv = "QBENCH_REDIS_SERVER"
 
 func init() {
 	engines.Register(engines.Registration{
-		Name:    "redis",
-		Designs: designs,
-		Summary: "a real redis-server started by qbench on a free loopback port in a fresh directory, with the scenario's persistence",
-		New:     newManagedEngine,
-		Faults:  []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"},
+		Name:     "redis",
+		Designs:  designs,
+		Summary:  "a real redis-server started by qbench on a free loopback port in a fresh directory, with the scenario's persistence",
+		New:      newManagedEngine,
+		Faults:   []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"},
+		Sections: managedSections,
 	})
 }
 
@@ -175,16 +176,27 @@ func newManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, e
 		return nil, err
 	}
 	e.closeTarget = m.Stop
-	e.crash = func(_ context.Context, kind engines.CrashKind) error {
-		if kind != engines.ProcessCrash {
-			return fmt.Errorf("%s needs the power-loss file system, not available yet for redis-server", kind)
-		}
-		return m.Kill()
-	}
-	e.restart = m.Restart
 	e.pid = func() string { return strconv.Itoa(m.PID()) }
-	return e, nil
+	return &managedEngine{engine: e, server: m}, nil
 }
+
+// managedEngine is a redis-server qbench started: it can be killed and restarted.
+type managedEngine struct {
+	*engine
+	server *ManagedRedis
+}
+
+// Crash kills redis-server without warning (engines.Crasher). A power loss needs the data on
+// lossyfs (lossyEngine), which the runner asks for when a scenario has one.
+func (e *managedEngine) Crash(_ context.Context, kind engines.CrashKind) error {
+	if kind != engines.ProcessCrash {
+		return fmt.Errorf("%s needs the power-loss file system (the runner asks for it when a scenario has a power-loss fault)", kind)
+	}
+	return e.server.Kill()
+}
+
+// Restart starts redis-server again on the same port and directory.
+func (e *managedEngine) Restart(ctx context.Context) error { return e.server.Restart(ctx) }
 
 // newLossyManagedEngine runs redis-server with its directory on lossyfs, so that a crash can be a
 // power loss and the disk can fill.
@@ -204,9 +216,28 @@ func newLossyManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engi
 		return nil, err
 	}
 	e.closeTarget = l.Stop
-	e.crash = l.Crash
-	e.restart = l.Restart
-	e.diskFull = l.DiskFull
 	e.pid = func() string { return strconv.Itoa(l.PID()) }
-	return e, nil
+	return &lossyEngine{engine: e, server: l}, nil
+}
+
+// lossyEngine is a managed redis-server on lossyfs: it can crash (a power loss too) and its
+// disk can fill.
+type lossyEngine struct {
+	*engine
+	server *LossyRedis
+}
+
+// Crash kills redis-server; a power loss also drops every byte not fsynced (engines.Crasher).
+func (e *lossyEngine) Crash(ctx context.Context, kind engines.CrashKind) error {
+	return e.server.Crash(ctx, kind)
+}
+
+// Restart starts redis-server again on the same mount.
+func (e *lossyEngine) Restart(ctx context.Context) error { return e.server.Restart(ctx) }
+
+// DiskFull makes the data directory refuse writes (ENOSPC) or accept them again
+// (engines.DiskFiller).
+func (e *lossyEngine) DiskFull(_ context.Context, full bool) error {
+	e.server.DiskFull(full)
+	return nil
 }

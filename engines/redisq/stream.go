@@ -43,13 +43,9 @@ func newStreamDesign(client redis.UniversalClient, spec engines.Spec, sh *shards
 func (s *streamDesign) groups() int { return max(len(s.groupNames), 1) }
 
 func (s *streamDesign) setup(ctx context.Context) error {
-	start := s.spec.Stream.GroupStart
-	if start == "" {
-		start = "0"
-	}
 	for _, key := range s.keys {
 		for _, g := range s.groupNames {
-			err := s.client.XGroupCreateMkStream(ctx, key, g, start).Err()
+			err := s.client.XGroupCreateMkStream(ctx, key, g, s.spec.Stream.GroupStart).Err()
 			if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
 				return err
 			}
@@ -159,10 +155,6 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 			return ds, err
 		}
 	}
-	block := opts.Block
-	if block <= 0 {
-		block = 100 * time.Millisecond
-	}
 	id := ">"
 	if c.replaying {
 		id = "0"
@@ -173,7 +165,7 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 	args = append(args, "XREADGROUP", "GROUP", c.group, c.name, "COUNT", max(opts.Count, 1))
 	if !c.replaying {
 		// Replaying reads with no BLOCK: the pending history is answered at once.
-		args = append(args, "BLOCK", block.Milliseconds())
+		args = append(args, "BLOCK", opts.Block.Milliseconds())
 	}
 	if opts.Ack == "noack" {
 		args = append(args, "NOACK")
@@ -305,7 +297,7 @@ func entriesOfKeys(raw []byte, shardOf func(key []byte) int) ([]engines.Delivery
 }
 
 func (c *streamConsumer) Ack(ctx context.Context, ds []engines.Delivery) error {
-	if c.s.spec.Stream.Ack != "after" && c.s.spec.Stream.Ack != "" {
+	if c.s.spec.Stream.Ack != "after" {
 		return nil
 	}
 	return c.xack(ctx, ds)

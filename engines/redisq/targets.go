@@ -14,6 +14,15 @@ import (
 // Designs the Redis engines support; the first is the default.
 var designs = []string{"stream", "list", "reliable-list", "pubsub"}
 
+// The scenario sections the Redis targets read (engines.Registration.Sections): every target
+// reads the designs' options; those that start their server also apply its persistence; only
+// the managed redis-server has replicas.
+var (
+	designSections  = []string{"stream", "list", "pubsub", "wait"}
+	startedSections = append(designSections[:len(designSections):len(designSections)], "persistence", "policy")
+	managedSections = append(startedSections[:len(startedSections):len(startedSections)], "replicas")
+)
+
 func init() {
 	engines.Register(engines.Registration{
 		Name:    "redis-url",
@@ -21,6 +30,9 @@ func init() {
 		Summary: "an existing Redis at address (host:port or redis://[:password@]host:port); keys under a run-specific prefix",
 		New:     newURLEngine,
 		Faults:  []string{"stall", "command"},
+		// The server is someone else's: its persistence is set there, not by the scenario.
+		Sections:     designSections,
+		NeedsAddress: true,
 		Shared:  true,
 	})
 }

@@ -1,0 +1,25 @@
+package bench
+
+import (
+	"qbench/engines"
+	"qbench/results"
+	"qbench/scenarios"
+)
+
+// Checks are the checks scenario validation needs from outside the scenarios package: every
+// registered engine as validation sees it (its designs, the sections it reads, its own section's
+// decoder, its faults) and the gate parser. The command line and the tests pass them to
+// scenarios.Parse and scenarios.Load.
+func Checks() scenarios.Checks {
+	var es []*scenarios.Engine
+	for _, r := range engines.All() {
+		es = append(es, &scenarios.Engine{
+			Name: r.Name, Designs: r.Designs, Sections: r.Sections, Options: r.Options, Decode: r.Decode,
+			Faults: r.Faults, NeedsAddress: r.NeedsAddress,
+		})
+	}
+	return scenarios.Checks{Engines: es, Gate: func(expr string) error {
+		_, err := results.ParseGate(expr)
+		return err
+	}}
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Engine sections through the real registry: each engine decodes its own with file:line errors,
+// and a section an engine does not read is refused, naming where its settings go.
+func TestValidateEngineSections(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		wantCode   int
+		wantErr    string
+	}{
+		{"kafka section", "engine: kafka\nrate: 100\nkafka:\n  acks: leader\n  linger: 5ms\n  broker: {log.flush.interval.messages: \"1\"}\n", 0, ""},
+		{"bad kafka value", "engine: kafka\nrate: 100\nkafka:\n  partitions: 2\n  acks: some\n", 2, `s.yaml:5: kafka.acks: want none, leader or all (got "some")`},
+		{"unknown kafka key", "engine: kafka\nrate: 100\nkafka:\n  linger.ms: 5\n", 2, "s.yaml:4: kafka.linger.ms: unknown field (known: acks, batch_messages, batch_size, broker,"},
+		{"broker settings on kafka-url", "engine: kafka-url\naddress: 127.0.0.1:9\nrate: 100\nkafka:\n  broker: {log.flush.interval.ms: \"5\"}\n", 2, "s.yaml:5: kafka.broker: settings [log.flush.interval.ms] need the managed broker"},
+		{"persistence on kafka", "engine: kafka\nrate: 100\npersistence:\n  acks: all\n", 2, "s.yaml:3: persistence: engine kafka does not read persistence; its settings go under kafka:"},
+		{"wait on kafka", "engine: kafka\nrate: 100\nwait:\n  replicas: 1\n", 2, "s.yaml:3: wait: engine kafka does not read wait"},
+		{"persistence on embedded", "engine: embedded\nrate: 100\npolicy: aof-always\n", 2, "s.yaml:3: policy: engine embedded does not read policy (engines that do: redis, server)"},
+		{"replicas on server", "engine: server\nrate: 100\nreplicas: 1\n", 2, "s.yaml:3: replicas: engine server does not read replicas (engines that do: redis)"},
+		{"kafka section on redis", "engine: redis\nrate: 100\nkafka:\n  acks: all\n", 2, "s.yaml:3: kafka: is the section of engine kafka, kafka-url; engine redis does not read it"},
+		{"null engine's section", "engine: nullq\nrate: 100\nnullq:\n  capacity: 0\n", 2, "s.yaml:4: nullq.capacity: must be 1 to"},
+		{"default design is the engine's", "engine: kafka\nrate: 100\n", 0, ""},
+		{"swept kafka key", "engine: kafka\nrate: 100\nmatrix:\n  kafka.acks: [all, sometimes]\n", 2, "s.yaml:4: matrix.kafka.acks.1: want none, leader or all"},
+	}
+	t.Run("qbench engines lists the sections", func(t *testing.T) {
+		stdout, _, code := qbench(t, "engines")
+		for _, want := range []string{"SECTIONS", "kafka:", "stream, list, pubsub, wait, persistence, policy, replicas", "nullq:"} {
+			if code != 0 || !strings.Contains(stdout, want) {
+				t.Errorf("exit %d, stdout lacks %q:\n%s", code, want, stdout)
+			}
+		}
+	})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := qbench(t, "validate", writeFile(t, "s.yaml", c.yaml))
+			if code != c.wantCode {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, c.wantCode, stderr)
+			}
+			if !strings.Contains(stderr, c.wantErr) {
+				t.Fatalf("stderr lacks %q:\n%s", c.wantErr, stderr)
+			}
+		})
+	}
+}

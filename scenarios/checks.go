@@ -1,0 +1,176 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Checks are what validation needs from outside this package, passed explicitly to Parse and
+// Load: the engines (from the engine registry, which this package does not import) and the gate
+// parser (from the results package). bench.Checks builds them; a nil field leaves its checks
+// out, which only this package's own tests do.
+type Checks struct {
+	// Engines are the engines a scenario may name. Nil leaves engine, design and the engine
+	// sections unchecked, the design as written, and any unknown top-level key an error.
+	Engines []*Engine
+	// Gate parses a gate expression ("e2e.p99 <= 20ms"); nil leaves gates and knee unparsed.
+	Gate func(expr string) error
+}
+
+// Engine is what scenario validation knows of one engine.
+type Engine struct {
+	Name string
+	// Designs it supports; the first is the default.
+	Designs []string
+	// Sections are the shared top-level sections it reads (SharedSections). One of them written
+	// for an engine that does not read it is an error, not a silent no-op.
+	Sections []string
+	// Options is the key of its own section (kafka), "" when it has none.
+	Options string
+	// Decode makes the engine's options from its own section; see engines.Registration.Decode.
+	// decode fills a pointer to a struct strictly (unknown keys and wrong types are errors with
+	// file and line). Errors with a Field() string method name the key within the section.
+	Decode func(decode func(into any) error) (any, error)
+	// Faults are the engine-side fault kinds it can carry out.
+	Faults []string
+	// NeedsAddress: the engine connects to an existing server at address.
+	NeedsAddress bool
+}
+
+// SharedSections are the scenario's top-level fields that only some engines read (the Redis
+// designs' options). Every engine declares which of them it reads.
+var SharedSections = []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas"}
+
+// canFault reports whether the engine carries out a fault of this kind: always for a
+// consumer-side kind, for an engine-side kind when the engine lists it.
+func (e *Engine) canFault(k FaultKind) bool {
+	return !k.EngineSide() || slices.Contains(e.Faults, string(k))
+}
+
+func (c Checks) engine(name string) (*Engine, error) {
+	for _, e := range c.Engines {
+		if e.Name == name {
+			return e, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown engine %q (known: %v)", name, c.names(func(*Engine) bool { return true }))
+}
+
+// names lists the engines that satisfy keep, sorted as given (the registry sorts by name).
+func (c Checks) names(keep func(*Engine) bool) []string {
+	var out []string
+	for _, e := range c.Engines {
+		if keep(e) {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// sectionOwner reports whether some engine has key as its own section.
+func (c Checks) sectionOwner(key string) bool {
+	for _, e := range c.Engines {
+		if e.Options == key {
+			return true
+		}
+	}
+	return false
+}
+
+// validateEngine checks everything that depends on the engine: its name, design, the shared
+// sections written, its own section (decoded into s.Options), faults, address. Called with the
+// scenario's engine known (not swept by a matrix).
+func (s *Scenario) validateEngine(c Checks, bad func(field, format string, args ...any), errs *Errors) {
+	if c.Engines == nil {
+		return
+	}
+	e, err := c.engine(s.Engine)
+	if err != nil {
+		bad("engine", "%v", err)
+		return
+	}
+	if s.Design == "" && len(e.Designs) > 0 {
+		s.Design = e.Designs[0]
+	}
+	if !slices.Contains(e.Designs, s.Design) {
+		bad("design", "engine %s has no design %q (known: %s)", s.Engine, s.Design, strings.Join(e.Designs, ", "))
+	}
+	for _, sec := range SharedSections {
+		if _, written := s.keys[sec]; !written || slices.Contains(e.Sections, sec) {
+			continue
+		}
+		readers := c.names(func(o *Engine) bool { return slices.Contains(o.Sections, sec) })
+		if e.Options != "" {
+			bad(sec, "engine %s does not read %s; its settings go under %s: (engines that read %s: %s)", s.Engine, sec, e.Options, sec, strings.Join(readers, ", "))
+		} else {
+			bad(sec, "engine %s does not read %s (engines that do: %s)", s.Engine, sec, strings.Join(readers, ", "))
+		}
+	}
+	for key := range s.Sections {
+		if key == e.Options {
+			continue
+		}
+		owners := c.names(func(o *Engine) bool { return o.Options == key })
+		bad(key, "is the section of engine %s; engine %s does not read it", strings.Join(owners, ", "), s.Engine)
+	}
+	if e.Options != "" && e.Decode != nil {
+		s.decodeOptions(e, errs)
+	}
+	for i, f := range s.Faults {
+		if _, known := f.Kind.Traits(); known && !e.canFault(f.Kind) {
+			can := c.names(func(o *Engine) bool { return o.canFault(f.Kind) })
+			bad(fmt.Sprintf("faults.%d.kind", i), "engine %s cannot carry out a %s (engines that can: %s)", s.Engine, f.Kind, strings.Join(can, ", "))
+		}
+	}
+	if e.NeedsAddress && s.Address == "" {
+		bad("address", "is required for engine %s", s.Engine)
+	}
+}
+
+// decodeOptions decodes the engine's own section (empty when not written, so its defaults are
+// filled) with the engine's Decode; errors point at the section's keys.
+func (s *Scenario) decodeOptions(e *Engine, errs *Errors) {
+	node := s.Sections[e.Options]
+	if node == nil {
+		node = &yaml.Node{Kind: yaml.MappingNode}
+	}
+	d := decoder{}
+	opts, err := e.Decode(func(into any) error {
+		d.decodeInto(node, into, e.Options)
+		if len(d.errs) > 0 {
+			return d.errs
+		}
+		return nil
+	})
+	if len(d.errs) > 0 {
+		*errs = append(*errs, d.errs...)
+		return
+	}
+	if err != nil {
+		for _, one := range flatten(err) {
+			field := e.Options
+			var fe interface{ Field() string }
+			if errors.As(one, &fe) && fe.Field() != "" {
+				field += "." + fe.Field()
+			}
+			*errs = append(*errs, &Error{Field: field, Line: lineOf(node, strings.TrimPrefix(field, e.Options+".")), Msg: one.Error()})
+		}
+		return
+	}
+	s.Options, s.optionsKey = opts, e.Options
+}
+
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}

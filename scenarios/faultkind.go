@@ -1,0 +1,102 @@
+package scenarios
+
+import "strings"
+
+// FaultKind names a fault a scenario can inject. What each kind needs and does is in one table,
+// faultTraits, which validation, the schema and the runner all consult.
+type FaultKind string
+
+// The fault kinds, in the order the documentation lists them.
+const (
+	FaultStall       FaultKind = "stall"
+	FaultServerCrash FaultKind = "server-crash"
+	FaultPowerLoss   FaultKind = "power-loss"
+	FaultDiskFull    FaultKind = "disk-full"
+	FaultFailover    FaultKind = "failover"
+	FaultCommand     FaultKind = "command"
+	// Cluster faults: a Redis Cluster primary (primary-kill, node-restart) or the Kafka broker
+	// leading partition 0 (partition-leader-kill, node-restart).
+	FaultPrimaryKill         FaultKind = "primary-kill"
+	FaultPartitionLeaderKill FaultKind = "partition-leader-kill"
+	FaultNodeRestart         FaultKind = "node-restart"
+	FaultSlowConsumer        FaultKind = "slow-consumer"
+	FaultConsumerCrash       FaultKind = "consumer-crash"
+	FaultConsumerPause       FaultKind = "consumer-pause"
+	FaultSubscriberOffline   FaultKind = "subscriber-offline"
+)
+
+// FaultTraits are what a fault kind needs and what it does.
+type FaultTraits struct {
+	// Destructive faults can destroy messages, not only delay them: a lost or duplicated message
+	// is charged to the first destructive window that ended after it was sent. (A consumer crash
+	// is destructive only before its work: see Fault.Destructive.)
+	Destructive bool
+	// NeedsDuration: the fault lasts for Duration, which must be positive.
+	NeedsDuration bool
+	// NeedsLossyFS: the server's data directory must be on the power-loss file system.
+	NeedsLossyFS bool
+	// ConsumerSide faults are carried out by the runner's consumer goroutine; the others by the
+	// engine (through Staller, Crasher, DiskFiller, FailoverTarget, Commander), so a target must
+	// list them in its registration's Faults.
+	ConsumerSide bool
+	// EndsOnRecovery: the fault's window ends when the server answers again (a restart, a
+	// promoted replica), not after Duration.
+	EndsOnRecovery bool
+	// HitsShard: the fault's shard field picks its target (a Redis Cluster shard's primary).
+	HitsShard bool
+}
+
+var faultTraits = map[FaultKind]FaultTraits{
+	FaultStall:       {NeedsDuration: true},
+	FaultServerCrash: {Destructive: true, NeedsDuration: true, EndsOnRecovery: true},
+	FaultPowerLoss:   {Destructive: true, NeedsDuration: true, NeedsLossyFS: true, EndsOnRecovery: true},
+	FaultDiskFull:    {NeedsDuration: true, NeedsLossyFS: true},
+	FaultFailover:    {Destructive: true, EndsOnRecovery: true},
+	FaultCommand:     {},
+	// A cluster's own failover ends the window: a promoted replica, a new leader, the node back.
+	// Their duration is optional (a leader killed with 0 stays down; a node restarted at once).
+	FaultPrimaryKill:         {Destructive: true, EndsOnRecovery: true, HitsShard: true},
+	FaultPartitionLeaderKill: {Destructive: true, EndsOnRecovery: true},
+	FaultNodeRestart:         {Destructive: true, EndsOnRecovery: true, HitsShard: true},
+	FaultSlowConsumer:        {NeedsDuration: true, ConsumerSide: true},
+	FaultConsumerCrash:       {ConsumerSide: true},
+	FaultConsumerPause:       {NeedsDuration: true, ConsumerSide: true},
+	FaultSubscriberOffline:   {Destructive: true, NeedsDuration: true, ConsumerSide: true},
+}
+
+// FaultKinds lists every kind, in documentation order.
+var FaultKinds = []FaultKind{
+	FaultStall, FaultServerCrash, FaultPowerLoss, FaultDiskFull, FaultFailover, FaultCommand,
+	FaultPrimaryKill, FaultPartitionLeaderKill, FaultNodeRestart,
+	FaultSlowConsumer, FaultConsumerCrash, FaultConsumerPause, FaultSubscriberOffline,
+}
+
+// Traits returns the kind's traits, and false for a kind that does not exist.
+func (k FaultKind) Traits() (FaultTraits, bool) {
+	t, ok := faultTraits[k]
+	return t, ok
+}
+
+// EngineSide reports whether an engine carries the fault out (so a target must list it).
+func (k FaultKind) EngineSide() bool {
+	t, ok := faultTraits[k]
+	return ok && !t.ConsumerSide
+}
+
+func faultKindList() string {
+	names := make([]string, len(FaultKinds))
+	for i, k := range FaultKinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Destructive reports whether this fault can destroy messages rather than delay them: its kind's
+// trait, and for a consumer crash, a crash before the work (the messages were never processed).
+func (f Fault) Destructive() bool {
+	if f.Kind == FaultConsumerCrash {
+		return f.Point == "before-work"
+	}
+	t, _ := f.Kind.Traits()
+	return t.Destructive
+}
