@@ -40,6 +40,10 @@ type Config struct {
 	// Redis 7.0's protected actions (protect.go): "no" (the default, ""), "yes" or "local".
 	EnableProtectedConfigs string // CONFIG SET dir / dbfilename
 	EnableDebugCommand     string // DEBUG
+
+	// GoroutinePerConn serves every connection on its own goroutine instead of the event loop
+	// (evloop_linux.go; always so off Linux).
+	GoroutinePerConn bool
 }
 
 // Server is one server instance.
@@ -58,6 +62,7 @@ type Server struct {
 	watchers map[dbKey][]*client
 	pubsub   *pubsubRegistry
 
+	loop    *eventLoop // nil: every connection on its own goroutine
 	ln      net.Listener
 	addr    string
 	closing chan struct{}
@@ -149,6 +154,9 @@ func (s *Server) Start() error {
 	s.ln = ln
 	s.addr = ln.Addr().String()
 	s.started = time.Now()
+	if !s.cfg.GoroutinePerConn {
+		s.loop = startEventLoop(s)
+	}
 	s.cfg.Logf("qbench server %s listening on %s", Version(), s.addr)
 	s.wg.Add(1)
 	go s.acceptLoop()
@@ -185,6 +193,9 @@ func (s *Server) Close() error {
 	s.closed.Do(func() {
 		s.isClosing.Store(true)
 		close(s.closing)
+		if s.loop != nil {
+			s.loop.wake()
+		}
 		if s.ln != nil {
 			err = s.ln.Close()
 		}
@@ -267,15 +278,23 @@ func (s *Server) acceptLoop() {
 		}
 		s.conns[nc] = struct{}{}
 		s.connMu.Unlock()
+		if s.loop != nil && s.loop.adopt(nc) {
+			continue
+		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
+			defer s.forgetConn(nc)
 			s.serveConn(nc)
-			s.connMu.Lock()
-			delete(s.conns, nc)
-			s.connMu.Unlock()
 		}()
 	}
+}
+
+// forgetConn drops a closed connection from the set Close closes.
+func (s *Server) forgetConn(nc net.Conn) {
+	s.connMu.Lock()
+	delete(s.conns, nc)
+	s.connMu.Unlock()
 }
 
 // cronLoop does Redis's periodic work: it evicts slow pub/sub clients.
