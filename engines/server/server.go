@@ -1,9 +1,12 @@
 // Package server is qbench's in-repo Redis 7-compatible server for lists, streams and pub/sub.
 //
 // The protocol lives in package resp, the data in package store; this package holds the
-// connection loop, the command table and the handlers. Every command runs under one lock
-// (Redis is single-threaded too). A connection reads every command already buffered, executes
-// them, then flushes once: that batch boundary is where an append-only file will group-commit.
+// connection layer, the command table and the handlers. Every command runs under one lock
+// (Redis is single-threaded too). On Linux one event loop (evloop_linux.go) serves ordinary
+// clients: a turn reads every ready socket, runs everything received under one hold of the
+// lock, group-commits the append-only file once, then writes the replies. A client that
+// blocks, subscribes or cannot take its replies at once moves to a goroutine of its own
+// (conn.go), which reads every command already buffered, executes them, commits, then flushes.
 package server
 
 import (
