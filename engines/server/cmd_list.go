@@ -56,8 +56,15 @@ func cmdPush(left, onlyExisting bool) handler {
 		c.touch(args[1])
 		c.s.signalKeyBytes(c.db, args[1])
 		c.notify(notifyList, pushEvent(left), args[1])
-		return l.Len(), nil
+		return (*listLen)(l), nil
 	}
+}
+
+// listLen replies a list's length without boxing an int (an allocation per push).
+type listLen store.List
+
+func (l *listLen) AppendRESP(b []byte, _ int) []byte {
+	return resp.AppendInt(b, int64((*store.List)(l).Len()))
 }
 
 // popped sends event and removes key if l is now empty (Redis never keeps empty lists).
