@@ -36,6 +36,9 @@ type client struct {
 	// logs the SREM of what it chose, as Redis propagates it).
 	logAs [][]byte
 
+	// popBuf holds a popped element until its reply is encoded (cmd_list.go's bulkReply).
+	popBuf []byte
+
 	// MULTI state.
 	inMulti  bool
 	multiErr bool // a command was rejected while queueing: EXEC aborts
