@@ -347,6 +347,16 @@ func (l *eventLoop) unregister(lc *loopConn) {
 func (l *eventLoop) free(c *client) {
 	lc := c.lc
 	l.unregister(lc)
+	if blk := c.turn.blk; blk != nil {
+		// It blocked in the turn its connection died: no write may serve it any more.
+		l.s.mu.Lock()
+		if !blk.served {
+			l.s.blocked.remove(blk)
+			blk.served = true
+		}
+		l.s.mu.Unlock()
+		c.turn.blk = nil
+	}
 	l.s.closeClient(c)
 	l.s.forgetConn(lc)
 	lc.closeFD()

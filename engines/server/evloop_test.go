@@ -33,6 +33,18 @@ func TestConnModes(t *testing.T) {
 			writeAll(t, a, cmd("BLPOP", "q", "0.01"), cmd("PING"))
 			return got + readN(t, a, 2)
 		}},
+		{"a blocked client that hangs up is not served", func(t *testing.T, addr string) string {
+			a, b := dialRaw(t, addr), dialRaw(t, addr)
+			writeAll(t, a, cmd("BLPOP", "gone", "0"))
+			a.c.Close()
+			time.Sleep(100 * time.Millisecond) // the server notices the hang-up
+			writeAll(t, b, cmd("RPUSH", "gone", "v"), cmd("LLEN", "gone"))
+			got := readN(t, b, 2)
+			if got != ":1\r\n:1\r\n" {
+				t.Errorf("the pushed element went to the hung-up client: %q", got)
+			}
+			return got
+		}},
 		{"subscribe", func(t *testing.T, addr string) string {
 			a, b := dialRaw(t, addr), dialRaw(t, addr)
 			writeAll(t, a, cmd("SUBSCRIBE", "ch"))
