@@ -57,8 +57,27 @@ func cmdPush(left, onlyExisting bool) handler {
 		c.touch(args[1])
 		c.s.signalKeyBytes(c.db, args[1])
 		c.notify(notifyList, pushEvent(left), args[1])
-		return l.Len(), nil
+		return (*listLen)(l), nil
 	}
+}
+
+// bulkReply replies a bulk string from a buffer the client reuses (c.popBuf); the reply is
+// encoded as soon as the handler returns, before the buffer is reused.
+type bulkReply []byte
+
+func (b *bulkReply) AppendRESP(dst []byte, _ int) []byte {
+	dst = resp.AppendBulk(dst, *b)
+	if cap(*b) > 64<<10 {
+		*b = nil // do not keep a huge element's buffer for the connection's life
+	}
+	return dst
+}
+
+// listLen replies a list's length without boxing an int (an allocation per push).
+type listLen store.List
+
+func (l *listLen) AppendRESP(b []byte, _ int) []byte {
+	return resp.AppendInt(b, int64((*store.List)(l).Len()))
 }
 
 // popped sends event and removes key if l is now empty (Redis never keeps empty lists).
@@ -117,9 +136,14 @@ func cmdPop(left bool) handler {
 			return nil, err
 		}
 		if !hasCount {
-			v := popOne(l, left)
+			// Into the client's reply scratch, encoded before the next command: no copy on the heap.
+			if left {
+				c.popBuf, _ = l.AppendPopLeft(c.popBuf[:0])
+			} else {
+				c.popBuf, _ = l.AppendPopRight(c.popBuf[:0])
+			}
 			c.popped(args[1], l, popEvent(left))
-			return v, nil
+			return (*bulkReply)(&c.popBuf), nil
 		}
 		if count == 0 {
 			return resp.Array{}, nil

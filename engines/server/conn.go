@@ -36,6 +36,9 @@ type client struct {
 	// logs the SREM of what it chose, as Redis propagates it).
 	logAs [][]byte
 
+	// popBuf holds a popped element until its reply is encoded (cmd_list.go's bulkReply).
+	popBuf []byte
+
 	// MULTI state.
 	inMulti  bool
 	multiErr bool // a command was rejected while queueing: EXEC aborts
@@ -43,6 +46,11 @@ type client struct {
 	inExec   bool
 
 	blockedOn *blockSpec // the blocking command waiting, if any
+
+	// lc is the socket while the event loop serves the client (evloop_linux.go); nil once the
+	// client has its own goroutine. turn is the loop's per-turn state, loop goroutine only.
+	lc   *loopConn
+	turn loopTurn
 
 	// WATCH state.
 	watched  []dbKey
@@ -58,11 +66,26 @@ type client struct {
 	async     bool
 	pending   []byte
 	wake      chan struct{}
+	writerOn  bool      // the writer goroutine runs
 	softSince time.Time // when pending first exceeded the soft limit
 	killed    bool
 }
 
+// serveConn serves one connection on its own goroutine (the design off Linux, with
+// Config.GoroutinePerConn, and where the event loop could not adopt the socket).
 func (s *Server) serveConn(nc net.Conn) {
+	c := s.admit(nc)
+	if c == nil {
+		nc.Close()
+		return
+	}
+	defer s.closeClient(c)
+	c.loop()
+}
+
+// admit makes nc a client, or refuses it with Redis's error (max clients, protected mode) and
+// returns nil; the caller then closes nc.
+func (s *Server) admit(nc net.Conn) *client {
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
@@ -76,6 +99,7 @@ func (s *Server) serveConn(nc net.Conn) {
 	}
 	c.lastCmd = c.created
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.stats.connectionsReceived++
 	c.rd.MaxBulkLen = s.conf.protoMaxBulkLen
 	if s.conf.requirePass == "" {
@@ -84,28 +108,24 @@ func (s *Server) serveConn(nc net.Conn) {
 	c.rd.Unauthenticated = !c.authed
 	if len(s.clients) >= s.conf.maxClients {
 		s.stats.rejectedConns++
-		s.mu.Unlock()
 		nc.Write([]byte("-" + errMaxClients + "\r\n"))
-		nc.Close()
-		return
+		return nil
 	}
 	if msg := s.protectedModeRefusal(nc); msg != "" {
-		s.mu.Unlock()
 		nc.Write([]byte("-" + msg + "\r\n"))
-		nc.Close()
-		return
+		return nil
 	}
 	s.clients[c.id] = c
-	s.mu.Unlock()
+	return c
+}
 
-	defer func() {
-		s.mu.Lock()
-		s.freeClient(c)
-		s.mu.Unlock()
-		c.stopAsync()
-		nc.Close()
-	}()
-	c.loop()
+// closeClient forgets c and closes its connection (store lock not held).
+func (s *Server) closeClient(c *client) {
+	s.mu.Lock()
+	s.freeClient(c)
+	s.mu.Unlock()
+	c.stopAsync()
+	c.conn.Close()
 }
 
 // freeClient forgets a closing client (store lock held).
@@ -341,6 +361,18 @@ func (c *client) startAsync() {
 	}
 	c.async = true
 	c.wake = make(chan struct{}, 1)
+	if c.lc != nil {
+		return // the event loop hands the client to its own goroutine, then starts the writer
+	}
+	c.startWriterLocked()
+}
+
+// startWriterLocked starts the writer goroutine of an asynchronous client (c.pmu held).
+func (c *client) startWriterLocked() {
+	if c.writerOn || c.wake == nil {
+		return
+	}
+	c.writerOn = true
 	c.s.wg.Add(1)
 	go c.writer(c.wake)
 }

@@ -1,9 +1,12 @@
 // Package server is qbench's in-repo Redis 7-compatible server for lists, streams and pub/sub.
 //
 // The protocol lives in package resp, the data in package store; this package holds the
-// connection loop, the command table and the handlers. Every command runs under one lock
-// (Redis is single-threaded too). A connection reads every command already buffered, executes
-// them, then flushes once: that batch boundary is where an append-only file will group-commit.
+// connection layer, the command table and the handlers. Every command runs under one lock
+// (Redis is single-threaded too). On Linux one event loop (evloop_linux.go) serves ordinary
+// clients: a turn reads every ready socket, runs everything received under one hold of the
+// lock, group-commits the append-only file once, then writes the replies. A client that
+// blocks, subscribes or cannot take its replies at once moves to a goroutine of its own
+// (conn.go), which reads every command already buffered, executes them, commits, then flushes.
 package server
 
 import (
@@ -40,6 +43,10 @@ type Config struct {
 	// Redis 7.0's protected actions (protect.go): "no" (the default, ""), "yes" or "local".
 	EnableProtectedConfigs string // CONFIG SET dir / dbfilename
 	EnableDebugCommand     string // DEBUG
+
+	// GoroutinePerConn serves every connection on its own goroutine instead of the event loop
+	// (evloop_linux.go; always so off Linux).
+	GoroutinePerConn bool
 }
 
 // Server is one server instance.
@@ -58,6 +65,7 @@ type Server struct {
 	watchers map[dbKey][]*client
 	pubsub   *pubsubRegistry
 
+	loop    *eventLoop // nil: every connection on its own goroutine
 	ln      net.Listener
 	addr    string
 	closing chan struct{}
@@ -149,6 +157,9 @@ func (s *Server) Start() error {
 	s.ln = ln
 	s.addr = ln.Addr().String()
 	s.started = time.Now()
+	if !s.cfg.GoroutinePerConn {
+		s.loop = startEventLoop(s)
+	}
 	s.cfg.Logf("qbench server %s listening on %s", Version(), s.addr)
 	s.wg.Add(1)
 	go s.acceptLoop()
@@ -185,6 +196,9 @@ func (s *Server) Close() error {
 	s.closed.Do(func() {
 		s.isClosing.Store(true)
 		close(s.closing)
+		if s.loop != nil {
+			s.loop.wake()
+		}
 		if s.ln != nil {
 			err = s.ln.Close()
 		}
@@ -267,15 +281,23 @@ func (s *Server) acceptLoop() {
 		}
 		s.conns[nc] = struct{}{}
 		s.connMu.Unlock()
+		if s.loop != nil && s.loop.adopt(nc) {
+			continue
+		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
+			defer s.forgetConn(nc)
 			s.serveConn(nc)
-			s.connMu.Lock()
-			delete(s.conns, nc)
-			s.connMu.Unlock()
 		}()
 	}
+}
+
+// forgetConn drops a closed connection from the set Close closes.
+func (s *Server) forgetConn(nc net.Conn) {
+	s.connMu.Lock()
+	delete(s.conns, nc)
+	s.connMu.Unlock()
 }
 
 // cronLoop does Redis's periodic work: it evicts slow pub/sub clients.

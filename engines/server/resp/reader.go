@@ -80,6 +80,10 @@ func NewReader(rd io.Reader) *Reader {
 	return &Reader{rd: rd, buf: make([]byte, 16<<10)}
 }
 
+// SetSource makes the reader read from rd from now on, keeping what is buffered (a connection
+// that moves from the event loop to its own goroutine).
+func (r *Reader) SetSource(rd io.Reader) { r.rd = rd }
+
 // Buffered is the number of received bytes not yet parsed.
 func (r *Reader) Buffered() int { return r.w - r.r }
 

@@ -261,36 +261,55 @@ func (l *List) PushRight(v []byte) {
 
 // PopLeft removes and returns (a copy of) the head; nil when empty.
 func (l *List) PopLeft() []byte {
-	if l.n == 0 {
+	out, ok := l.AppendPopLeft([]byte{})
+	if !ok {
 		return nil
+	}
+	return out
+}
+
+// AppendPopLeft removes the head and appends it to dst (a reply buffer the caller reuses, so a
+// pop allocates nothing); ok is false when the list is empty.
+func (l *List) AppendPopLeft(dst []byte) (out []byte, ok bool) {
+	if l.n == 0 {
+		return dst, false
 	}
 	ch := l.c.at(0)
 	v, next := elemAt(ch.buf, ch.lo)
-	out := append([]byte{}, v...)
+	dst = append(dst, v...)
 	ch.lo = next
 	ch.n--
 	l.n--
 	if ch.n == 0 {
 		releaseChunk(l.c.popFront())
 	}
-	return out
+	return dst, true
 }
 
 // PopRight removes and returns (a copy of) the tail; nil when empty.
 func (l *List) PopRight() []byte {
-	if l.n == 0 {
+	out, ok := l.AppendPopRight([]byte{})
+	if !ok {
 		return nil
+	}
+	return out
+}
+
+// AppendPopRight is AppendPopLeft at the tail.
+func (l *List) AppendPopRight(dst []byte) (out []byte, ok bool) {
+	if l.n == 0 {
+		return dst, false
 	}
 	ch := l.c.at(l.c.k - 1)
 	v, start := elemBefore(ch.buf, ch.hi)
-	out := append([]byte{}, v...)
+	dst = append(dst, v...)
 	ch.hi = start
 	ch.n--
 	l.n--
 	if ch.n == 0 {
 		releaseChunk(l.c.popBack())
 	}
-	return out
+	return dst, true
 }
 
 // Each calls fn with each element from index from, forwards or (reverse) backwards, until fn

@@ -1,0 +1,484 @@
+package server
+
+// The event loop: one goroutine waits on epoll for every ordinary client, reads what each sent,
+// runs all of it under one hold of the store lock, commits the turn's log writes once (one
+// fdatasync under appendfsync always, as Redis's beforeSleep) and then writes each client's
+// replies. A goroutine per connection costs a park and a wake-up per request, and the
+// connections hand the store lock and the group commit to one another; here a turn costs
+// Redis's read and write per client and an epoll_wait per turn.
+//
+// Only the plain request/reply path lives here. A client that blocks (BLPOP, XREADGROUP
+// BLOCK), subscribes (asynchronous output), cannot take its replies at once (a full socket
+// buffer) or closes after a reply that may not fit leaves the loop for good: it gets its own
+// goroutine with a net.Conn on the same socket, and conn.go serves it as before.
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"qbench/engines/server/resp"
+)
+
+// loopTurn is a client's state within one turn of the loop.
+type loopTurn struct {
+	start, end int64      // the log's end before and after its commands
+	blk        *blockSpec // the command that blocked, if any
+	more       bool       // stopped at maxBatchOut with commands still buffered
+	dead       bool       // the connection is gone (read error, EOF, failed commit)
+	queued     bool       // already in this turn's list
+}
+
+type eventLoop struct {
+	s      *Server
+	epfd   int
+	wakefd int
+
+	mu      sync.Mutex
+	added   []*client // adopted by the accept goroutine, not yet registered
+	stopped bool      // the loop has freed its clients and exited
+
+	byFD  map[int]*client // loop goroutine only
+	again []*client       // clients with commands left over from the last turn
+}
+
+// startEventLoop starts the loop, or returns nil (the caller serves connections on
+// goroutines) when epoll cannot be set up.
+func startEventLoop(s *Server) *eventLoop {
+	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
+	if err != nil {
+		s.logf("event loop: %v; serving connections on goroutines", err)
+		return nil
+	}
+	wakefd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err == nil {
+		err = syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, wakefd, &syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(wakefd)})
+	}
+	if err != nil {
+		syscall.Close(epfd)
+		s.logf("event loop: %v; serving connections on goroutines", err)
+		return nil
+	}
+	l := &eventLoop{s: s, epfd: epfd, wakefd: wakefd, byFD: map[int]*client{}}
+	s.wg.Add(1)
+	go l.run()
+	return l
+}
+
+// wake interrupts epoll_wait (a new client, the server closing).
+func (l *eventLoop) wake() {
+	one := [8]byte{1}
+	unix.Write(l.wakefd, one[:])
+}
+
+// adopt takes a newly accepted connection into the loop. It returns false if the caller should
+// serve nc on a goroutine instead.
+func (l *eventLoop) adopt(nc net.Conn) bool {
+	s := l.s
+	tc, ok := nc.(*net.TCPConn)
+	if !ok {
+		return false
+	}
+	c := s.admit(nc)
+	if c == nil {
+		nc.Close()
+		s.forgetConn(nc)
+		return true
+	}
+	lc, err := newLoopConn(tc)
+	if err != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer s.forgetConn(nc)
+			defer s.closeClient(c)
+			c.loop()
+		}()
+		return true
+	}
+	s.mu.Lock()
+	s.connMu.Lock()
+	c.conn, c.lc = lc, lc
+	c.rd.SetSource(lc)
+	delete(s.conns, nc)
+	s.conns[lc] = struct{}{}
+	s.connMu.Unlock()
+	s.mu.Unlock()
+	nc.Close() // the loop's duplicate descriptor keeps the socket open
+	l.mu.Lock()
+	stopped := l.stopped
+	if !stopped {
+		l.added = append(l.added, c)
+	}
+	l.mu.Unlock()
+	if stopped { // the server closed meanwhile: nobody else will free the client
+		l.freeUnregistered(c)
+		return true
+	}
+	l.wake()
+	return true
+}
+
+// freeUnregistered frees a client adopted but never added to epoll.
+func (l *eventLoop) freeUnregistered(c *client) {
+	lc := c.lc
+	l.s.closeClient(c)
+	l.s.forgetConn(lc)
+	lc.closeFD()
+}
+
+func (l *eventLoop) run() {
+	defer l.s.wg.Done()
+	events := make([]syscall.EpollEvent, 256)
+	var ready []*client
+	for {
+		timeout := -1
+		if len(l.again) > 0 {
+			timeout = 0
+		}
+		n, err := syscall.EpollWait(l.epfd, events, timeout)
+		if err != nil && err != syscall.EINTR {
+			l.s.logf("event loop: epoll_wait: %v", err)
+			time.Sleep(time.Millisecond)
+		}
+		if l.s.isClosing.Load() {
+			l.shutdown()
+			return
+		}
+		ready = append(ready[:0], l.again...)
+		l.again = l.again[:0]
+		for _, c := range ready {
+			c.turn.queued = true
+		}
+		for _, ev := range events[:max(n, 0)] {
+			fd := int(ev.Fd)
+			if fd == l.wakefd {
+				l.register()
+				continue
+			}
+			c := l.byFD[fd]
+			if c == nil {
+				continue
+			}
+			if err := c.rd.Fill(); err != nil && err != errAgain {
+				c.turn.dead = true
+			}
+			if !c.turn.queued {
+				c.turn.queued = true
+				ready = append(ready, c)
+			}
+		}
+		if len(ready) > 0 {
+			l.runTurn(ready)
+		}
+	}
+}
+
+// register adds the clients adopted since the last turn to epoll.
+func (l *eventLoop) register() {
+	var buf [8]byte
+	unix.Read(l.wakefd, buf[:])
+	l.mu.Lock()
+	added := l.added
+	l.added = nil
+	l.mu.Unlock()
+	for _, c := range added {
+		fd := c.lc.fd
+		if err := syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_ADD, fd, &syscall.EpollEvent{Events: syscall.EPOLLIN, Fd: int32(fd)}); err != nil {
+			l.s.logf("event loop: epoll_ctl: %v", err)
+			l.free(c)
+			continue
+		}
+		l.byFD[fd] = c
+	}
+}
+
+// runTurn executes every ready client's buffered commands under one hold of the store lock,
+// commits the log once, then replies.
+func (l *eventLoop) runTurn(ready []*client) {
+	s := l.s
+	now := time.Now()
+	s.mu.Lock()
+	for _, c := range ready {
+		t := &c.turn
+		t.start, t.blk, t.more = s.p.batchEnd(), nil, false
+		for !c.closeAfter {
+			args, ok, err := c.rd.Next()
+			if err != nil {
+				c.out = resp.AppendError(c.out, err.Error())
+				s.logf("client %d: %v", c.id, err)
+				c.closeAfter = true
+				break
+			}
+			if !ok {
+				break
+			}
+			c.lastCmd = now
+			if t.blk = c.execute(args); t.blk != nil || c.closeAfter {
+				break
+			}
+			if len(c.out) >= maxBatchOut {
+				t.more = c.rd.Buffered() > 0
+				break
+			}
+		}
+		t.end = s.p.batchEnd()
+		if c.async && !c.abort && !t.dead {
+			// An asynchronous client's replies are queued under the lock, in order with what
+			// others publish to it: commit first (as conn.go's loop does).
+			if t.end > t.start {
+				w := s.p.w
+				s.mu.Unlock()
+				ok := s.p.commit(w, t.end, true)
+				s.mu.Lock()
+				if !ok {
+					t.dead = true
+				}
+			}
+			c.queueAsync(c.out)
+			c.out = c.out[:0]
+		}
+	}
+	end, w := s.p.batchEnd(), s.p.w
+	s.mu.Unlock()
+	// Group commit: no reply leaves before the log holds what it depends on. If the log
+	// failed, the clients whose own writes it lost get no reply (persist.go's commit).
+	committed := s.p.commit(w, end, true)
+	for _, c := range ready {
+		t := &c.turn
+		t.queued = false
+		wrote := t.end > t.start
+		if t.dead || c.abort || (!committed && wrote) {
+			l.free(c)
+			continue
+		}
+		rest := c.out
+		if len(rest) > 0 {
+			n, err := c.lc.Write(rest)
+			s.stats.netOutput.Add(int64(n))
+			if err != nil && err != errAgain {
+				l.free(c)
+				continue
+			}
+			rest = rest[n:]
+		}
+		if len(rest) > 0 || t.blk != nil || c.async {
+			l.handoff(c, rest, t.blk)
+			continue
+		}
+		if cap(c.out) > 64<<10 {
+			c.out = nil
+		} else {
+			c.out = c.out[:0]
+		}
+		if c.closeAfter {
+			l.free(c)
+			continue
+		}
+		if t.more {
+			l.again = append(l.again, c)
+		}
+	}
+}
+
+// handoff moves c out of the loop onto its own goroutine and a net.Conn for the same socket:
+// it writes rest (replies the socket did not take), waits on blk if a command blocked, then
+// serves the connection as conn.go does.
+func (l *eventLoop) handoff(c *client, rest []byte, blk *blockSpec) {
+	s := l.s
+	lc := c.lc
+	l.unregister(lc)
+	nc, err := lc.toNetConn()
+	if err != nil {
+		s.logf("client %d: leaving the event loop: %v", c.id, err)
+		l.free(c)
+		return
+	}
+	s.mu.Lock()
+	s.connMu.Lock()
+	c.conn, c.lc = nc, nil
+	c.rd.SetSource(nc)
+	delete(s.conns, lc)
+	s.conns[nc] = struct{}{}
+	killed := lc.shut || s.isClosing.Load()
+	s.connMu.Unlock()
+	s.mu.Unlock()
+	if killed {
+		nc.Close() // CLIENT KILL or Close reached the loop's socket first
+	}
+	c.pmu.Lock()
+	c.startWriterLocked()
+	c.pmu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.forgetConn(nc)
+		defer s.closeClient(c)
+		if len(rest) > 0 {
+			if !c.writeDirect(rest) {
+				return
+			}
+		}
+		c.out = c.out[:0]
+		if c.closeAfter {
+			c.drainAsync()
+			return
+		}
+		if blk != nil && !c.waitBlocked(blk) {
+			return
+		}
+		c.loop()
+	}()
+}
+
+func (l *eventLoop) unregister(lc *loopConn) {
+	syscall.EpollCtl(l.epfd, syscall.EPOLL_CTL_DEL, lc.fd, nil)
+	delete(l.byFD, lc.fd)
+}
+
+// free closes a loop client: forgets it, then closes the descriptor (after nobody can reach
+// it through s.clients or s.conns, so a CLIENT KILL never shuts down a reused number).
+func (l *eventLoop) free(c *client) {
+	lc := c.lc
+	l.unregister(lc)
+	if blk := c.turn.blk; blk != nil {
+		// It blocked in the turn its connection died: no write may serve it any more.
+		l.s.mu.Lock()
+		if !blk.served {
+			l.s.blocked.remove(blk)
+			blk.served = true
+		}
+		l.s.mu.Unlock()
+		c.turn.blk = nil
+	}
+	l.s.closeClient(c)
+	l.s.forgetConn(lc)
+	lc.closeFD()
+}
+
+// shutdown frees every client when the server closes.
+func (l *eventLoop) shutdown() {
+	l.mu.Lock()
+	added := l.added
+	l.added, l.stopped = nil, true
+	l.mu.Unlock()
+	for _, c := range l.byFD {
+		l.free(c)
+	}
+	for _, c := range added {
+		l.freeUnregistered(c)
+	}
+	syscall.Close(l.epfd)
+	syscall.Close(l.wakefd)
+}
+
+// errAgain is a non-blocking read or write that would block.
+var errAgain = errors.New("resource temporarily unavailable")
+
+// loopConn is a socket the event loop owns: non-blocking reads and writes on a descriptor of
+// its own. Close only shuts the socket down; the loop sees the end of stream and frees the
+// client, and only the loop closes the descriptor.
+type loopConn struct {
+	mu           sync.Mutex
+	fd           int  // -1 once closed or handed to a net.Conn
+	shut         bool // Close was called
+	laddr, raddr net.Addr
+}
+
+// newLoopConn duplicates tc's descriptor (the caller then closes tc, which removes it from
+// Go's poller; the duplicate keeps the socket open).
+func newLoopConn(tc *net.TCPConn) (*loopConn, error) {
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd := -1
+	var derr error
+	if err := rc.Control(func(f uintptr) { fd, derr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return nil, err
+	}
+	if derr != nil {
+		return nil, derr
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	return &loopConn{fd: fd, laddr: tc.LocalAddr(), raddr: tc.RemoteAddr()}, nil
+}
+
+func (lc *loopConn) Read(b []byte) (int, error) {
+	for {
+		n, err := syscall.Read(lc.fd, b)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return 0, errAgain
+		case err != nil:
+			return 0, err
+		case n == 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Write writes what the socket takes now; errAgain with n < len(b) when it is full.
+func (lc *loopConn) Write(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		n, err := syscall.Write(lc.fd, b[done:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return done, errAgain
+		case err != nil:
+			return done, err
+		}
+		done += n
+	}
+	return done, nil
+}
+
+func (lc *loopConn) Close() error {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.fd >= 0 && !lc.shut {
+		lc.shut = true
+		syscall.Shutdown(lc.fd, syscall.SHUT_RDWR)
+	}
+	return nil
+}
+
+func (lc *loopConn) closeFD() {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	if lc.fd >= 0 {
+		syscall.Close(lc.fd)
+		lc.fd = -1
+	}
+}
+
+// toNetConn gives the socket to a net.Conn (Go's poller) and closes the loop's descriptor.
+func (lc *loopConn) toNetConn() (net.Conn, error) {
+	lc.mu.Lock()
+	defer lc.mu.Unlock()
+	f := os.NewFile(uintptr(lc.fd), "")
+	lc.fd = -1
+	defer f.Close()
+	return net.FileConn(f)
+}
+
+func (lc *loopConn) LocalAddr() net.Addr                { return lc.laddr }
+func (lc *loopConn) RemoteAddr() net.Addr               { return lc.raddr }
+func (lc *loopConn) SetDeadline(t time.Time) error      { return nil }
+func (lc *loopConn) SetReadDeadline(t time.Time) error  { return nil }
+func (lc *loopConn) SetWriteDeadline(t time.Time) error { return nil }
