@@ -29,16 +29,12 @@ type Comparison struct {
 	ScenarioDiffers []string `json:"scenario_differs,omitempty"`
 }
 
-// EffectiveScenario fills a result's scenario JSON with the defaults of the current schema, so
-// that a baseline recorded before a default existed compares equal to a run that has it. This
-// package does not import scenarios; cmd/qbench sets it. Nil leaves the JSON as recorded.
-var EffectiveScenario func(json.RawMessage) (json.RawMessage, error)
-
-func effective(raw json.RawMessage) json.RawMessage {
-	if EffectiveScenario == nil || len(raw) == 0 {
+// effective is raw through fill (GateOptions.Effective), or raw as recorded without one.
+func effective(raw json.RawMessage, fill func(json.RawMessage) (json.RawMessage, error)) json.RawMessage {
+	if fill == nil || len(raw) == 0 {
 		return raw
 	}
-	if e, err := EffectiveScenario(raw); err == nil {
+	if e, err := fill(raw); err == nil {
 		return e
 	}
 	return raw
@@ -49,10 +45,11 @@ func effective(raw json.RawMessage) json.RawMessage {
 // its name and description.
 var notWorkload = map[string]bool{"seed": true, "gates": true, "repeat": true, "name": true, "description": true}
 
-// ScenarioDiff names the top-level fields in which two results' effective scenarios differ,
-// fields that are not the workload (notWorkload) apart.
-func ScenarioDiff(a, b *Result) []string {
-	ea, eb := effective(a.Scenario), effective(b.Scenario)
+// ScenarioDiff names the top-level fields in which two results' effective scenarios differ
+// (fill, GateOptions.Effective, may fill in today's defaults), fields that are not the workload
+// (notWorkload) apart.
+func ScenarioDiff(a, b *Result, fill func(json.RawMessage) (json.RawMessage, error)) []string {
+	ea, eb := effective(a.Scenario, fill), effective(b.Scenario, fill)
 	if bytes.Equal(ea, eb) {
 		return nil
 	}
@@ -134,7 +131,7 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 		if baseline.Engine.Name != current.Engine.Name || baseline.Engine.Design != current.Engine.Design {
 			c.Notes = append(c.Notes, fmt.Sprintf("baseline is %s/%s, current is %s/%s", baseline.Engine.Name, baseline.Engine.Design, current.Engine.Name, current.Engine.Design))
 		}
-		if d := ScenarioDiff(baseline, current); len(d) > 0 {
+		if d := ScenarioDiff(baseline, current, opt.Effective); len(d) > 0 {
 			c.ScenarioDiffers = d
 			c.Notes = append(c.Notes, fmt.Sprintf("the scenarios differ in %s (defaults filled, seed apart); the comparison is not like for like", strings.Join(d, ", ")))
 		}

@@ -143,6 +143,10 @@ type GateOptions struct {
 	// than both its percentage and the spread (max - min) across repetitions of the baseline or
 	// the current result, whichever is wider.
 	Noise bool
+	// Effective fills a result's scenario JSON with the defaults of the current schema, so that a
+	// baseline recorded before a default existed compares equal to a run that has it (this
+	// package does not import scenarios; cmd/qbench passes it). Nil compares the JSON as recorded.
+	Effective func(json.RawMessage) (json.RawMessage, error)
 }
 
 // CheckGates holds current (and, for relative gates, baseline) to every gate.

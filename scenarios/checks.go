@@ -42,8 +42,9 @@ type Engine struct {
 }
 
 // SharedSections are the scenario's top-level fields that only some engines read (the Redis
-// designs' options). Every engine declares which of them it reads.
-var SharedSections = []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas"}
+// designs' options, the spreading of a queue over keys). Every engine declares which of them it
+// reads.
+var SharedSections = []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas", "shards", "shard_routing", "shard_skew"}
 
 // canFault reports whether the engine carries out a fault of this kind: always for a
 // consumer-side kind, for an engine-side kind when the engine lists it.

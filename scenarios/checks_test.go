@@ -21,7 +21,7 @@ func (e fieldErr) Field() string { return e.field }
 // import it): Redis-shaped engines reading the shared sections, and one with a section of its own.
 var testChecks = Checks{
 	Engines: []*Engine{
-		{Name: "embedded", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy"}, Faults: []string{"stall", "command"}},
+		{Name: "embedded", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "command"}},
 		{Name: "kafka", Designs: []string{"topic"}, Options: "kafka", Faults: []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
 			Decode: func(decode func(any) error) (any, error) {
 				o := kafkaOptions{Acks: "all"}
@@ -35,14 +35,14 @@ var testChecks = Checks{
 			}},
 		{Name: "redis", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"}},
 		{Name: "redis-cluster", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"primary-kill", "node-restart"}},
-		{Name: "redis-cluster-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait"}, NeedsAddress: true},
-		{Name: "redis-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait"}, NeedsAddress: true},
+		{Name: "redis-cluster-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "shards", "shard_routing", "shard_skew"}, NeedsAddress: true},
+		{Name: "redis-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "shards", "shard_routing", "shard_skew"}, NeedsAddress: true},
 		{Name: "kafka-url", Designs: []string{"topic"}, Options: "kafka", NeedsAddress: true,
 			Decode: func(decode func(any) error) (any, error) {
 				var o kafkaOptions
 				return o, decode(&o)
 			}},
-		{Name: "server", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy"}, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "command"}},
+		{Name: "server", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "command"}},
 	},
 	Gate: func(expr string) error {
 		if !strings.ContainsAny(expr, "<>=") {

@@ -13,8 +13,8 @@ func TestShardErrors(t *testing.T) {
 	}{
 		{"negative", "name: x\nrate: 10\nshards: -1\n", "bad.yaml:3: shards: must be between 1 and 1024 keys (got -1)"},
 		{"too many", "name: x\nrate: 10\nshards: 5000\n", "bad.yaml:3: shards: must be between 1 and 1024 keys (got 5000)"},
-		{"kafka", "name: x\nrate: 10\nengine: kafka\nshards: 4\n", "bad.yaml:4: shards: spreads a Redis design over several keys; a Kafka topic's equivalent is its partitions"},
-		{"kafka-url", "name: x\nrate: 10\nengine: kafka-url\naddress: 127.0.0.1:9092\nshards: 2\n", "bad.yaml:5: shards: spreads a Redis design"},
+		{"kafka", "name: x\nrate: 10\nengine: kafka\nshards: 4\n", "bad.yaml:4: shards: engine kafka does not read shards; its settings go under kafka:"},
+		{"kafka-url", "name: x\nrate: 10\nengine: kafka-url\naddress: 127.0.0.1:9092\nshards: 2\n", "bad.yaml:5: shards: engine kafka-url does not read shards"},
 		{"unknown routing", "name: x\nrate: 10\nshards: 4\nshard_routing: hash\n", "bad.yaml:4: shard_routing: must be round-robin, producer or zipf (got \"hash\")"},
 		{"skew without zipf", "name: x\nrate: 10\nshards: 4\nshard_skew: 1.5\n", "bad.yaml:4: shard_skew: is the exponent of shard_routing: zipf"},
 		{"skew at 1", "name: x\nrate: 10\nshards: 4\nshard_routing: zipf\nshard_skew: 1\n", "bad.yaml:5: shard_skew: must be a Zipf exponent above 1"},

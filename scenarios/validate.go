@@ -119,9 +119,6 @@ func (s *Scenario) validateShards(bad func(field, format string, args ...any)) {
 	if s.Shards < 0 || s.Shards > MaxShards {
 		bad("shards", "must be between 1 and %d keys (got %d)", MaxShards, s.Shards)
 	}
-	if s.Shards != 0 && (s.Engine == "kafka" || s.Engine == "kafka-url") {
-		bad("shards", "spreads a Redis design over several keys; a Kafka topic's equivalent is its partitions (set kafka: {partitions: N})")
-	}
 	switch s.ShardRouting {
 	case "", "round-robin", "producer", "zipf":
 	default:

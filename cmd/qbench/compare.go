@@ -85,10 +85,11 @@ func (o *gateOptions) gatesFor(flagGates []results.Gate, current *results.Result
 // gateOpts resolves --noise: given explicitly it wins; otherwise the noise-aware mode is on when
 // the baseline carries repetitions (a baseline recorded that way was recorded to measure noise).
 func (o *gateOptions) gateOpts(cmd *cobra.Command, baseline *results.Result) results.GateOptions {
+	opt := results.GateOptions{Noise: baseline != nil && len(baseline.Repetitions) >= 2, Effective: effectiveScenario}
 	if f := cmd.Flags().Lookup("noise"); f != nil && f.Changed {
-		return results.GateOptions{Noise: o.noise}
+		opt.Noise = o.noise
 	}
-	return results.GateOptions{Noise: baseline != nil && len(baseline.Repetitions) >= 2}
+	return opt
 }
 
 // checkSame refuses a comparison of different scenarios unless --allow-different was given.
@@ -270,10 +271,6 @@ func (g *gating) check(cmd *cobra.Command, out string, res *results.Result) erro
 		o.format = "gates"
 	}
 	return o.report(cmd.OutOrStdout(), c)
-}
-
-func init() {
-	results.EffectiveScenario = effectiveScenario
 }
 
 // effectiveScenario reads a result's scenario JSON into today's schema, fills today's defaults

@@ -19,10 +19,11 @@ func TestValidateEngineSections(t *testing.T) {
 		{"broker settings on kafka-url", "engine: kafka-url\naddress: 127.0.0.1:9\nrate: 100\nkafka:\n  broker: {log.flush.interval.ms: \"5\"}\n", 2, "s.yaml:5: kafka.broker: settings [log.flush.interval.ms] need the managed broker"},
 		{"persistence on kafka", "engine: kafka\nrate: 100\npersistence:\n  acks: all\n", 2, "s.yaml:3: persistence: engine kafka does not read persistence; its settings go under kafka:"},
 		{"wait on kafka", "engine: kafka\nrate: 100\nwait:\n  replicas: 1\n", 2, "s.yaml:3: wait: engine kafka does not read wait"},
-		{"persistence on embedded", "engine: embedded\nrate: 100\npolicy: aof-always\n", 2, "s.yaml:3: policy: engine embedded does not read policy (engines that do: redis, server)"},
-		{"replicas on server", "engine: server\nrate: 100\nreplicas: 1\n", 2, "s.yaml:3: replicas: engine server does not read replicas (engines that do: redis)"},
+		{"persistence on embedded", "engine: embedded\nrate: 100\npolicy: aof-always\n", 2, "s.yaml:3: policy: engine embedded does not read policy (engines that do: redis, redis-cluster, server)"},
+		{"replicas on server", "engine: server\nrate: 100\nreplicas: 1\n", 2, "s.yaml:3: replicas: engine server does not read replicas (engines that do: redis, redis-cluster)"},
 		{"kafka section on redis", "engine: redis\nrate: 100\nkafka:\n  acks: all\n", 2, "s.yaml:3: kafka: is the section of engine kafka, kafka-url; engine redis does not read it"},
 		{"null engine's section", "engine: nullq\nrate: 100\nnullq:\n  capacity: 0\n", 2, "s.yaml:4: nullq.capacity: must be 1 to"},
+		{"shards on the null engine", "engine: nullq\nrate: 100\nshards: 4\n", 2, "s.yaml:3: shards: engine nullq does not read shards"},
 		{"default design is the engine's", "engine: kafka\nrate: 100\n", 0, ""},
 		{"swept kafka key", "engine: kafka\nrate: 100\nmatrix:\n  kafka.acks: [all, sometimes]\n", 2, "s.yaml:4: matrix.kafka.acks.1: want none, leader or all"},
 	}

@@ -32,7 +32,7 @@ func init() {
 		New:     newManaged,
 		Faults:  []string{"primary-kill", "node-restart"},
 		// Every node gets the scenario's persistence; replicas are per primary.
-		Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas"},
+		Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas", "shards", "shard_routing"},
 	})
 	engines.Register(engines.Registration{
 		Name:    "redis-cluster-url",
@@ -40,7 +40,7 @@ func init() {
 		Summary: "an existing Redis Cluster given by seed nodes (address: host:port,host:port,...); keys under a run-specific prefix",
 		New:     newURL,
 		// The cluster is someone else's: its persistence is set there, not by the scenario.
-		Sections:     []string{"stream", "list", "pubsub", "wait"},
+		Sections:     []string{"stream", "list", "pubsub", "wait", "shards", "shard_routing"},
 		NeedsAddress: true,
 		Shared:       true,
 	})

@@ -18,7 +18,7 @@ var designs = []string{"stream", "list", "reliable-list", "pubsub"}
 // reads the designs' options; those that start their server also apply its persistence; only
 // the managed redis-server has replicas.
 var (
-	designSections  = []string{"stream", "list", "pubsub", "wait"}
+	designSections  = []string{"stream", "list", "pubsub", "wait", "shards", "shard_routing", "shard_skew"}
 	startedSections = append(designSections[:len(designSections):len(designSections)], "persistence", "policy")
 	managedSections = append(startedSections[:len(startedSections):len(startedSections)], "replicas")
 )
@@ -33,7 +33,7 @@ func init() {
 		// The server is someone else's: its persistence is set there, not by the scenario.
 		Sections:     designSections,
 		NeedsAddress: true,
-		Shared:  true,
+		Shared:       true,
 	})
 }
 
