@@ -21,7 +21,11 @@ func init() {
 }
 
 func newEmbeddedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
-	s := server.New(server.Config{})
+	// Inside qbench's own process the server serves each connection on a goroutine, through Go's
+	// network poller: the event loop (the default for the server as a process of its own) waits
+	// in epoll_wait on a thread of its own and must win a P back from the generator's goroutines
+	// after every wake-up; sharing the scheduler, it doubled produce p99 at 2,000 msg/s.
+	s := server.New(server.Config{GoroutinePerConn: true})
 	if err := s.Start(); err != nil {
 		return nil, err
 	}
