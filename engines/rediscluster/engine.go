@@ -61,7 +61,7 @@ type engine struct {
 	// crashed is the node node-restart killed, until Restart.
 	crashed atomic.Pointer[crashedNode]
 	// WAIT outcomes: batches waited for, those that fell short, errors.
-	waits, waitShort, waitErrors atomic.Int64
+	waits redisq.WaitTally
 }
 
 type crashedNode struct {
@@ -324,11 +324,7 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 		f.Settings["nodes"] = strconv.Itoa(len(e.cluster.Nodes))
 		f.Settings["primaries"] = strconv.Itoa(e.cluster.Primaries)
 	}
-	if n := e.waits.Load() + e.waitErrors.Load(); n > 0 {
-		f.Stats["wait_batches"] = e.waits.Load()
-		f.Stats["wait_short"] = e.waitShort.Load()
-		f.Stats["wait_errors"] = e.waitErrors.Load()
-	}
+	e.waits.AddStats(f.Stats)
 	return f
 }
 

@@ -3,8 +3,6 @@ package rediscluster
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -57,13 +55,7 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	w := p.e.spec.Wait
 	_, _ = node.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 		cmds = s.d.Push(ctx, pipe, payloads)
-		ms := strconv.FormatInt(w.Timeout.Milliseconds(), 10)
-		switch {
-		case w.AOFLocal > 0 || (w.Replicas > 0 && w.AOF):
-			wait = pipe.Do(ctx, "WAITAOF", w.AOFLocal, w.Replicas, ms)
-		case w.Replicas > 0:
-			wait = pipe.Do(ctx, "WAIT", w.Replicas, ms)
-		}
+		wait = p.e.waits.Queue(ctx, pipe, w)
 		return nil
 	})
 	stale := false
@@ -71,9 +63,7 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 		errs[i] = c.Err()
 		stale = stale || staleMap(errs[i])
 	}
-	if wait != nil {
-		p.e.noteWait(wait, w, errs)
-	}
+	p.e.waits.Note(wait, w, errs)
 	if stale {
 		p.e.client.ReloadState(ctx)
 	}
@@ -99,47 +89,4 @@ func staleMap(err error) bool {
 		}
 	}
 	return false
-}
-
-// errWaitShort fails writes whose WAIT or WAITAOF fell short when the scenario requires it.
-var errWaitShort = errors.New("WAIT/WAITAOF: fewer acknowledgements than required within the timeout")
-
-// noteWait records a WAIT (an integer: replicas reached) or WAITAOF (an array: local fsyncs,
-// replicas) reply and fails the batch when it fell short and the scenario requires it, as
-// redisq's engine does for one server.
-func (e *engine) noteWait(cmd *redis.Cmd, w engines.WaitOptions, errs []error) {
-	if err := cmd.Err(); err != nil {
-		e.waitErrors.Add(1)
-		if w.Required {
-			for i := range errs {
-				if errs[i] == nil {
-					errs[i] = fmt.Errorf("WAIT: %w", err)
-				}
-			}
-		}
-		return
-	}
-	short := false
-	switch v := cmd.Val().(type) {
-	case int64:
-		short = v < int64(w.Replicas)
-	case []any:
-		if len(v) == 2 {
-			local, _ := v[0].(int64)
-			replicas, _ := v[1].(int64)
-			short = local < int64(w.AOFLocal) || replicas < int64(w.Replicas)
-		}
-	}
-	e.waits.Add(1)
-	if !short {
-		return
-	}
-	e.waitShort.Add(1)
-	if w.Required {
-		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = errWaitShort
-			}
-		}
-	}
 }

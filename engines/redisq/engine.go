@@ -6,9 +6,7 @@ package redisq
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -35,7 +33,7 @@ type engine struct {
 	// pid is the server process's, for Facts and Health; nil when qbench did not start it.
 	pid func() string
 	// WAIT / WAITAOF outcomes: batches waited for, those that fell short, errors.
-	waits, waitShort, waitErrors atomic.Int64
+	waits WaitTally
 	// version overrides the server's INFO redis_version in Facts (the in-repo server reports the
 	// Redis version it emulates there).
 	version string
@@ -164,9 +162,6 @@ func (p *producer) release(d *dedicated) {
 	}
 }
 
-// errWaitShort fails writes whose WAIT or WAITAOF fell short when the scenario requires it.
-var errWaitShort = errors.New("WAIT/WAITAOF: fewer acknowledgements than required within the timeout")
-
 func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	var cmds []redis.Cmder
 	var wait *redis.Cmd
@@ -181,13 +176,7 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	defer p.release(d)
 	_, err := d.get().Pipelined(ctx, func(pipe redis.Pipeliner) error {
 		cmds = p.e.design.push(ctx, pipe, payloads, byShard)
-		ms := strconv.FormatInt(w.Timeout.Milliseconds(), 10)
-		switch {
-		case w.AOFLocal > 0 || (w.Replicas > 0 && w.AOF):
-			wait = pipe.Do(ctx, "WAITAOF", w.AOFLocal, w.Replicas, ms)
-		case w.Replicas > 0:
-			wait = pipe.Do(ctx, "WAIT", w.Replicas, ms)
-		}
+		wait = p.e.waits.Queue(ctx, pipe, w)
 		return nil
 	})
 	// A network error may leave half a reply on the connection: drop it, the next Send dials.
@@ -195,9 +184,7 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	for i, c := range cmds {
 		errs[i] = c.Err()
 	}
-	if wait != nil {
-		p.e.noteWait(wait, w, errs)
-	}
+	p.e.waits.Note(wait, w, errs)
 }
 
 func (p *producer) Close() error {
@@ -207,45 +194,6 @@ func (p *producer) Close() error {
 			d.close()
 		default:
 			return nil
-		}
-	}
-}
-
-// noteWait records a WAIT (an integer: replicas reached) or WAITAOF (an array: local fsyncs,
-// replicas) result, and fails the batch when it fell short and the scenario requires it.
-func (e *engine) noteWait(cmd *redis.Cmd, w engines.WaitOptions, errs []error) {
-	if err := cmd.Err(); err != nil {
-		e.waitErrors.Add(1)
-		if w.Required {
-			for i := range errs {
-				if errs[i] == nil {
-					errs[i] = fmt.Errorf("WAIT: %w", err)
-				}
-			}
-		}
-		return
-	}
-	short := false
-	switch v := cmd.Val().(type) {
-	case int64:
-		short = v < int64(w.Replicas)
-	case []any:
-		if len(v) == 2 {
-			local, _ := v[0].(int64)
-			replicas, _ := v[1].(int64)
-			short = local < int64(w.AOFLocal) || replicas < int64(w.Replicas)
-		}
-	}
-	e.waits.Add(1)
-	if !short {
-		return
-	}
-	e.waitShort.Add(1)
-	if w.Required {
-		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = errWaitShort
-			}
 		}
 	}
 }
@@ -329,11 +277,7 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	}); ok {
 		f.Stats = st.stats(ctx)
 	}
-	if n := e.waits.Load() + e.waitErrors.Load(); n > 0 {
-		f.Stats["wait_batches"] = e.waits.Load()
-		f.Stats["wait_short"] = e.waitShort.Load()
-		f.Stats["wait_errors"] = e.waitErrors.Load()
-	}
+	e.waits.AddStats(f.Stats)
 	for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy"} {
 		if v, err := e.client.ConfigGet(ctx, name).Result(); err == nil {
 			if s, ok := v[name]; ok {
