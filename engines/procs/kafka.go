@@ -199,17 +199,13 @@ func (k *Kafka) java(jvm []string, mainClass string, args ...string) Command {
 // format runs kafka.tools.StorageTool format with the cluster's ID.
 func (k *Kafka) format(ctx context.Context) error {
 	c := k.java([]string{"-Xmx256m"}, "kafka.tools.StorageTool", "format", "-t", k.cluster, "-c", k.propertiesPath())
-	p, err := Start(c)
-	if err != nil {
+	p, err := Run(ctx, c)
+	switch {
+	case p == nil:
 		return err
-	}
-	select {
-	case <-p.Done():
-	case <-ctx.Done():
-		_ = p.Kill()
+	case ctx.Err() != nil:
 		return fmt.Errorf("procs: kafka storage format: %w", ctx.Err())
-	}
-	if err := p.Err(); err != nil {
+	case err != nil:
 		return fmt.Errorf("procs: kafka storage format: %v; log tail:\n%s", err, p.LogTail(2000))
 	}
 	return nil

@@ -250,3 +250,19 @@ func FreePorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
+
+// Run starts c and waits for it to exit, killing it when ctx ends first. It returns the
+// process (for its LogTail) and ctx's error or the exit error.
+func Run(ctx context.Context, c Command) (*Proc, error) {
+	p, err := Start(c)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		_ = p.Kill()
+		return p, ctx.Err()
+	}
+	return p, p.Err()
+}

@@ -93,20 +93,17 @@ func fileExists(p string) bool {
 
 // runCLI runs redis-cli to completion, bounded by ctx, through procs like every child.
 func runCLI(ctx context.Context, cli string, args []string) error {
-	p, err := procs.Start(procs.Command{Path: cli, Args: args})
-	if err != nil {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	p, err := procs.Run(ctx, procs.Command{Path: cli, Args: args})
+	switch {
+	case p == nil:
 		return err
-	}
-	select {
-	case <-p.Done():
-	case <-ctx.Done():
-		_ = p.Kill()
-		return ctx.Err()
-	case <-time.After(30 * time.Second):
-		_ = p.Kill()
+	case errors.Is(err, context.DeadlineExceeded):
 		return errors.New("redis-cli --cluster create did not finish within 30 s")
-	}
-	if err := p.Err(); err != nil {
+	case err != nil && ctx.Err() != nil:
+		return err
+	case err != nil:
 		return fmt.Errorf("redis-cli %s: %v: %s", strings.Join(args[:2], " "), err, p.LogTail(1000))
 	}
 	return nil
