@@ -163,7 +163,7 @@ func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault) error {
 }
 
 // faultWindows reports what each fired fault cost.
-func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
+func (r *run) faultWindows(series []results.Interval, samples []results.LagSample) []results.FaultWindow {
 	ws := r.activeWindows()
 	spans := make([]ledger.Window, len(ws))
 	for i, w := range ws {
@@ -172,10 +172,6 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 	costs := r.ledger.Attribute(spans)
 	out := make([]results.FaultWindow, len(ws))
 	for i, w := range ws {
-		until := int64(math.MaxInt64)
-		if i+1 < len(ws) {
-			until = ws[i+1].startNs
-		}
 		fw := results.FaultWindow{
 			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: spans[i].EndNs,
 			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: w.produceErrs.Load(),
@@ -199,11 +195,9 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 		if t := w.firstRead.Load(); t > 0 {
 			fw.RecoverReadNs = t - spans[i].EndNs
 		}
-		for _, iv := range series {
-			if iv.StartNs+int64(time.Second) > w.startNs && iv.StartNs < until {
-				fw.LagPeak = max(fw.LagPeak, iv.Lag)
-			}
-		}
+		// Each fault's own window and the tail the fast sampler covers, however the windows
+		// overlap: two faults at once both see the backlog they made together.
+		fw.LagPeak, fw.EngineLagPeak = results.LagPeaks(series, samples, w.startNs, satAdd(spans[i].EndNs, int64(lagSampleTail)))
 		out[i] = fw
 	}
 	return out

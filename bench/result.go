@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"qbench/engines"
 	"qbench/results"
@@ -99,7 +100,8 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		}
 		res.Summary.Knee = k
 	}
-	res.Summary.LagMax, res.Summary.EngineLagMax = s.lagMax, s.engineLagMax
+	res.LagSamples = s.lagSamples
+	res.Summary.LagMax, res.Summary.EngineLagMax = results.LagPeaks(s.series, s.lagSamples, math.MinInt64, math.MaxInt64)
 	res.Summary.PerShard = r.perShard(&s.shardLags)
 	res.Summary.Ledger = results.Ledger(totals)
 	res.Summary.ProduceErrors = r.produceErrs.Load()
@@ -118,7 +120,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	if r.backlog != nil {
 		res.Summary.Backlog = r.backlogResult(int64(r.window.producersDone + r.window.drain))
 	}
-	res.Faults = r.faultWindows(s.series)
+	res.Faults = r.faultWindows(s.series, s.lagSamples)
 	for _, m := range lost {
 		res.Lost = append(res.Lost, results.MessageID{Group: m.Group, Producer: m.Producer, Seq: m.Seq})
 	}
