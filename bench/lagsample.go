@@ -50,6 +50,8 @@ func (s *sampler) engineLag() (*results.EngineLag, []engines.ShardLag) {
 	if !ok {
 		return nil, nil
 	}
+	s.lagMu.Lock()
+	defer s.lagMu.Unlock()
 	lctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	lag, err := lr.Lag(lctx)
 	cancel()
@@ -77,9 +79,46 @@ func (s *sampler) clampLag(gen int64, eng *results.EngineLag) int64 {
 	return max(0, gen-s.gone)
 }
 
-// sampleLag takes one sub-second lag reading.
-func (s *sampler) sampleLag() {
-	eng, _ := s.engineLag()
-	at := s.r.since()
+// fastLag is the sub-second reader's state, kept by the sampler's loop: the engine is asked on a
+// goroutine of its own, because a reading can hang while the server is down (go-redis retries
+// the dial until the restart), and the generator's lag must go on being sampled meanwhile.
+type fastLag struct {
+	asking bool
+	done   chan fastReading
+}
+
+type fastReading struct {
+	eng *results.EngineLag
+	at  int64
+}
+
+// fastTick takes a sub-second reading while a fault is open: the engine's lag when no question
+// to it is outstanding, else the generator's alone.
+func (s *sampler) fastTick(fl *fastLag) {
+	now := s.r.since()
+	if !s.r.faultOpen(now) {
+		return
+	}
+	if _, ok := s.r.eng.(engines.LagReporter); !ok || fl.asking {
+		s.addSample(now, nil)
+		return
+	}
+	if fl.done == nil {
+		fl.done = make(chan fastReading, 1) // the reader never blocks, even after the loop ends
+	}
+	fl.asking = true
+	go func() {
+		eng, _ := s.engineLag()
+		fl.done <- fastReading{eng, s.r.since()}
+	}()
+}
+
+// fastRead records the engine's answer (nil: it did not answer) with the generator's lag then.
+func (s *sampler) fastRead(fl *fastLag, rd fastReading) {
+	fl.asking = false
+	s.addSample(rd.at, rd.eng)
+}
+
+func (s *sampler) addSample(at int64, eng *results.EngineLag) {
 	s.lagSamples = append(s.lagSamples, results.LagSample{AtNs: at, Lag: s.clampLag(generatorLag(s.r), eng), EngineLag: eng})
 }

@@ -25,7 +25,9 @@ type sampler struct {
 	lagSamples []results.LagSample
 	// gone is how many messages the load generator counts as lag that the engine no longer
 	// holds, from the engine's last reading after a destructive fault (see clampLag).
-	gone     int64
+	gone int64
+	// lagMu makes one engine lag reading at a time (the fast reader's and the harvest's).
+	lagMu    sync.Mutex
 	dropped  int64
 	stopOnce sync.Once
 	stopCh   chan struct{}
@@ -83,14 +85,15 @@ func (s *sampler) loop(ctx context.Context) {
 	// builds and drains within a second (a 1 s consumer pause) falls between two harvests.
 	fast := time.NewTicker(lagSampleEvery)
 	defer fast.Stop()
+	var fl fastLag
 	for {
 		select {
 		case <-tick.C:
 			s.harvest(false)
 		case <-fast.C:
-			if s.r.faultOpen(s.r.since()) {
-				s.sampleLag()
-			}
+			s.fastTick(&fl)
+		case rd := <-fl.done:
+			s.fastRead(&fl, rd)
 		case <-s.stopCh:
 			return
 		case <-ctx.Done():
