@@ -25,6 +25,9 @@ type faultWindow struct {
 	firstRead   atomic.Int64
 	produceErrs atomic.Int64
 	target      string // what the fault hit when the engine chose it ("broker 2"); set before endNs
+	// heldUntil is when a crashed consumer died (consumer-crash): it held messages intended up
+	// to then, so losses and duplicates are charged to the window until then at least.
+	heldUntil atomic.Int64
 }
 
 // activeWindows returns the windows fired so far.
@@ -167,13 +170,13 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 	ws := r.activeWindows()
 	spans := make([]ledger.Window, len(ws))
 	for i, w := range ws {
-		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: w.endNs.Load(), Destructive: w.fault.Destructive()}
+		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: max(w.endNs.Load(), w.heldUntil.Load()), Destructive: w.fault.Destructive()}
 	}
 	costs := r.ledger.Attribute(spans)
 	out := make([]results.FaultWindow, len(ws))
 	for i, w := range ws {
 		fw := results.FaultWindow{
-			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: spans[i].EndNs,
+			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: w.endNs.Load(),
 			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: w.produceErrs.Load(),
 			RecoverWriteNs: -1, RecoverReadNs: -1, LastDurableNs: costs[i].LastDurableNs,
 		}
@@ -190,14 +193,14 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 			fw.Error = w.err.Error()
 		}
 		if t := w.firstWrite.Load(); t > 0 {
-			fw.RecoverWriteNs = t - spans[i].EndNs
+			fw.RecoverWriteNs = t - fw.EndNs
 		}
 		if t := w.firstRead.Load(); t > 0 {
-			fw.RecoverReadNs = t - spans[i].EndNs
+			fw.RecoverReadNs = t - fw.EndNs
 		}
 		// Each fault's own window and the tail the fast sampler covers, however the windows
 		// overlap: two faults at once both see the backlog they made together.
-		fw.LagPeak, fw.EngineLagPeak = results.LagPeaks(series, samples, w.startNs, satAdd(spans[i].EndNs, int64(lagSampleTail)))
+		fw.LagPeak, fw.EngineLagPeak = results.LagPeaks(series, samples, w.startNs, satAdd(fw.EndNs, int64(lagSampleTail)))
 		out[i] = fw
 	}
 	return out
