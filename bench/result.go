@@ -85,6 +85,13 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		res.Summary.ProduceBytesRate = float64(r.measuredAckedBytes.Load()) / window.Seconds()
 		res.Summary.DeliverRate = float64(r.window.deliveries) / window.Seconds()
 		res.Summary.DeliverRatePerGroup = res.Summary.DeliverRate / float64(max(r.groups, 1))
+		var bytes, deliveries int64
+		for _, iv := range s.series {
+			bytes, deliveries = bytes+iv.DeliveredBytes, deliveries+iv.Deliveries
+		}
+		if deliveries > 0 {
+			res.Summary.DeliverBytesRate = res.Summary.DeliverRate * float64(bytes) / float64(deliveries)
+		}
 	}
 	res.Summary.Groups = max(r.groups, 1)
 	res.Summary.DrainSeconds = r.window.drain.Seconds()

@@ -87,6 +87,9 @@ type Summary struct {
 	// duplicates included) divided by the window. DeliverRatePerGroup divides it by Groups.
 	DeliverRate         float64 `json:"deliver_rate"`
 	DeliverRatePerGroup float64 `json:"deliver_rate_per_group"`
+	// DeliverBytesRate is the payload bytes of those deliveries per second: DeliverRate times
+	// the mean delivered payload over the run.
+	DeliverBytesRate float64 `json:"deliver_bytes_rate"`
 	// Groups is the number of receiving groups, each owed every message (pub/sub subscribers,
 	// stream consumer groups); 1 for competing consumers.
 	Groups int `json:"groups"`

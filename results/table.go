@@ -126,9 +126,9 @@ func deliveredRate(s Summary) string {
 		return "deliveries not measured (a produce-only run)"
 	}
 	if s.Groups > 1 {
-		return fmt.Sprintf("delivered %.0f msg/s to each of %d receiving groups (%.0f deliveries/s in all)", s.DeliverRatePerGroup, s.Groups, s.DeliverRate)
+		return fmt.Sprintf("delivered %.0f msg/s to each of %d receiving groups (%.0f deliveries/s, %s/s in all)", s.DeliverRatePerGroup, s.Groups, s.DeliverRate, formatBytes(s.DeliverBytesRate))
 	}
-	return fmt.Sprintf("delivered %.0f msg/s", s.DeliverRate)
+	return fmt.Sprintf("delivered %.0f msg/s (%s/s)", s.DeliverRate, formatBytes(s.DeliverBytesRate))
 }
 
 // FormatNs prints a latency with a unit that suits it.
