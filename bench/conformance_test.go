@@ -166,6 +166,10 @@ faults:
 				t.Fatalf("subscriber %d lost message %d; only subscriber 1 was offline", m.Group, m.Seq)
 			}
 		}
+		// Each subscriber's own line: the offline one missed what the ledger lost, the other none.
+		if pc := res.Summary.PerConsumer; len(pc) != 2 || pc[0].Missed != 0 || pc[1].Missed != l.Lost || pc[0].Deliveries != l.Acked {
+			t.Fatalf("per subscriber %+v, ledger %+v", pc, l)
+		}
 	})
 }
 

@@ -91,7 +91,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			// A consume-only run reads messages stamped on another process's clock: their
 			// intended times mean nothing here, so no end-to-end latency is recorded.
 			if consumeOnly {
-				r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
+				r.consumerCounts[id].note(r.ledger.DeliveredTo(group, int(st.Producer), st.Seq))
 				continue
 			}
 			// The stamp's time is on the run's shared clock (segment.go): the warm-up is judged
@@ -100,6 +100,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			e2e := at - intended
 			rec.recordAt(KindE2E, intended, at, st.IntendedNs >= warmupNs)
 			first := r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
+			r.consumerCounts[id].note(first)
 			if r.backlog != nil {
 				r.backlog.record(id, st.IntendedNs, e2e, first)
 			}

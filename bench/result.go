@@ -110,6 +110,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.LagSamples = s.lagSamples
 	res.Summary.LagMax, res.Summary.EngineLagMax = results.LagPeaks(s.series, s.lagSamples, math.MinInt64, math.MaxInt64)
 	res.Summary.PerShard = r.perShard(&s.shardLags)
+	res.Summary.PerConsumer = r.perConsumer()
 	res.Summary.Ledger = results.Ledger(totals)
 	res.Summary.ProduceErrors = r.produceErrs.Load()
 	res.Summary.Unsent = r.unsent.Load()

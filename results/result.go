@@ -128,8 +128,25 @@ type Summary struct {
 	// PerShard is the engine's lag per shard, when the queue was spread over several keys
 	// (scenario shards: N; the engine lag above is its sum).
 	PerShard []ShardLag `json:"per_shard,omitempty"`
+	// PerConsumer is each consumer's (or subscriber's) share, when there are several.
+	PerConsumer []ConsumerShare `json:"per_consumer,omitempty"`
 	// Backlog is the fill and drain of a backlog: scenario's backlog phase.
 	Backlog *Backlog `json:"backlog,omitempty"`
+}
+
+// ConsumerShare is one consumer's part of the deliveries: the messages of this run it received
+// (Deliveries, every one counted), those its group had already received (Duplicates), and the
+// end-to-end latency of what it received in the measured window. Group is its receiving group
+// (a pub/sub subscriber is a group of its own: its misses are the ledger's lost for it).
+type ConsumerShare struct {
+	Consumer   int   `json:"consumer"`
+	Group      int   `json:"group"`
+	Deliveries int64 `json:"deliveries"`
+	Duplicates int64 `json:"duplicates"`
+	// Missed is, for a consumer alone in its group (a pub/sub subscriber), the acknowledged
+	// messages it never received.
+	Missed int64   `json:"missed,omitempty"`
+	E2E    Latency `json:"e2e"`
 }
 
 // Backlog is what a backlog phase measured: the queue filled with consumers off, then the time

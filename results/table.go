@@ -81,6 +81,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintln(w)
 	writeShards(w, s.PerShard)
+	if err := writeConsumers(w, s.PerConsumer, s.Groups); err != nil {
+		return err
+	}
 	if s.Unsent > 0 {
 		fmt.Fprintf(w, "unsent: %d scheduled messages were never sent (producers still behind at duration + drain timeout)\n", s.Unsent)
 	}
