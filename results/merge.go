@@ -86,7 +86,7 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 		Merged:        &Merged{Mode: opt.Mode},
 	}
 	var s Summary
-	var deliveries float64 // repetitions: deliveries inside the measured windows
+	var deliveries float64                 // repetitions: deliveries inside the measured windows
 	var produceBytes, deliverBytes float64 // repetitions: payload bytes inside them
 	for _, r := range rs {
 		out.Merged.Sources = append(out.Merged.Sources, r.RunID)
