@@ -3,6 +3,9 @@ package bench_test
 import (
 	"fmt"
 	"testing"
+	"time"
+
+	"qbench/results"
 )
 
 // The conformance suite: written once, run over every Redis design on every target. Each case is
@@ -102,6 +105,7 @@ faults:
 		if l.Lost != 0 || l.Duplicates < 1 || l.Acked != 1000 {
 			t.Fatalf("ledger %+v: want no loss and at least one duplicate", l)
 		}
+		checkCrashRow(t, res, 300*time.Millisecond)
 	})
 }
 
@@ -130,6 +134,7 @@ faults:
 		if l.Lost != 1 || l.Duplicates != 0 {
 			t.Fatalf("ledger %+v: want exactly the one in-flight message lost", l)
 		}
+		checkCrashRow(t, res, 200*time.Millisecond)
 	})
 }
 
@@ -160,6 +165,10 @@ faults:
 			if m.Group != 1 {
 				t.Fatalf("subscriber %d lost message %d; only subscriber 1 was offline", m.Group, m.Seq)
 			}
+		}
+		// Each subscriber's own line: the offline one missed what the ledger lost, the other none.
+		if pc := res.Summary.PerConsumer; len(pc) != 2 || pc[0].Missed != 0 || pc[1].Missed != l.Lost || pc[0].Deliveries != l.Acked {
+			t.Fatalf("per subscriber %+v, ledger %+v", pc, l)
 		}
 	})
 }
@@ -249,4 +258,25 @@ wait:
 			}
 		}
 	})
+}
+
+// checkCrashRow: a consumer crash's own row carries the run's loss and duplicates (the batch it
+// died holding was read after the fault fired), and a consumer that came back after restart_after
+// has a window that long, not an open one.
+func checkCrashRow(t *testing.T, res *results.Result, restartAfter time.Duration) {
+	t.Helper()
+	l := res.Summary.Ledger
+	if len(res.Faults) != 1 {
+		t.Fatalf("fault windows %+v", res.Faults)
+	}
+	f := res.Faults[0]
+	if f.Lost != l.Lost || f.Duplicates != l.Duplicates {
+		t.Errorf("crash row lost %d duplicates %d, the run's %d and %d", f.Lost, f.Duplicates, l.Lost, l.Duplicates)
+	}
+	if d := time.Duration(f.EndNs - f.StartNs); d < restartAfter || d > restartAfter+2*time.Second {
+		t.Errorf("crash window lasted %v, restart_after %v", d, restartAfter)
+	}
+	if f.RecoverReadNs < 0 {
+		t.Errorf("no read after the consumer came back: %+v", f)
+	}
 }

@@ -91,7 +91,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			// A consume-only run reads messages stamped on another process's clock: their
 			// intended times mean nothing here, so no end-to-end latency is recorded.
 			if consumeOnly {
-				r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
+				r.consumerCounts[id].note(r.ledger.DeliveredTo(group, int(st.Producer), st.Seq))
 				continue
 			}
 			// The stamp's time is on the run's shared clock (segment.go): the warm-up is judged
@@ -100,6 +100,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			e2e := at - intended
 			rec.recordAt(KindE2E, intended, at, st.IntendedNs >= warmupNs)
 			first := r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
+			r.consumerCounts[id].note(first)
 			if r.backlog != nil {
 				r.backlog.record(id, st.IntendedNs, e2e, first)
 			}
@@ -140,11 +141,35 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 // crashConsumer abandons c without acknowledging what it holds and, if the fault says so, opens
 // the consumer again under the same id after a delay. It returns nil when the consumer stays down.
 func (r *run) crashConsumer(ctx context.Context, id int, c engines.Consumer, f *scenarios.Fault) engines.Consumer {
+	w := r.consumerCrashWindow(id)
+	if w != nil {
+		// The batch it dies holding was read after the fault fired: messages intended up to
+		// now are the crash's to answer for (their loss or redelivery).
+		w.heldUntil.Store(r.since())
+	}
 	c.Close()
 	if f.RestartAfter <= 0 || !sleepCtx(ctx, f.RestartAfter.D()) {
-		return nil
+		return nil // never came back: the window stays open
 	}
-	return r.reopen(ctx, id)
+	c = r.reopen(ctx, id)
+	if w != nil && c != nil {
+		// The consumer is back: the window ends now, and recovery counts from here.
+		w.endNs.Store(r.since())
+		w.firstRead.Store(0)
+		w.firstWrite.Store(0)
+	}
+	return c
+}
+
+// consumerCrashWindow is the newest consumer-crash window of consumer id.
+func (r *run) consumerCrashWindow(id int) *faultWindow {
+	ws := r.activeWindows()
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].fault.Kind == scenarios.FaultConsumerCrash && ws[i].fault.Consumer == id {
+			return ws[i]
+		}
+	}
+	return nil
 }
 
 // reopen opens consumer id again, retrying until ctx ends.

@@ -25,6 +25,9 @@ type faultWindow struct {
 	firstRead   atomic.Int64
 	produceErrs atomic.Int64
 	target      string // what the fault hit when the engine chose it ("broker 2"); set before endNs
+	// heldUntil is when a crashed consumer died (consumer-crash): it held messages intended up
+	// to then, so losses and duplicates are charged to the window until then at least.
+	heldUntil atomic.Int64
 }
 
 // activeWindows returns the windows fired so far.
@@ -163,21 +166,17 @@ func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault) error {
 }
 
 // faultWindows reports what each fired fault cost.
-func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
+func (r *run) faultWindows(series []results.Interval, samples []results.LagSample) []results.FaultWindow {
 	ws := r.activeWindows()
 	spans := make([]ledger.Window, len(ws))
 	for i, w := range ws {
-		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: w.endNs.Load(), Destructive: w.fault.Destructive()}
+		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: max(w.endNs.Load(), w.heldUntil.Load()), Destructive: w.fault.Destructive()}
 	}
 	costs := r.ledger.Attribute(spans)
 	out := make([]results.FaultWindow, len(ws))
 	for i, w := range ws {
-		until := int64(math.MaxInt64)
-		if i+1 < len(ws) {
-			until = ws[i+1].startNs
-		}
 		fw := results.FaultWindow{
-			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: spans[i].EndNs,
+			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: w.endNs.Load(),
 			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: w.produceErrs.Load(),
 			RecoverWriteNs: -1, RecoverReadNs: -1, LastDurableNs: costs[i].LastDurableNs,
 		}
@@ -194,16 +193,14 @@ func (r *run) faultWindows(series []results.Interval) []results.FaultWindow {
 			fw.Error = w.err.Error()
 		}
 		if t := w.firstWrite.Load(); t > 0 {
-			fw.RecoverWriteNs = t - spans[i].EndNs
+			fw.RecoverWriteNs = t - fw.EndNs
 		}
 		if t := w.firstRead.Load(); t > 0 {
-			fw.RecoverReadNs = t - spans[i].EndNs
+			fw.RecoverReadNs = t - fw.EndNs
 		}
-		for _, iv := range series {
-			if iv.StartNs+int64(time.Second) > w.startNs && iv.StartNs < until {
-				fw.LagPeak = max(fw.LagPeak, iv.Lag)
-			}
-		}
+		// Each fault's own window and the tail the fast sampler covers, however the windows
+		// overlap: two faults at once both see the backlog they made together.
+		fw.LagPeak, fw.EngineLagPeak = results.LagPeaks(series, samples, w.startNs, satAdd(fw.EndNs, int64(lagSampleTail)))
 		out[i] = fw
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"qbench/engines"
 	"qbench/results"
@@ -84,6 +85,13 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		res.Summary.ProduceBytesRate = float64(r.measuredAckedBytes.Load()) / window.Seconds()
 		res.Summary.DeliverRate = float64(r.window.deliveries) / window.Seconds()
 		res.Summary.DeliverRatePerGroup = res.Summary.DeliverRate / float64(max(r.groups, 1))
+		var bytes, deliveries int64
+		for _, iv := range s.series {
+			bytes, deliveries = bytes+iv.DeliveredBytes, deliveries+iv.Deliveries
+		}
+		if deliveries > 0 {
+			res.Summary.DeliverBytesRate = res.Summary.DeliverRate * float64(bytes) / float64(deliveries)
+		}
 	}
 	res.Summary.Groups = max(r.groups, 1)
 	res.Summary.DrainSeconds = r.window.drain.Seconds()
@@ -99,8 +107,10 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		}
 		res.Summary.Knee = k
 	}
-	res.Summary.LagMax, res.Summary.EngineLagMax = s.lagMax, s.engineLagMax
+	res.LagSamples = s.lagSamples
+	res.Summary.LagMax, res.Summary.EngineLagMax = results.LagPeaks(s.series, s.lagSamples, math.MinInt64, math.MaxInt64)
 	res.Summary.PerShard = r.perShard(&s.shardLags)
+	res.Summary.PerConsumer = r.perConsumer()
 	res.Summary.Ledger = results.Ledger(totals)
 	res.Summary.ProduceErrors = r.produceErrs.Load()
 	res.Summary.Unsent = r.unsent.Load()
@@ -118,7 +128,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	if r.backlog != nil {
 		res.Summary.Backlog = r.backlogResult(int64(r.window.producersDone + r.window.drain))
 	}
-	res.Faults = r.faultWindows(s.series)
+	res.Faults = r.faultWindows(s.series, s.lagSamples)
 	for _, m := range lost {
 		res.Lost = append(res.Lost, results.MessageID{Group: m.Group, Producer: m.Producer, Seq: m.Seq})
 	}

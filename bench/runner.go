@@ -201,6 +201,8 @@ type run struct {
 
 	producerRecs, consumerRecs []*recorder
 	consumerFaults             []chan scenarios.Fault
+	// consumerCounts are each consumer's deliveries and duplicates (per_consumer in the summary).
+	consumerCounts []consumerCount
 
 	// Per-interval counters, swapped to zero by the sampler.
 	ackedN, failedN, deliveredN atomic.Int64
@@ -271,6 +273,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 			}
 		}
 	}
+	r.consumerCounts = make([]consumerCount, len(consumers))
 	for i := range consumers {
 		r.consumerRecs = append(r.consumerRecs, newRecorder(r.binWidth))
 		r.consumerFaults = append(r.consumerFaults, make(chan scenarios.Fault, 4))

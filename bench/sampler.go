@@ -21,12 +21,16 @@ type sampler struct {
 	// bins is the latency bins of every recorder so far (results/bins.go).
 	bins      map[results.BinKey]*hdrhistogram.Histogram
 	lastStart int64
-	lagMax    int64
-	// engineLagMax is the largest engine-reported backlog plus pending.
-	engineLagMax int64
-	dropped      int64
-	stopOnce     sync.Once
-	stopCh       chan struct{}
+	// lagSamples are the sub-second lag readings taken while a fault is open (lagsample.go).
+	lagSamples []results.LagSample
+	// gone is how many messages the load generator counts as lag that the engine no longer
+	// holds, from the engine's last reading after a destructive fault (see clampLag).
+	gone int64
+	// lagMu makes one engine lag reading at a time (the fast reader's and the harvest's).
+	lagMu    sync.Mutex
+	dropped  int64
+	stopOnce sync.Once
+	stopCh   chan struct{}
 
 	// shardLags keeps each shard's largest lag (shards: N).
 	shardLags shardLags
@@ -77,10 +81,19 @@ func (s *sampler) stop() { s.stopOnce.Do(func() { close(s.stopCh) }) }
 func (s *sampler) loop(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	// The fast ticker reads lag between the seconds while a fault is open: a backlog that
+	// builds and drains within a second (a 1 s consumer pause) falls between two harvests.
+	fast := time.NewTicker(lagSampleEvery)
+	defer fast.Stop()
+	var fl fastLag
 	for {
 		select {
 		case <-tick.C:
 			s.harvest(false)
+		case <-fast.C:
+			s.fastTick(&fl)
+		case rd := <-fl.done:
+			s.fastRead(&fl, rd)
 		case <-s.stopCh:
 			return
 		case <-ctx.Done():
@@ -112,7 +125,6 @@ func (s *sampler) harvest(final bool) {
 		Deliveries:     s.takeDeliveries(),
 		AckedBytes:     r.ackedBytes.Swap(0),
 		DeliveredBytes: r.deliveredBytes.Swap(0),
-		Lag:            generatorLag(r),
 		Produce:        results.Summarise(s.merged[KindProduce]),
 		SendDelay:      results.Summarise(s.merged[KindSendDelay]),
 		E2E:            results.Summarise(s.merged[KindE2E]),
@@ -139,16 +151,12 @@ func (s *sampler) harvest(final bool) {
 			iv.WarmupHistograms[k] = enc
 		}
 	}
-	if lr, ok := r.eng.(engines.LagReporter); ok && !final {
-		lctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		lag, err := lr.Lag(lctx)
-		cancel()
-		if err == nil {
-			iv.EngineLag = &results.EngineLag{Backlog: lag.Backlog, Pending: lag.Pending, OldestPendingNs: lag.OldestPendingNs, Subscribers: lag.Subscribers}
-			s.engineLagMax = max(s.engineLagMax, lag.Backlog+lag.Pending)
-			s.shardLags.note(lag.Shards)
-		}
+	if !final {
+		var shards []engines.ShardLag
+		iv.EngineLag, shards = s.engineLag()
+		s.shardLags.note(shards)
 	}
+	iv.Lag = s.clampLag(generatorLag(r), iv.EngineLag)
 	if hr, ok := r.eng.(engines.HealthReporter); ok && !final {
 		hctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		h, err := hr.Health(hctx)
@@ -160,7 +168,6 @@ func (s *sampler) harvest(final bool) {
 			}
 		}
 	}
-	s.lagMax = max(s.lagMax, iv.Lag)
 	s.series = append(s.series, iv)
 	if r.opts.Progress != nil && !final {
 		r.opts.Progress(Progress{

@@ -50,6 +50,9 @@ payload: {content: compressible, ratio: 4}
 			if r := res.Summary.ProduceBytesRate / res.Summary.ProduceRate; r < 900 || r > 1250 {
 				t.Fatalf("bytes per message %.0f (%.0f B/s over %.0f msg/s), want about 1072", r, res.Summary.ProduceBytesRate, res.Summary.ProduceRate)
 			}
+			if r := res.Summary.DeliverBytesRate / res.Summary.DeliverRate; r < 900 || r > 1250 {
+				t.Fatalf("delivered bytes per message %.0f (%.0f B/s over %.0f msg/s), want about 1072", r, res.Summary.DeliverBytesRate, res.Summary.DeliverRate)
+			}
 		})
 	}
 }

@@ -43,7 +43,7 @@ func decisionRows(runs []reportRun) []decisionRow {
 	var out []decisionRow
 	for _, rr := range runs {
 		s := rr.R.Summary
-		row := decisionRow{Label: rr.Label, Colour: rr.Colour, Produced: fmt.Sprintf("%.0f/s", s.ProduceRate),
+		row := decisionRow{Label: rr.Label, Colour: rr.Colour, Produced: fmt.Sprintf("%.0f/s (%s)", s.ProduceRate, results.FormatValue(results.UnitBytes, s.ProduceBytesRate)),
 			P50: results.FormatNs(s.Latency["e2e"].P50), P99: results.FormatNs(s.Latency["e2e"].P99),
 			Lost: s.Ledger.Lost, LostByKind: lostByKind(rr.R), GeneratorCPU: "—", EngineCPU: "—", RSS: "—", BytesPerMsg: "—", Fsync: "—"}
 		row.Offered = "max"

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -349,22 +350,16 @@ func perSecond(r *results.Result, get func(results.Interval) int64) plotter.XYs 
 	return pts
 }
 
-// Lag shows the consumer lag every second: as the load generator sees it (acked, not yet
-// delivered; solid) and as the engine reports it (backlog plus pending; dashed).
+// Lag shows the consumer lag over time: as the load generator sees it (acked, not yet
+// delivered; solid) and as the engine reports it (backlog plus pending; dashed), from the
+// per-second readings and, around faults, the 100 ms ones (LagPoints).
 func Lag(runs []Run) (Chart, error) {
 	p := newPlot("consumer lag (load generator solid, engine dashed)", "seconds since start", "messages")
 	if err := shadeWindows(p, runs); err != nil {
 		return Chart{}, err
 	}
 	for i, run := range runs {
-		var own, eng plotter.XYs
-		for si, iv := range run.Result.Series {
-			x := mid(run.Result, si)
-			own = append(own, plotter.XY{X: x, Y: float64(iv.Lag)})
-			if iv.EngineLag != nil {
-				eng = append(eng, plotter.XY{X: x, Y: float64(iv.EngineLag.Backlog + iv.EngineLag.Pending)})
-			}
-		}
+		own, eng := LagPoints(run.Result)
 		for j, pts := range []plotter.XYs{own, eng} {
 			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, run.Label)); err != nil {
 				return Chart{}, err
@@ -373,6 +368,38 @@ func Lag(runs []Run) (Chart, error) {
 	}
 	p.Y.Min = 0
 	return newChart("lag", p, len(runs)), nil
+}
+
+// LagPoints is r's lag readings in time order, the load generator's and the engine's: each
+// per-second reading where the sampler took it (the end of its interval) and every sub-second
+// sample, so a backlog that built and drained within a second stands at its height.
+func LagPoints(r *results.Result) (own, eng plotter.XYs) {
+	type reading struct {
+		x      float64
+		lag    int64
+		engine *results.EngineLag
+	}
+	var all []reading
+	for i, iv := range r.Series {
+		end := float64(iv.StartNs)/1e9 + 1
+		if i+1 < len(r.Series) {
+			end = float64(r.Series[i+1].StartNs) / 1e9
+		} else if e := runEnd(r).Seconds(); e > float64(iv.StartNs)/1e9 && e < end {
+			end = e
+		}
+		all = append(all, reading{end, iv.Lag, iv.EngineLag})
+	}
+	for _, s := range r.LagSamples {
+		all = append(all, reading{x: float64(s.AtNs) / 1e9, lag: s.Lag, engine: s.EngineLag})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].x < all[j].x })
+	for _, rd := range all {
+		own = append(own, plotter.XY{X: rd.x, Y: float64(rd.lag)})
+		if rd.engine != nil {
+			eng = append(eng, plotter.XY{X: rd.x, Y: float64(rd.engine.Total())})
+		}
+	}
+	return own, eng
 }
 
 // Loss shows lost and duplicated messages per run as bars.

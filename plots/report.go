@@ -314,9 +314,13 @@ details { margin: .5em 0; }
 <table>
 <tr><th class="l">run</th><th class="l">engine / design</th><th>offered</th><th>produced</th><th>delivered</th><th>measured</th><th>sent</th><th>acked</th><th>failed</th><th>lost</th><th>duplicates</th><th>lag max</th></tr>
 {{range .Runs}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td class="l">{{.R.Engine.Name}} / {{.R.Engine.Design}}</td>
-<td>{{if .R.Summary.OfferedRate}}{{f0 .R.Summary.OfferedRate}}/s{{else}}max{{end}}</td><td>{{f0 .R.Summary.ProduceRate}}/s</td><td>{{f0 .R.Summary.DeliverRate}}/s</td><td>{{printf "%.1f" .R.Summary.MeasuredSeconds}} s</td>
+<td>{{if .R.Summary.OfferedRate}}{{f0 .R.Summary.OfferedRate}}/s{{else}}max{{end}}</td><td>{{f0 .R.Summary.ProduceRate}}/s<br><small>{{val "B/s" .R.Summary.ProduceBytesRate}}</small></td><td>{{f0 .R.Summary.DeliverRate}}/s<br><small>{{val "B/s" .R.Summary.DeliverBytesRate}}</small></td><td>{{printf "%.1f" .R.Summary.MeasuredSeconds}} s</td>
 <td>{{.R.Summary.Ledger.Sent}}</td><td>{{.R.Summary.Ledger.Acked}}</td><td>{{.R.Summary.Ledger.Failed}}</td><td{{if .R.Summary.Ledger.Lost}} class="fail"{{end}}>{{.R.Summary.Ledger.Lost}}</td><td>{{.R.Summary.Ledger.Duplicates}}</td><td>{{.R.Summary.LagMax}}</td></tr>
 {{end}}</table>
+{{range .Runs}}{{if .R.Summary.PerConsumer}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}: per consumer</h3>
+<table><tr><th>consumer</th><th>group</th><th>deliveries</th><th>duplicates</th><th>missed</th><th>e2e p50</th><th>e2e p99</th></tr>
+{{range .R.Summary.PerConsumer}}<tr><td>{{.Consumer}}</td><td>{{.Group}}</td><td>{{.Deliveries}}</td><td>{{.Duplicates}}</td><td{{if .Missed}} class="fail"{{end}}>{{.Missed}}</td><td>{{ns .E2E.P50}}</td><td>{{ns .E2E.P99}}</td></tr>
+{{end}}</table>{{end}}{{end}}
 {{range $k := .Kinds}}
 <h3>{{$k}} latency</h3>
 <table><tr><th class="l">run</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>p99.99</th><th>max</th></tr>

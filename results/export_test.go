@@ -133,6 +133,9 @@ func TestMergeMachinesIsExact(t *testing.T) {
 	if m.Summary.ProduceRate != a.Summary.ProduceRate+b.Summary.ProduceRate {
 		t.Errorf("rates of parallel load generators add: %v", m.Summary.ProduceRate)
 	}
+	if s := m.Summary; s.ProduceBytesRate != a.Summary.ProduceBytesRate+b.Summary.ProduceBytesRate || s.DeliverBytesRate != a.Summary.DeliverBytesRate+b.Summary.DeliverBytesRate {
+		t.Errorf("byte rates of parallel load generators add: %v, %v", s.ProduceBytesRate, s.DeliverBytesRate)
+	}
 	if len(m.Series) != 5 || m.Series[0].Acked != 2000 || m.Series[4].Acked != 1000 {
 		t.Errorf("series %d seconds, first %d acked, last %d", len(m.Series), m.Series[0].Acked, m.Series[4].Acked)
 	}
@@ -156,6 +159,9 @@ func TestMergeRepetitionsKeepsEach(t *testing.T) {
 	}
 	if len(m.Repetitions) != 3 || m.Summary.MeasuredSeconds != 9 || m.Summary.ProduceRate != 1000 {
 		t.Fatalf("%d repetitions, %v s, %v msg/s", len(m.Repetitions), m.Summary.MeasuredSeconds, m.Summary.ProduceRate)
+	}
+	if s := m.Summary; s.ProduceBytesRate != 256*1000 || s.DeliverBytesRate != 256*s.DeliverRate {
+		t.Errorf("repetitions' byte rates %v, %v; want 256 B x their message rates", s.ProduceBytesRate, s.DeliverBytesRate)
 	}
 	// Merging merged repetitions flattens them.
 	m2, err := results.Merge([]*results.Result{m, rs[0]}, results.MergeOptions{Mode: results.MergeRepetitions})

@@ -86,7 +86,8 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 		Merged:        &Merged{Mode: opt.Mode},
 	}
 	var s Summary
-	var deliveries float64 // repetitions: deliveries inside the measured windows
+	var deliveries float64                 // repetitions: deliveries inside the measured windows
+	var produceBytes, deliverBytes float64 // repetitions: payload bytes inside them
 	for _, r := range rs {
 		out.Merged.Sources = append(out.Merged.Sources, r.RunID)
 		if r.StartedAt.Before(out.StartedAt) {
@@ -107,11 +108,15 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 			s.MeasuredSeconds = max(s.MeasuredSeconds, rsum.MeasuredSeconds)
 			s.ProduceRate += rsum.ProduceRate
 			s.DeliverRate += rsum.DeliverRate
+			s.ProduceBytesRate += rsum.ProduceBytesRate
+			s.DeliverBytesRate += rsum.DeliverBytesRate
 			s.OfferedRate += rsum.OfferedRate
 			s.LagMax += rsum.LagMax // an upper bound until the series says better
 		case MergeRepetitions:
 			s.MeasuredSeconds += rsum.MeasuredSeconds
 			deliveries += rsum.DeliverRate * rsum.MeasuredSeconds
+			produceBytes += rsum.ProduceBytesRate * rsum.MeasuredSeconds
+			deliverBytes += rsum.DeliverBytesRate * rsum.MeasuredSeconds
 			s.OfferedRate = first.Summary.OfferedRate
 			s.LagMax = max(s.LagMax, rsum.LagMax)
 			if len(r.Repetitions) > 0 {
@@ -146,6 +151,7 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	if opt.Mode == MergeRepetitions && s.MeasuredSeconds > 0 {
 		s.ProduceRate = float64(s.Latency["produce"].Count) / s.MeasuredSeconds
 		s.DeliverRate = deliveries / s.MeasuredSeconds
+		s.ProduceBytesRate, s.DeliverBytesRate = produceBytes/s.MeasuredSeconds, deliverBytes/s.MeasuredSeconds
 	}
 	s.DeliverRatePerGroup = s.DeliverRate / float64(max(s.Groups, 1))
 

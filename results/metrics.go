@@ -12,6 +12,7 @@ type Unit string
 const (
 	UnitNs    Unit = "ns"    // a latency; written 1.23ms, parsed from 20ms or a number of ns
 	UnitRate  Unit = "msg/s" // messages per second
+	UnitBytes Unit = "B/s"   // payload bytes per second
 	UnitCount Unit = "count" // messages or errors
 )
 
@@ -52,6 +53,8 @@ func counter(name string, get func(*Summary) int64) Metric {
 var otherMetrics = []Metric{
 	{Name: "produce_rate", Unit: UnitRate, HigherIsBetter: true, get: func(s *Summary) float64 { return s.ProduceRate }},
 	{Name: "deliver_rate", Unit: UnitRate, HigherIsBetter: true, get: func(s *Summary) float64 { return s.DeliverRate }},
+	{Name: "produce_bytes_rate", Unit: UnitBytes, HigherIsBetter: true, get: func(s *Summary) float64 { return s.ProduceBytesRate }},
+	{Name: "deliver_bytes_rate", Unit: UnitBytes, HigherIsBetter: true, get: func(s *Summary) float64 { return s.DeliverBytesRate }},
 	counter("lost", func(s *Summary) int64 { return s.Ledger.Lost }),
 	counter("queued", func(s *Summary) int64 { return s.Ledger.Queued }),
 	counter("duplicates", func(s *Summary) int64 { return s.Ledger.Duplicates }),
@@ -116,6 +119,8 @@ func FormatValue(u Unit, v float64) string {
 		return FormatNs(int64(v))
 	case UnitRate:
 		return fmt.Sprintf("%.0f msg/s", v)
+	case UnitBytes:
+		return formatBytes(v) + "/s"
 	default:
 		return fmt.Sprintf("%.0f", v)
 	}
@@ -138,6 +143,8 @@ func formatDelta(u Unit, d float64) string {
 		return sign + FormatNs(int64(d))
 	case UnitRate:
 		return fmt.Sprintf("%s%.0f msg/s", sign, d)
+	case UnitBytes:
+		return sign + formatBytes(d) + "/s"
 	default:
 		return fmt.Sprintf("%s%.0f", sign, d)
 	}

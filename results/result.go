@@ -26,6 +26,10 @@ type Result struct {
 	Summary  Summary         `json:"summary"`
 	// Series holds one entry per second of the run, warm-up included (flagged).
 	Series []Interval `json:"series"`
+	// LagSamples is the lag read every 100 ms while a fault is open and for a second after
+	// (a one-second reading misses a backlog that builds and drains between two ticks); the
+	// per-second Series keeps its own readings. Empty for runs without faults.
+	LagSamples []LagSample `json:"lag_samples,omitempty"`
 	// Bins is latency over time at a finer grain (100 ms for runs with faults, see BinWidth),
 	// binned by completion and by intended send time (bins.go).
 	Bins []LatencySeries `json:"latency_bins,omitempty"`
@@ -83,6 +87,9 @@ type Summary struct {
 	// duplicates included) divided by the window. DeliverRatePerGroup divides it by Groups.
 	DeliverRate         float64 `json:"deliver_rate"`
 	DeliverRatePerGroup float64 `json:"deliver_rate_per_group"`
+	// DeliverBytesRate is the payload bytes of those deliveries per second: DeliverRate times
+	// the mean delivered payload over the run.
+	DeliverBytesRate float64 `json:"deliver_bytes_rate"`
 	// Groups is the number of receiving groups, each owed every message (pub/sub subscribers,
 	// stream consumer groups); 1 for competing consumers.
 	Groups int `json:"groups"`
@@ -100,8 +107,9 @@ type Summary struct {
 	// OfferedRate is the scenario's target rate, a profile's mean (0 for a closed loop).
 	OfferedRate float64            `json:"offered_rate"`
 	Latency     map[string]Latency `json:"latency"`
-	// LagMax is the largest backlog seen (engine-reported where available, else acked minus
-	// delivered as the load generator sees it).
+	// LagMax is the largest lag the load generator saw (acked minus delivered, see the README's
+	// "What the lag figures count"); EngineLagMax the largest engine-reported backlog plus
+	// pending. Both take the per-second series and the sub-second samples taken during faults.
 	LagMax        int64  `json:"lag_max"`
 	EngineLagMax  int64  `json:"engine_lag_max"`
 	Ledger        Ledger `json:"ledger"`
@@ -120,8 +128,25 @@ type Summary struct {
 	// PerShard is the engine's lag per shard, when the queue was spread over several keys
 	// (scenario shards: N; the engine lag above is its sum).
 	PerShard []ShardLag `json:"per_shard,omitempty"`
+	// PerConsumer is each consumer's (or subscriber's) share, when there are several.
+	PerConsumer []ConsumerShare `json:"per_consumer,omitempty"`
 	// Backlog is the fill and drain of a backlog: scenario's backlog phase.
 	Backlog *Backlog `json:"backlog,omitempty"`
+}
+
+// ConsumerShare is one consumer's part of the deliveries: the messages of this run it received
+// (Deliveries, every one counted), those its group had already received (Duplicates), and the
+// end-to-end latency of what it received in the measured window. Group is its receiving group
+// (a pub/sub subscriber is a group of its own: its misses are the ledger's lost for it).
+type ConsumerShare struct {
+	Consumer   int   `json:"consumer"`
+	Group      int   `json:"group"`
+	Deliveries int64 `json:"deliveries"`
+	Duplicates int64 `json:"duplicates"`
+	// Missed is, for a consumer alone in its group (a pub/sub subscriber), the acknowledged
+	// messages it never received.
+	Missed int64   `json:"missed,omitempty"`
+	E2E    Latency `json:"e2e"`
 }
 
 // Backlog is what a backlog phase measured: the queue filled with consumers off, then the time
@@ -238,6 +263,14 @@ type Interval struct {
 	WarmupHistograms map[string]string `json:"warmup_histograms,omitempty"`
 }
 
+// LagSample is one sub-second lag reading, taken at AtNs since the run's epoch: the load
+// generator's lag (as Interval.Lag) and the engine's report when it answered.
+type LagSample struct {
+	AtNs      int64      `json:"at_ns"`
+	Lag       int64      `json:"lag"`
+	EngineLag *EngineLag `json:"engine_lag,omitempty"`
+}
+
 // EngineLag mirrors engines.Lag.
 type EngineLag struct {
 	Backlog         int64 `json:"backlog"`
@@ -317,8 +350,12 @@ type FaultWindow struct {
 	// acknowledged and the first message delivered after it; -1 if none came.
 	RecoverWriteNs int64 `json:"recover_write_ns"`
 	RecoverReadNs  int64 `json:"recover_read_ns"`
-	// LagPeak is the largest lag sampled from the fault's start until the next fault's start.
-	LagPeak int64 `json:"lag_peak"`
+	// LagPeak is the largest load generator's lag sampled from the fault's start until a second
+	// after its end (its own window: faults may overlap, each sees the whole backlog of its
+	// window), from the per-second series and the sub-second samples; EngineLagPeak the largest
+	// engine backlog plus pending over the same span.
+	LagPeak       int64 `json:"lag_peak"`
+	EngineLagPeak int64 `json:"engine_lag_peak,omitempty"`
 	// LossWindowNs is the effective loss window of a fault that lost acknowledged messages: how
 	// long before the fault began the oldest of them was intended (0 when all were intended
 	// during the fault); its size in messages is Lost. LastDurableNs is the last durable point:

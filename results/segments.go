@@ -144,7 +144,6 @@ func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 		out.Segments = append(out.Segments, g)
 		bounds = append(bounds, g.Clock.BoundNs)
 		out.Summary.Unsent += r.Summary.Unsent
-		out.Summary.ProduceBytesRate += r.Summary.ProduceBytesRate
 	}
 	l, lost, err := join(books)
 	if err != nil {

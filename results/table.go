@@ -81,6 +81,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintln(w)
 	writeShards(w, s.PerShard)
+	if err := writeConsumers(w, s.PerConsumer, s.Groups); err != nil {
+		return err
+	}
 	if s.Unsent > 0 {
 		fmt.Fprintf(w, "unsent: %d scheduled messages were never sent (producers still behind at duration + drain timeout)\n", s.Unsent)
 	}
@@ -126,9 +129,9 @@ func deliveredRate(s Summary) string {
 		return "deliveries not measured (a produce-only run)"
 	}
 	if s.Groups > 1 {
-		return fmt.Sprintf("delivered %.0f msg/s to each of %d receiving groups (%.0f deliveries/s in all)", s.DeliverRatePerGroup, s.Groups, s.DeliverRate)
+		return fmt.Sprintf("delivered %.0f msg/s to each of %d receiving groups (%.0f deliveries/s, %s/s in all)", s.DeliverRatePerGroup, s.Groups, s.DeliverRate, formatBytes(s.DeliverBytesRate))
 	}
-	return fmt.Sprintf("delivered %.0f msg/s", s.DeliverRate)
+	return fmt.Sprintf("delivered %.0f msg/s (%s/s)", s.DeliverRate, formatBytes(s.DeliverBytesRate))
 }
 
 // FormatNs prints a latency with a unit that suits it.

@@ -111,6 +111,15 @@ func (s *Scenario) validateEngine(c Checks, bad func(field, format string, args 
 			bad(sec, "engine %s does not read %s (engines that do: %s)", s.Engine, sec, strings.Join(readers, ", "))
 		}
 	}
+	// A design's own section written for another design would be silently ignored.
+	if !s.sweepsDesign() && !s.designSwept {
+		for _, sec := range []string{"stream", "list", "pubsub"} {
+			ds := designSections[sec]
+			if _, written := s.keys[sec]; written && slices.Contains(e.Sections, sec) && !slices.Contains(ds, s.Design) {
+				bad(sec, "does not apply to design %s (only to %s)", s.Design, strings.Join(ds, ", "))
+			}
+		}
+	}
 	for key := range s.Sections {
 		if key == e.Options {
 			continue
@@ -130,6 +139,19 @@ func (s *Scenario) validateEngine(c Checks, bad func(field, format string, args 
 	if e.NeedsAddress && s.Address == "" {
 		bad("address", "is required for engine %s", s.Engine)
 	}
+}
+
+// designSections are the shared sections that belong to some designs only.
+var designSections = map[string][]string{"stream": {"stream"}, "list": {"list", "reliable-list"}, "pubsub": {"pubsub"}}
+
+// sweepsDesign says the matrix sweeps the design: sections for several designs are then in order.
+func (s *Scenario) sweepsDesign() bool {
+	for _, a := range s.Matrix.Axes {
+		if a.Key == "design" {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeOptions decodes the engine's own section (empty when not written, so its defaults are

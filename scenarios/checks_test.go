@@ -86,6 +86,9 @@ func TestEngineSections(t *testing.T) {
 		{"kafka section on redis", "engine: redis\nrate: 10\nkafka:\n  acks: all\n", "bad.yaml:3: kafka: is the section of engine kafka, kafka-url; engine redis does not read it"},
 		{"swept section key", "engine: kafka\nrate: 10\nmatrix:\n  kafka.acks: [leader, some]\n", "bad.yaml:4: matrix.kafka.acks.1: want all or leader (in cell kafka.acks=some)"},
 		{"bad gate", "rate: 10\ngates: [\"fast\"]\n", "bad.yaml:2: gates.0: not a gate"},
+		{"stream section on the list design", "engine: redis\ndesign: list\nrate: 10\nstream:\n  count: 5\n", "bad.yaml:4: stream: does not apply to design list (only to stream)"},
+		{"list section on the stream design", "engine: embedded\nrate: 10\nlist:\n  count: 5\n", "bad.yaml:3: list: does not apply to design stream (only to list, reliable-list)"},
+		{"pubsub section on reliable-list", "engine: server\ndesign: reliable-list\nrate: 10\npubsub:\n  pattern: true\n", "bad.yaml:4: pubsub: does not apply to design reliable-list (only to pubsub)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

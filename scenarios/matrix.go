@@ -173,6 +173,7 @@ func (s *Scenario) expand(checks Checks) ([]Cell, Errors) {
 // cell builds the scenario of one combination and validates it; errors point at the value.
 func (s *Scenario) cell(idx []int, checks Checks) (*Cell, Errors) {
 	c := s.clone()
+	c.designSwept = s.sweepsDesign()
 	c.Matrix = Matrix{}
 	var params []Param
 	var errs Errors

@@ -113,6 +113,8 @@ type Scenario struct {
 	// keys are the top-level keys written (and swept), with their lines: a shared section an
 	// engine does not read is an error only when written.
 	keys map[string]int
+	// designSwept marks a cell of a matrix over design: its sections may be for other cells.
+	designSwept bool
 	// checks are those Parse was given, for Cells.
 	checks Checks
 }

@@ -63,13 +63,13 @@ func runCmd() *cobra.Command {
 					progressbar.OptionSetDescription(sc.Name),
 					progressbar.OptionShowElapsedTimeOnFinish(),
 					progressbar.OptionClearOnFinish(),
+					// The bar's own estimate counts from its creation (before the engine's
+					// set-up) and from progress steps: the run's own clock says better.
+					progressbar.OptionSetPredictTime(false),
+					progressbar.OptionSetElapsedTime(false),
 					progressbar.OptionSetWidth(20))
 				opts.Progress = func(p bench.Progress) {
-					phase := ""
-					if p.Warmup {
-						phase = " warm-up"
-					}
-					bar.Describe(fmt.Sprintf("%s%s: %d msg/s, p99 %s, lag %d", sc.Name, phase, p.Rate, results.FormatNs(int64(p.ProduceP99)), p.Lag))
+					bar.Describe(progressText(sc.Name, p))
 					_ = bar.Set64(int64(p.Elapsed / time.Second))
 				}
 			}
@@ -157,4 +157,16 @@ func checkOutputPath(path string) error {
 		os.Remove(path) // it did not exist before the check
 	}
 	return nil
+}
+
+// progressText describes a run's progress: where it is on its own clock, how long is left, and
+// the last second's figures.
+func progressText(name string, p bench.Progress) string {
+	phase := ""
+	if p.Warmup {
+		phase = " warm-up"
+	}
+	left := max(p.Duration-p.Elapsed, 0)
+	return fmt.Sprintf("%s%s %s of %s, %s left: %d msg/s, p99 %s, lag %d", name, phase,
+		p.Elapsed.Round(time.Second), p.Duration, left.Round(time.Second), p.Rate, results.FormatNs(int64(p.ProduceP99)), p.Lag)
 }

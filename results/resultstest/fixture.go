@@ -184,6 +184,8 @@ func Make(o Options) *results.Result {
 		Ledger: results.Ledger{Sent: sent, Acked: sent, Delivered: sent - o.Lost, Deliveries: sent - o.Lost + o.Duplicates,
 			Lost: o.Lost, Duplicates: o.Duplicates, DuplicatedMessages: o.Duplicates},
 	}
+	// Payloads of 256 bytes, as the scenario says.
+	r.Summary.ProduceBytesRate, r.Summary.DeliverBytesRate = 256*r.Summary.ProduceRate, 256*r.Summary.DeliverRate
 	for _, k := range kinds {
 		r.Summary.Latency[k] = results.Summarise(whole[k])
 		r.Histograms[k] = must(results.EncodeHistogram(whole[k]))
