@@ -69,6 +69,22 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		expect(t, r, f.Error == "" && f.RecoverWriteNs >= 0 && r.Summary.Ledger.Lost == 0 && r.Engine.Stats["wait_batches"] > 0,
 			"nothing acknowledged (replicated) lost across the failover, writes resume")
 	},
+	"cluster-partition-async": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "partition")
+		t.Logf("cluster partition, async replica: %s, lost %d (charged to it: %d), duplicates %d, produce errors %d, window %s",
+			f.Target, r.Summary.Ledger.Lost, f.Lost, r.Summary.Ledger.Duplicates, f.ProduceErrors, results.FormatNs(f.EndNs-f.StartNs))
+		expect(t, r, f.Error == "" && strings.Contains(f.Target, "primary now") && f.Lost > 0 && f.Lost == r.Summary.Ledger.Lost &&
+			f.RecoverWriteNs >= 0 && r.Summary.Ledger.Acked > 15000,
+			"the partitioned primary's lone acknowledgements lost at the heal, all charged to the partition; writes resume")
+	},
+	"cluster-partition-wait": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "partition")
+		t.Logf("cluster partition, WAIT 1: %s, lost %d, duplicates %d, produce errors %d, failed but delivered %d, window %s",
+			f.Target, r.Summary.Ledger.Lost, r.Summary.Ledger.Duplicates, f.ProduceErrors, r.Summary.Ledger.DeliveredUnacked, results.FormatNs(f.EndNs-f.StartNs))
+		expect(t, r, f.Error == "" && strings.Contains(f.Target, "primary now") && r.Summary.Ledger.Lost == 0 && f.ProduceErrors > 0 &&
+			f.RecoverWriteNs >= 0 && r.Engine.Stats["wait_short"] > 0,
+			"nothing acknowledged lost: WAIT refused the lone writes, at the price of produce errors")
+	},
 	"aof-rewrite-under-load": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "command")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0, "BGREWRITEAOF accepted, nothing lost")
