@@ -42,10 +42,10 @@ type IndexCell struct {
 	E2EP99Spread     int64 `json:"e2e_p99_spread_ns,omitempty"`
 	Lost             int64 `json:"lost"`
 	Duplicates       int64 `json:"duplicates"`
-	// ProduceErrors counts failed sends; WriteUnavailableNs sums, over the faults during which
-	// sends failed, the time from the fault's start to the first write acknowledged after it
-	// ended (its window plus write back after). A fault's failed writes may be on one shard or
-	// partition only: others keep taking writes.
+	// ProduceErrors counts failed sends; WriteUnavailableNs sums, over the faults on the engine
+	// (not a consumer's), the time from the fault's start to the first write acknowledged after
+	// it ended: its window plus write back after. Writes in it failed (Redis) or waited (Kafka's
+	// writer retries), on the shard or partition hit and, while a cluster is down, on all.
 	ProduceErrors      int64 `json:"produce_errors,omitempty"`
 	WriteUnavailableNs int64 `json:"write_unavailable_ns,omitempty"`
 	Faults             bool  `json:"faults,omitempty"`
@@ -76,7 +76,7 @@ func NewIndexCell(name string, params []Param, file string, r *Result) IndexCell
 		Lost: r.Summary.Ledger.Lost, Duplicates: r.Summary.Ledger.Duplicates,
 		ProduceErrors: r.Summary.ProduceErrors, Faults: len(r.Faults) > 0}
 	for _, f := range r.Faults {
-		if f.ProduceErrors > 0 {
+		if !strings.HasPrefix(f.Target, "consumer ") && f.RecoverWriteNs >= 0 {
 			c.WriteUnavailableNs += f.EndNs - f.StartNs + max(0, f.RecoverWriteNs)
 		}
 	}
