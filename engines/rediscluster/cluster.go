@@ -51,7 +51,7 @@ func StartCluster(ctx context.Context, primaries, replicas int, persistence map[
 	cfg["cluster-node-timeout"] = strconv.FormatInt(NodeTimeout.Milliseconds(), 10)
 	c := &Cluster{Primaries: primaries}
 	total := primaries * (1 + replicas)
-	links, err := newLinks(total, c.pids)
+	links, err := newLinks(total)
 	if err != nil {
 		return nil, fmt.Errorf("cluster links: %w", err)
 	}
@@ -70,7 +70,7 @@ func StartCluster(ctx context.Context, primaries, replicas int, persistence map[
 			return nil, fmt.Errorf("cluster node: %w", err)
 		}
 		c.Nodes = append(c.Nodes, n)
-		links.start(i, n.Port)
+		links.start(i, n.Port, n.PID())
 	}
 	args := []string{"--cluster", "create"}
 	for _, n := range c.Nodes {
@@ -165,15 +165,6 @@ func (c *Cluster) DialAddr(addr string) string {
 		return addr
 	}
 	return c.Links.realAddr(addr)
-}
-
-// pids are the nodes' PIDs now, in Nodes order (0: not running).
-func (c *Cluster) pids() []int {
-	out := make([]int, len(c.Nodes))
-	for i, n := range c.Nodes {
-		out[i] = n.PID()
-	}
-	return out
 }
 
 // Stop stops every node by PID and removes its directory, and closes the links' proxies.

@@ -30,8 +30,10 @@ type Links struct {
 	proxies []*nodeProxy
 	cut     map[int]bool
 	conns   map[*link]struct{}
-	pids    func() []int // each node's PID now (0: not running)
-	closed  bool
+	// pids are the nodes' PIDs as last set (setPID): the cluster tells Links when a node starts
+	// again, so the proxies never read the node's process state concurrently with a fault.
+	pids   []int
+	closed bool
 }
 
 // nodeProxy is one node's pair of announced ports: data (clients' protocol, used by replicas)
@@ -48,9 +50,9 @@ type link struct {
 	a, b     net.Conn
 }
 
-// newLinks opens the proxy listeners of n nodes on 127.0.0.1. pids reports each node's PID.
-func newLinks(n int, pids func() []int) (*Links, error) {
-	l := &Links{cut: map[int]bool{}, conns: map[*link]struct{}{}, pids: pids}
+// newLinks opens the proxy listeners of n nodes on 127.0.0.1.
+func newLinks(n int) (*Links, error) {
+	l := &Links{cut: map[int]bool{}, conns: map[*link]struct{}{}, pids: make([]int, n)}
 	for range n {
 		data, err := net.Listen("tcp4", "127.0.0.1:0")
 		if err != nil {
@@ -69,13 +71,23 @@ func newLinks(n int, pids func() []int) (*Links, error) {
 	return l, nil
 }
 
+// setPID records node i's process, whose sockets are node i's connections.
+func (l *Links) setPID(i, pid int) {
+	l.mu.Lock()
+	l.pids[i] = pid
+	l.mu.Unlock()
+}
+
 // start points node i's proxies at its own port and bus port and starts accepting.
-func (l *Links) start(i int, port int) {
+func (l *Links) start(i int, port, pid int) {
 	p := l.proxies[i]
-	p.dataTo = "127.0.0.1:" + strconv.Itoa(port)
-	p.busTo = "127.0.0.1:" + strconv.Itoa(port+10000)
-	go l.accept(i, p.data, p.dataTo)
-	go l.accept(i, p.bus, p.busTo)
+	dataTo, busTo := "127.0.0.1:"+strconv.Itoa(port), "127.0.0.1:"+strconv.Itoa(port+10000)
+	l.mu.Lock()
+	l.pids[i] = pid
+	p.dataTo, p.busTo = dataTo, busTo
+	l.mu.Unlock()
+	go l.accept(i, p.data, dataTo)
+	go l.accept(i, p.bus, busTo)
 }
 
 // announced are the settings that make node i advertise its proxies.
@@ -90,6 +102,8 @@ func (l *Links) announced(i int) map[string]string {
 
 // realAddr maps node i's announced address to its own; any other address is returned unchanged.
 func (l *Links) realAddr(addr string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for _, p := range l.proxies {
 		if addr == "127.0.0.1:"+strconv.Itoa(p.announce) && p.dataTo != "" {
 			return p.dataTo
@@ -160,7 +174,10 @@ func (l *Links) owner(port, to int) int {
 		return -1
 	}
 	want := "socket:[" + inode + "]"
-	for i, pid := range l.pids() {
+	l.mu.Lock()
+	pids := append([]int(nil), l.pids...)
+	l.mu.Unlock()
+	for i, pid := range pids {
 		if pid == 0 {
 			continue
 		}
