@@ -6,7 +6,8 @@
 // (redisq.ShardKey), so all of one shard's keys live in one slot and the shards land on
 // different primaries. Faults: primary-kill (SIGKILL the primary owning a shard's slot; its
 // replica is promoted after cluster-node-timeout) and node-restart (kill and restart that node
-// on its data directory, where it rejoins the cluster).
+// on its data directory, where it rejoins the cluster), and partition (that primary cut off
+// from the other nodes while clients still reach it: partition.go, links.go).
 package rediscluster
 
 import (
