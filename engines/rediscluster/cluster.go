@@ -64,13 +64,24 @@ func StartCluster(ctx context.Context, primaries, replicas int, persistence map[
 		for k, v := range links.announced(i) {
 			nodeCfg[k] = v
 		}
+		// The bus port is chosen, not Redis's port+10000, which may be a port already in use
+		// (one of the proxies' own, say).
+		bus, err := procs.FreePorts(1)
+		if err != nil {
+			c.Stop()
+			return nil, err
+		}
+		nodeCfg["cluster-port"] = strconv.Itoa(bus[0])
 		n, err := redisq.StartRedis(ctx, "", nodeCfg)
 		if err != nil {
 			c.Stop()
 			return nil, fmt.Errorf("cluster node: %w", err)
 		}
 		c.Nodes = append(c.Nodes, n)
-		links.start(i, n.Port, n.PID())
+		if err := links.start(i, n.Port, bus[0], n.PID()); err != nil {
+			c.Stop()
+			return nil, err
+		}
 	}
 	args := []string{"--cluster", "create"}
 	for _, n := range c.Nodes {

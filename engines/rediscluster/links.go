@@ -78,16 +78,24 @@ func (l *Links) setPID(i, pid int) {
 	l.mu.Unlock()
 }
 
-// start points node i's proxies at its own port and bus port and starts accepting.
-func (l *Links) start(i int, port, pid int) {
+// start points node i's proxies at its own port and bus port and starts accepting. A target
+// that is one of the proxies' own ports would make a proxy dial itself without end; the node
+// could not have bound it anyway, so it is refused.
+func (l *Links) start(i int, port, busPort, pid int) error {
 	p := l.proxies[i]
-	dataTo, busTo := "127.0.0.1:"+strconv.Itoa(port), "127.0.0.1:"+strconv.Itoa(port+10000)
+	dataTo, busTo := "127.0.0.1:"+strconv.Itoa(port), "127.0.0.1:"+strconv.Itoa(busPort)
+	for _, q := range l.proxies {
+		if q.announce == port || q.busPort == port || q.announce == busPort || q.busPort == busPort {
+			return fmt.Errorf("node %d's ports %d/%d include a proxy's own", i, port, busPort)
+		}
+	}
 	l.mu.Lock()
 	l.pids[i] = pid
 	p.dataTo, p.busTo = dataTo, busTo
 	l.mu.Unlock()
 	go l.accept(i, p.data, dataTo)
 	go l.accept(i, p.bus, busTo)
+	return nil
 }
 
 // announced are the settings that make node i advertise its proxies.
