@@ -140,6 +140,8 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		return err
 	case scenarios.FaultPartitionLeaderKill:
 		return r.fireLeaderKill(ctx, f)
+	case scenarios.FaultPartition:
+		return r.firePartition(ctx, f)
 	}
 	return fmt.Errorf("fault %q not supported", f.Kind)
 }
@@ -246,4 +248,38 @@ func (r *run) fireLeaderKill(ctx context.Context, f scenarios.Fault) error {
 		return fmt.Errorf("%s of broker %d: %w", f.Kind, ch.Node, errors.Join(err, rerr))
 	}
 	return nil
+}
+
+// partitioner is a cluster that can cut a shard's primary off from the other nodes while clients
+// still reach it (redis-cluster), and heal the cut, returning who is primary afterwards.
+type partitioner interface {
+	Partition(ctx context.Context) (target string, err error)
+	Heal(ctx context.Context) (primary string, err error)
+}
+
+// firePartition cuts the target shard's primary off for the fault's duration. The window ends
+// when the partition heals; Heal then waits for the cluster to settle (the old primary rejoining
+// as a replica), which costs no writes of its own. The heal runs even when the run is stopped.
+func (r *run) firePartition(ctx context.Context, f scenarios.Fault) error {
+	p, ok := r.eng.(partitioner)
+	if !ok {
+		return fmt.Errorf("engine %s cannot partition a node", r.sc.Engine)
+	}
+	ws := r.activeWindows()
+	w := ws[len(ws)-1]
+	target, err := p.Partition(ctx)
+	if err != nil {
+		w.endNs.Store(r.since())
+		return err
+	}
+	w.target = target
+	sleepCtx(ctx, f.Duration.D())
+	w.endNs.Store(r.since())
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	now, err := p.Heal(hctx)
+	if now != "" { // read only once the fault goroutine is done
+		w.target += ", primary now " + now
+	}
+	return err
 }

@@ -42,6 +42,13 @@ type IndexCell struct {
 	E2EP99Spread     int64 `json:"e2e_p99_spread_ns,omitempty"`
 	Lost             int64 `json:"lost"`
 	Duplicates       int64 `json:"duplicates"`
+	// ProduceErrors counts failed sends; WriteUnavailableNs sums, over the faults on the engine
+	// (not a consumer's), the time from the fault's start to the first write acknowledged after
+	// it ended: its window plus write back after. Writes in it failed (Redis) or waited (Kafka's
+	// writer retries), on the shard or partition hit and, while a cluster is down, on all.
+	ProduceErrors      int64 `json:"produce_errors,omitempty"`
+	WriteUnavailableNs int64 `json:"write_unavailable_ns,omitempty"`
+	Faults             bool  `json:"faults,omitempty"`
 	// Pass and Reasons are the objective's verdict in a rate search.
 	Pass    *bool    `json:"pass,omitempty"`
 	Reasons []string `json:"reasons,omitempty"`
@@ -66,7 +73,13 @@ type SearchOutcome struct {
 func NewIndexCell(name string, params []Param, file string, r *Result) IndexCell {
 	c := IndexCell{Name: name, Params: params, File: file, OfferedRate: r.Summary.OfferedRate, ProduceRate: r.Summary.ProduceRate,
 		ProduceP99: r.Summary.Latency["produce"].P99, E2EP99: r.Summary.Latency["e2e"].P99,
-		Lost: r.Summary.Ledger.Lost, Duplicates: r.Summary.Ledger.Duplicates}
+		Lost: r.Summary.Ledger.Lost, Duplicates: r.Summary.Ledger.Duplicates,
+		ProduceErrors: r.Summary.ProduceErrors, Faults: len(r.Faults) > 0}
+	for _, f := range r.Faults {
+		if !strings.HasPrefix(f.Target, "consumer ") && f.RecoverWriteNs >= 0 {
+			c.WriteUnavailableNs += f.EndNs - f.StartNs + max(0, f.RecoverWriteNs)
+		}
+	}
 	if m, err := LookupMetric("produce.p99"); err == nil {
 		c.ProduceP99Spread = int64(Spread(r, m))
 	}
@@ -108,6 +121,13 @@ func ReadIndexFile(path string) (*Index, error) {
 func WriteIndexTable(w io.Writer, ix *Index) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "cell\toffered\tproduced\tproduce p99\te2e p99\tlost\tduplicates"
+	faults := false // a sweep of fault scenarios (the explorers) also shows what writes cost
+	for _, c := range ix.Cells {
+		faults = faults || c.Faults
+	}
+	if faults {
+		head += "\tproduce errors\twrite unavailable"
+	}
 	if ix.Search != nil {
 		head += "\tobjective"
 	}
@@ -118,6 +138,9 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 			offered = fmt.Sprintf("%.0f/s", c.OfferedRate)
 		}
 		line := fmt.Sprintf("%s\t%s\t%.0f/s\t%s\t%s\t%d\t%d", c.Name, offered, c.ProduceRate, FormatNs(c.ProduceP99), FormatNs(c.E2EP99), c.Lost, c.Duplicates)
+		if faults {
+			line += fmt.Sprintf("\t%d\t%s", c.ProduceErrors, FormatNs(c.WriteUnavailableNs))
+		}
 		if c.Pass != nil {
 			v := "met"
 			if !*c.Pass {

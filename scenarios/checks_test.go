@@ -34,7 +34,7 @@ var testChecks = Checks{
 				return o, nil
 			}},
 		{Name: "redis", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"}},
-		{Name: "redis-cluster", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"primary-kill", "node-restart"}},
+		{Name: "redis-cluster", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"primary-kill", "node-restart", "partition"}},
 		{Name: "redis-cluster-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "shards", "shard_routing", "shard_skew"}, NeedsAddress: true},
 		{Name: "redis-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "shards", "shard_routing", "shard_skew"}, NeedsAddress: true},
 		{Name: "kafka-url", Designs: []string{"topic"}, Options: "kafka", NeedsAddress: true,

@@ -19,10 +19,13 @@ const (
 	FaultPrimaryKill         FaultKind = "primary-kill"
 	FaultPartitionLeaderKill FaultKind = "partition-leader-kill"
 	FaultNodeRestart         FaultKind = "node-restart"
-	FaultSlowConsumer        FaultKind = "slow-consumer"
-	FaultConsumerCrash       FaultKind = "consumer-crash"
-	FaultConsumerPause       FaultKind = "consumer-pause"
-	FaultSubscriberOffline   FaultKind = "subscriber-offline"
+	// FaultPartition cuts a Redis Cluster primary off from the other nodes for Duration while
+	// clients still reach it.
+	FaultPartition         FaultKind = "partition"
+	FaultSlowConsumer      FaultKind = "slow-consumer"
+	FaultConsumerCrash     FaultKind = "consumer-crash"
+	FaultConsumerPause     FaultKind = "consumer-pause"
+	FaultSubscriberOffline FaultKind = "subscriber-offline"
 )
 
 // FaultTraits are what a fault kind needs and what it does.
@@ -58,16 +61,18 @@ var faultTraits = map[FaultKind]FaultTraits{
 	FaultPrimaryKill:         {Destructive: true, EndsOnRecovery: true, HitsShard: true},
 	FaultPartitionLeaderKill: {Destructive: true, EndsOnRecovery: true},
 	FaultNodeRestart:         {Destructive: true, EndsOnRecovery: true, HitsShard: true},
-	FaultSlowConsumer:        {NeedsDuration: true, ConsumerSide: true},
-	FaultConsumerCrash:       {ConsumerSide: true},
-	FaultConsumerPause:       {NeedsDuration: true, ConsumerSide: true},
-	FaultSubscriberOffline:   {Destructive: true, NeedsDuration: true, ConsumerSide: true},
+	// A partition ends when it heals (after Duration), not when the cluster has settled again.
+	FaultPartition:         {Destructive: true, NeedsDuration: true, EndsOnRecovery: true, HitsShard: true},
+	FaultSlowConsumer:      {NeedsDuration: true, ConsumerSide: true},
+	FaultConsumerCrash:     {ConsumerSide: true},
+	FaultConsumerPause:     {NeedsDuration: true, ConsumerSide: true},
+	FaultSubscriberOffline: {Destructive: true, NeedsDuration: true, ConsumerSide: true},
 }
 
 // FaultKinds lists every kind, in documentation order.
 var FaultKinds = []FaultKind{
 	FaultStall, FaultServerCrash, FaultPowerLoss, FaultDiskFull, FaultFailover, FaultCommand,
-	FaultPrimaryKill, FaultPartitionLeaderKill, FaultNodeRestart,
+	FaultPrimaryKill, FaultPartitionLeaderKill, FaultNodeRestart, FaultPartition,
 	FaultSlowConsumer, FaultConsumerCrash, FaultConsumerPause, FaultSubscriberOffline,
 }
 
@@ -81,6 +86,17 @@ func (k FaultKind) Traits() (FaultTraits, bool) {
 func (k FaultKind) EngineSide() bool {
 	t, ok := faultTraits[k]
 	return ok && !t.ConsumerSide
+}
+
+// shardKindList names the kinds whose shard field picks a target.
+func shardKindList() string {
+	var names []string
+	for _, k := range FaultKinds {
+		if faultTraits[k].HitsShard {
+			names = append(names, string(k))
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func faultKindList() string {

@@ -30,7 +30,7 @@ func TestFaultTraitsDriveValidation(t *testing.T) {
 			// the cluster kinds need a cluster.
 			engine := "redis"
 			switch k {
-			case FaultPrimaryKill, FaultNodeRestart:
+			case FaultPrimaryKill, FaultNodeRestart, FaultPartition:
 				engine = "redis-cluster"
 			case FaultPartitionLeaderKill:
 				engine = "kafka"
@@ -76,6 +76,7 @@ func TestFaultDestructive(t *testing.T) {
 		{Fault{Kind: FaultServerCrash}, true},
 		{Fault{Kind: FaultStall}, false},
 		{Fault{Kind: FaultSubscriberOffline}, true},
+		{Fault{Kind: FaultPartition}, true}, // the minority primary's lone acknowledgements
 		{Fault{Kind: FaultConsumerCrash}, false},
 		{Fault{Kind: FaultConsumerCrash, Point: "before-work"}, true},
 	}

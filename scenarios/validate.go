@@ -241,7 +241,7 @@ func (s *Scenario) validate(c Checks) Errors {
 			}
 		}
 		if f.Shard != 0 && !traits.HitsShard {
-			bad(field+".shard", "only primary-kill and node-restart hit a shard (kind is %s)", f.Kind)
+			bad(field+".shard", "only %s hit a shard (kind is %s)", shardKindList(), f.Kind)
 		}
 		if f.Shard < 0 || (s.Shards > 0 && f.Shard >= s.Shards) {
 			bad(field+".shard", "must name a shard, 0 to shards-1 (got %d)", f.Shard)

@@ -29,6 +29,8 @@ type Cluster struct {
 	Nodes []*redisq.ManagedRedis
 	// Primaries is how many primaries the cluster was created with.
 	Primaries int
+	// Links carries the node-to-node traffic (links.go): nodes announce its proxy ports.
+	Links *Links
 }
 
 // StartCluster starts primaries*(1+replicas) nodes with the scenario's persistence settings,
@@ -48,13 +50,38 @@ func StartCluster(ctx context.Context, primaries, replicas int, persistence map[
 	cfg["cluster-config-file"] = "nodes.conf"
 	cfg["cluster-node-timeout"] = strconv.FormatInt(NodeTimeout.Milliseconds(), 10)
 	c := &Cluster{Primaries: primaries}
-	for range primaries * (1 + replicas) {
-		n, err := redisq.StartRedis(ctx, "", cfg)
+	total := primaries * (1 + replicas)
+	links, err := newLinks(total)
+	if err != nil {
+		return nil, fmt.Errorf("cluster links: %w", err)
+	}
+	c.Links = links
+	for i := range total {
+		nodeCfg := map[string]string{}
+		for k, v := range cfg {
+			nodeCfg[k] = v
+		}
+		for k, v := range links.announced(i) {
+			nodeCfg[k] = v
+		}
+		// The bus port is chosen, not Redis's port+10000, which may be a port already in use
+		// (one of the proxies' own, say).
+		bus, err := procs.FreePorts(1)
+		if err != nil {
+			c.Stop()
+			return nil, err
+		}
+		nodeCfg["cluster-port"] = strconv.Itoa(bus[0])
+		n, err := redisq.StartRedis(ctx, "", nodeCfg)
 		if err != nil {
 			c.Stop()
 			return nil, fmt.Errorf("cluster node: %w", err)
 		}
 		c.Nodes = append(c.Nodes, n)
+		if err := links.start(i, n.Port, bus[0], n.PID()); err != nil {
+			c.Stop()
+			return nil, err
+		}
 	}
 	args := []string{"--cluster", "create"}
 	for _, n := range c.Nodes {
@@ -118,8 +145,9 @@ func (c *Cluster) Addrs() []string {
 	return a
 }
 
-// Node is the managed node at addr, nil if none.
+// Node is the managed node at addr (its own or its announced address), nil if none.
 func (c *Cluster) Node(addr string) *redisq.ManagedRedis {
+	addr = c.DialAddr(addr)
 	for _, n := range c.Nodes {
 		if n.Addr() == addr {
 			return n
@@ -128,11 +156,33 @@ func (c *Cluster) Node(addr string) *redisq.ManagedRedis {
 	return nil
 }
 
-// Stop stops every node by PID and removes its directory.
+// index is the position of node n in Nodes (and in Links), -1 if none.
+func (c *Cluster) index(n *redisq.ManagedRedis) int {
+	for i, m := range c.Nodes {
+		if m == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// DialAddr is where a client reaches the node announcing addr: its own port, not the proxy the
+// other nodes use, so that a partition between nodes leaves clients connected.
+func (c *Cluster) DialAddr(addr string) string {
+	if c.Links == nil {
+		return addr
+	}
+	return c.Links.realAddr(addr)
+}
+
+// Stop stops every node by PID and removes its directory, and closes the links' proxies.
 func (c *Cluster) Stop() error {
 	var err error
 	for _, n := range c.Nodes {
 		err = errors.Join(err, n.Stop())
+	}
+	if c.Links != nil {
+		err = errors.Join(err, c.Links.Close())
 	}
 	return err
 }
@@ -315,7 +365,7 @@ func (c *Cluster) promoted(ctx context.Context, slot int, old string) error {
 		if err != nil {
 			return err
 		}
-		if addr == old {
+		if c.DialAddr(addr) == c.DialAddr(old) {
 			return fmt.Errorf("%s still sees %s as primary for slot %d", n.Addr(), old, slot)
 		}
 	}

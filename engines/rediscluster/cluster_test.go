@@ -57,7 +57,7 @@ func TestClusterShardsSpreadAndFailover(t *testing.T) {
 		t.Fatalf("%d nodes, want 6", len(c.Nodes))
 	}
 	for _, design := range []string{"stream", "reliable-list"} {
-		e, err := newEngine(ctx, engines.Spec{RunID: "t-" + design, Design: design, Producers: 1, Consumers: 3}, "redis-cluster-url", c.Addrs())
+		e, err := newEngine(ctx, engines.Spec{RunID: "t-" + design, Design: design, Producers: 1, Consumers: 3}, "redis-cluster-url", c.Addrs(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,13 +6,15 @@
 // (redisq.ShardKey), so all of one shard's keys live in one slot and the shards land on
 // different primaries. Faults: primary-kill (SIGKILL the primary owning a shard's slot; its
 // replica is promoted after cluster-node-timeout) and node-restart (kill and restart that node
-// on its data directory, where it rejoins the cluster).
+// on its data directory, where it rejoins the cluster), and partition (that primary cut off
+// from the other nodes while clients still reach it: partition.go, links.go).
 package rediscluster
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -30,7 +32,7 @@ func init() {
 		Designs: redisq.DesignNames(),
 		Summary: "a Redis Cluster of redis-server processes started by qbench on loopback (3 primaries, replicas: per primary, default 1), the queue sharded over the primaries",
 		New:     newManaged,
-		Faults:  []string{"primary-kill", "node-restart"},
+		Faults:  []string{"primary-kill", "node-restart", "partition"},
 		// Every node gets the scenario's persistence; replicas are per primary.
 		Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas", "shards", "shard_routing"},
 	})
@@ -60,6 +62,8 @@ type engine struct {
 	faultShard atomic.Int64
 	// crashed is the node node-restart killed, until Restart.
 	crashed atomic.Pointer[crashedNode]
+	// partition is the partition in progress, until Heal (partition.go).
+	partition atomic.Pointer[partitioned]
 	// WAIT outcomes: batches waited for, those that fell short, errors.
 	waits redisq.WaitTally
 }
@@ -88,7 +92,7 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 	if err != nil {
 		return nil, err
 	}
-	e, err := newEngine(ctx, spec, "redis-cluster", c.Addrs())
+	e, err := newEngine(ctx, spec, "redis-cluster", c.Addrs(), c.DialAddr)
 	if err != nil {
 		c.Stop()
 		return nil, err
@@ -107,10 +111,13 @@ func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
 	if len(seeds) == 0 {
 		return nil, errors.New("redis-cluster-url: address must list seed nodes, host:port[,host:port...]")
 	}
-	return newEngine(ctx, spec, "redis-cluster-url", seeds)
+	return newEngine(ctx, spec, "redis-cluster-url", seeds, nil)
 }
 
-func newEngine(ctx context.Context, spec engines.Spec, target string, seeds []string) (*engine, error) {
+// newEngine connects to the cluster at seeds. dial, when not nil, maps the address a node
+// announces to the one the client dials (the managed cluster's nodes announce the proxies their
+// peers use; clients go to the nodes themselves).
+func newEngine(ctx context.Context, spec engines.Spec, target string, seeds []string, dial func(string) string) (*engine, error) {
 	// As redisq sizes a single server's pool, per node: each in-flight batch holds a connection
 	// of the node it writes to for its pipeline, and consumers block on connections of the node
 	// owning their shard.
@@ -126,6 +133,7 @@ func newEngine(ctx context.Context, spec engines.Spec, target string, seeds []st
 		WriteTimeout:          10 * time.Second,
 		Protocol:              2,
 		ContextTimeoutEnabled: true,
+		Dialer:                dialer(dial),
 	})
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
@@ -162,6 +170,17 @@ func newEngine(ctx context.Context, spec engines.Spec, target string, seeds []st
 		e.shards = append(e.shards, shard{d: d, key: key, slot: redisq.Slot(key)})
 	}
 	return e, nil
+}
+
+// dialer is go-redis's default dial to the address dial maps to; nil without a mapping.
+func dialer(dial func(string) string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if dial == nil {
+		return nil
+	}
+	d := &net.Dialer{Timeout: 500 * time.Millisecond, KeepAlive: 5 * time.Minute}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return d.DialContext(ctx, network, dial(addr))
+	}
 }
 
 // shardRunID names shard i of n: the run's ID with a hash tag (redisq.ShardKey), which every
@@ -205,6 +224,7 @@ func (e *engine) Teardown(ctx context.Context) error {
 }
 
 func (e *engine) Close() error {
+	e.healAll()
 	err := e.client.Close()
 	if e.cluster != nil {
 		err = errors.Join(err, e.cluster.Stop())

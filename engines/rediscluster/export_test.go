@@ -1,6 +1,7 @@
 package rediscluster
 
 import (
+	"strconv"
 	"testing"
 
 	"qbench/engines"
@@ -14,3 +15,5 @@ func mustDesign(t *testing.T, design string) *redisq.Design {
 	}
 	return d
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }

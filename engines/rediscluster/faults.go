@@ -85,6 +85,9 @@ func (e *engine) Restart(ctx context.Context) error {
 	if err := n.Restart(ctx); err != nil {
 		return err
 	}
+	if e.cluster.Links != nil { // its new process owns its links from now on
+		e.cluster.Links.setPID(e.cluster.index(n), n.PID())
+	}
 	err := e.cluster.WaitHealthy(ctx, promoteLimit, false)
 	e.reload(ctx)
 	return err

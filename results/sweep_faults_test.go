@@ -1,0 +1,41 @@
+package results_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"qbench/results"
+)
+
+// A sweep of fault scenarios shows produce errors and the write-unavailable time per cell: every
+// engine fault's window plus its write back after, consumer faults and faults writes never came
+// back from left out; a sweep without faults keeps its columns.
+func TestIndexTableFaults(t *testing.T) {
+	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
+	withFaults := &results.Result{RunID: "a", Faults: []results.FaultWindow{
+		{Kind: "consumer-pause", Target: "consumer 0", StartNs: 0, EndNs: ms(5000), RecoverWriteNs: ms(1)},
+		{Kind: "primary-kill", Target: "server", StartNs: ms(2000), EndNs: ms(4000), RecoverWriteNs: ms(300), ProduceErrors: 7},
+		{Kind: "partition-leader-kill", Target: "broker 1", StartNs: ms(6000), EndNs: ms(7000), RecoverWriteNs: -1},
+	}}
+	withFaults.Summary.ProduceErrors = 7
+	c := results.NewIndexCell("wait.replicas=1", nil, "a.json", withFaults)
+	if c.ProduceErrors != 7 || c.WriteUnavailableNs != ms(2300) || !c.Faults {
+		t.Fatalf("cell %+v: want 7 produce errors, 2.3 s unavailable", c)
+	}
+	var b strings.Builder
+	if err := results.WriteIndexTable(&b, &results.Index{Cells: []results.IndexCell{c}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "write unavailable") || !strings.Contains(b.String(), "2.30s") {
+		t.Errorf("table without the fault columns:\n%s", b.String())
+	}
+	b.Reset()
+	plain := results.NewIndexCell("rate=1", nil, "b.json", &results.Result{RunID: "b"})
+	if err := results.WriteIndexTable(&b, &results.Index{Cells: []results.IndexCell{plain}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "produce errors") {
+		t.Errorf("a sweep without faults shows fault columns:\n%s", b.String())
+	}
+}
