@@ -16,7 +16,8 @@ func (f osFile) Sync() error { return f.datasync(false) }
 // 20 us the runtime's monitor hands the goroutine's P to another thread (waking one), and on
 // return the caller takes a P back. Around a 0.3 ms fdatasync that is a hand-off, thread
 // wake-ups and the monitor's sleeps for every sync. RawSyscall skips the syscall state: the P
-// stays with the caller, blocked in the kernel, and nothing else is woken.
+// stays with the caller, blocked in the kernel, and nothing else is woken. The price: a garbage
+// collector's stop-the-world waits until the sync returns, as it would for a goroutine running.
 func (f osFile) SyncInline() error { return f.datasync(true) }
 
 func (f osFile) datasync(inline bool) error {
