@@ -203,8 +203,8 @@ func (l *eventLoop) register() {
 // commits the log once, then replies.
 func (l *eventLoop) runTurn(ready []*client) {
 	s := l.s
-	now := time.Now()
 	s.mu.Lock()
+	now := s.p.startTurn()
 	for _, c := range ready {
 		t := &c.turn
 		t.start, t.blk, t.more = s.p.batchEnd(), nil, false
@@ -234,9 +234,11 @@ func (l *eventLoop) runTurn(ready []*client) {
 			// others publish to it: commit first (as conn.go's loop does).
 			if t.end > t.start {
 				w := s.p.w
+				s.p.endTurn()
 				s.mu.Unlock()
-				ok := s.p.commit(w, t.end, true)
+				ok := s.p.commitInline(w, t.end, true)
 				s.mu.Lock()
+				now = s.p.startTurn()
 				if !ok {
 					t.dead = true
 				}
@@ -246,10 +248,11 @@ func (l *eventLoop) runTurn(ready []*client) {
 		}
 	}
 	end, w := s.p.batchEnd(), s.p.w
+	s.p.endTurn()
 	s.mu.Unlock()
 	// Group commit: no reply leaves before the log holds what it depends on. If the log
 	// failed, the clients whose own writes it lost get no reply (persist.go's commit).
-	committed := s.p.commit(w, end, true)
+	committed := s.p.commitInline(w, end, true)
 	for _, c := range ready {
 		t := &c.turn
 		t.queued = false

@@ -51,12 +51,21 @@ type persistence struct {
 }
 
 // cmdClock is the running command's frozen time and, inside EXEC, the records it collects.
+//
+// The event loop reads the clock once per turn (startTurn) and every command of the turn runs
+// at that time, as Redis's commands run at its cached server.mstime: each command of the turn
+// was received before that reading and is answered after it, so no client can tell it from a
+// server that ran them all in that instant. A command served on a goroutine reads its own time
+// while the loop does not hold the lock, and the loop reads again whenever it takes the lock
+// back, so the time commands see never goes back.
 type cmdClock struct {
-	clock   func() time.Time
-	cmdTime time.Time
-	depth   int // nesting of running commands (EXEC runs commands inside a command)
-	inExec  bool
-	multi   [][]byte // payloads of the records of the running EXEC
+	clock    func() time.Time
+	cmdTime  time.Time
+	turnTime time.Time // the event loop's turn is running: its commands' time
+	inTurn   bool
+	depth    int // nesting of running commands (EXEC runs commands inside a command)
+	inExec   bool
+	multi    [][]byte // payloads of the records of the running EXEC
 }
 
 // saveState is the save rules and the state of SAVE and BGSAVE.

@@ -157,7 +157,17 @@ func (w *Writer) SetPolicy(p Policy) {
 // Commit returns once everything up to end is stored as the policy promises: written to the
 // file (everysec, no) or written and fsynced (always). It returns the sticky error instead if
 // the data could not be stored; the caller must then not acknowledge it.
-func (w *Writer) Commit(end int64) error {
+func (w *Writer) Commit(end int64) error { return w.commit(end, false) }
+
+// CommitInline is Commit for the server's event loop: a caller whose goroutine nothing else
+// waits for while it commits. Its fsync keeps the caller's processor (fsys.InlineSyncer), so
+// the scheduler neither hands it to another thread nor wakes one around every sync. With a
+// single processor it is Commit: everything else would stall for the disk.
+func (w *Writer) CommitInline(end int64) error {
+	return w.commit(end, runtime.GOMAXPROCS(0) >= 2)
+}
+
+func (w *Writer) commit(end int64, inline bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	yields, lastRecs := 0, int64(0)
@@ -189,7 +199,7 @@ func (w *Writer) Commit(end int64) error {
 				w.mu.Lock()
 				continue
 			}
-			w.flushLocked(w.policy == Always)
+			w.flushLocked(w.policy == Always, inline)
 			continue
 		}
 		w.waiting++
@@ -198,9 +208,10 @@ func (w *Writer) Commit(end int64) error {
 	}
 }
 
-// flushLocked writes the buffer (and fsyncs if sync) with w.mu released during the I/O. On
-// failure the data stays buffered and the error becomes sticky; under always it is fatal.
-func (w *Writer) flushLocked(sync bool) {
+// flushLocked writes the buffer (and fsyncs if sync, inline: without the scheduler's hand-off)
+// with w.mu released during the I/O. On failure the data stays buffered and the error becomes
+// sticky; under always it is fatal.
+func (w *Writer) flushLocked(sync, inline bool) {
 	w.flushing = true
 	buf, recs, target := w.buf, w.bufRecs, w.appended
 	w.buf, w.spare, w.bufRecs = w.spare[:0], nil, 0
@@ -223,7 +234,11 @@ func (w *Writer) flushLocked(sync bool) {
 	}
 	errSync := false
 	if err == nil && sync {
-		err = f.Sync()
+		if is, ok := f.(fsys.InlineSyncer); ok && inline {
+			err = is.SyncInline()
+		} else {
+			err = f.Sync()
+		}
 		errSync = err != nil
 	}
 
@@ -387,7 +402,7 @@ func (w *Writer) Retry() error {
 	w.err, w.errSync = nil, false
 	w.logf("AOF write error looks solved, Redis can write again.")
 	if len(w.buf) > 0 {
-		w.flushLocked(w.policy == Always)
+		w.flushLocked(w.policy == Always, false)
 	}
 	return w.err
 }
@@ -405,7 +420,7 @@ func (w *Writer) Tick(now time.Time) {
 	if w.policy == No {
 		// Still write what is buffered (nothing waits on it otherwise).
 		if len(w.buf) > 0 && !w.flushing {
-			w.flushLocked(false)
+			w.flushLocked(false, false)
 		}
 		return
 	}
@@ -419,7 +434,7 @@ func (w *Writer) Tick(now time.Time) {
 		return
 	}
 	if len(w.buf) > 0 && !w.flushing {
-		w.flushLocked(false)
+		w.flushLocked(false, false)
 	}
 	if w.written <= w.synced {
 		return
@@ -464,7 +479,7 @@ func (w *Writer) Sync() error {
 		if w.synced >= w.appended {
 			return nil
 		}
-		w.flushLocked(true)
+		w.flushLocked(true, false)
 	}
 }
 

@@ -5,7 +5,7 @@
 # whatever else runs (single-threaded Redis more than us).
 #   cells: XADD, LPUSH, RPOP with -c 50 -d 256, unpipelined and -P 16 (no persistence);
 #          LPUSH -d 256 under --appendonly yes --appendfsync always with 1 and 50 clients.
-# Usage: [ROUNDS=3] [N=100000] [SKIP_ALWAYS=1] engines/server/bench/cpu-per-req.sh [qbench-binary]
+# Usage: [ROUNDS=3] [N=100000] [SKIP_ALWAYS=1 | ONLY_ALWAYS=1] engines/server/bench/cpu-per-req.sh [qbench-binary]
 # Run from the repository root (Linux: /proc). Prints a Markdown table of the medians.
 set -euo pipefail
 ROUNDS=${ROUNDS:-3} N=${N:-100000}
@@ -53,9 +53,11 @@ cell() { # label test clients pipeline fsync requests
   local a b; a=$(med "${q[@]}"); b=$(med "${r[@]}")
   printf '| %s | %s | %s | %s |\n' "$1" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", a/b}')"
 }
-for t in xadd lpush rpop; do
-  for p in 1 16; do cell "$t -c 50 -P $p" "$t" 50 "$p" none "$N"; done
-done
+if [ -z "${ONLY_ALWAYS:-}" ]; then
+  for t in xadd lpush rpop; do
+    for p in 1 16; do cell "$t -c 50 -P $p" "$t" 50 "$p" none "$N"; done
+  done
+fi
 if [ -z "${SKIP_ALWAYS:-}" ]; then
   cell "lpush always -c 1" lpush 1 1 always $((N / 20))
   cell "lpush always -c 50" lpush 50 1 always $((N / 2))

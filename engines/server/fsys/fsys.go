@@ -20,6 +20,14 @@ type File interface {
 	Close() error
 }
 
+// InlineSyncer is a File whose sync can run without the scheduler handing the caller's
+// processor to another thread while the disk works (SyncInline). Only a caller that nothing
+// else waits on for that processor may use it: the Go scheduler sees it as running, so with
+// GOMAXPROCS=1 every other goroutine would wait for the disk too.
+type InlineSyncer interface {
+	SyncInline() error
+}
+
 // FS is what the persistence code needs from a file system. Names are slash or OS paths.
 type FS interface {
 	// OpenAppend opens name for appending, creating it if needed; the offset is at the end.
