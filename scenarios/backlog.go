@@ -95,7 +95,7 @@ func (s *Scenario) validateBacklog(bad func(field, format string, args ...any)) 
 	}
 }
 
-func (s *Scenario) validateRole(bad func(field, format string, args ...any)) {
+func (s *Scenario) validateRole(c Checks, bad func(field, format string, args ...any)) {
 	switch s.Role {
 	case "", RoleBoth, RoleProduce, RoleConsume:
 	default:
@@ -124,7 +124,12 @@ func (s *Scenario) validateRole(bad func(field, format string, args ...any)) {
 	if n.Topic != "" && !kafkaTopic.MatchString(n.Topic) {
 		bad("names.topic", "must be 1 to 249 characters from a-z A-Z 0-9 . _ - (got %q)", n.Topic)
 	}
-	url := s.Engine == "redis-url" || s.Engine == "kafka-url"
+	// An engine that connects to an existing server (its registration's NeedsAddress) is where a
+	// half run must name the queue.
+	url := false
+	if e, err := c.engine(s.Engine); err == nil {
+		url = e.NeedsAddress
+	}
 	if !(s.Produces() && s.Consumes()) && url && known {
 		// The queue itself must be named: a run-specific key on a shared system holds nothing
 		// for a consumer and would be left behind by a producer.

@@ -295,6 +295,6 @@ func (s *Scenario) validate(c Checks) Errors {
 		s.validateEngine(c, bad, &errs)
 	}
 	// After the engine's check, which fills in its default design: names depend on the design.
-	s.validateRole(bad)
+	s.validateRole(c, bad)
 	return s.validateSweep(errs, c)
 }
