@@ -18,7 +18,7 @@ func TestClusterDesignsLoseNothing(t *testing.T) {
 	needTarget(t, "redis-cluster")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := rediscluster.StartCluster(ctx, rediscluster.DefaultPrimaries, 1, nil)
+	c, err := rediscluster.StartCluster(ctx, rediscluster.DefaultPrimaries, 1, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,10 +151,19 @@ func NewRunID() string {
 	return fmt.Sprintf("%x-%04x", time.Now().Unix(), os.Getpid()&0xffff)
 }
 
+// faultKinds are the kinds of the scenario's faults, for the engine to prepare.
+func faultKinds(sc *scenarios.Scenario) []string {
+	var out []string
+	for _, f := range sc.Faults {
+		out = append(out, string(f.Kind))
+	}
+	return out
+}
+
 func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
 		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas, InFlight: sc.InFlight,
-		Shards: sc.Shards, ShardRouting: sc.ShardRouting, ShardSkew: sc.ShardSkew, Seed: sc.Seed,
+		Shards: sc.Shards, ShardRouting: sc.ShardRouting, Faults: faultKinds(sc), ShardSkew: sc.ShardSkew, Seed: sc.Seed,
 		Names:   engines.Names{Stream: sc.Names.Stream, Group: sc.Names.Group, List: sc.Names.List, Topic: sc.Names.Topic, Channel: sc.Names.Channel},
 		LossyFS: sc.NeedsLossyFS(),
 		Address: sc.Address, Persistence: sc.EffectivePersistence(), Options: sc.Options,

@@ -29,15 +29,19 @@ type Cluster struct {
 	Nodes []*redisq.ManagedRedis
 	// Primaries is how many primaries the cluster was created with.
 	Primaries int
-	// Links carries the node-to-node traffic (links.go): nodes announce its proxy ports.
+	// Links carries the node-to-node traffic (links.go) when the cluster was started with it, for
+	// the partition fault: nodes announce its proxy ports. Nil otherwise: the proxies live in
+	// qbench's process, and a busy generator delaying the cluster bus past cluster-node-timeout
+	// would fail nodes over with no fault at all.
 	Links *Links
 }
 
 // StartCluster starts primaries*(1+replicas) nodes with the scenario's persistence settings,
 // joins them with redis-cli --cluster create (which deals the 16,384 slots in equal contiguous
 // ranges over the primaries and a replica or more to each), and waits until every node reports
-// cluster_state:ok and every replica's link to its primary is up.
-func StartCluster(ctx context.Context, primaries, replicas int, persistence map[string]string) (*Cluster, error) {
+// cluster_state:ok and every replica's link to its primary is up. withLinks routes the nodes'
+// own traffic through Links, so that a partition can cut it.
+func StartCluster(ctx context.Context, primaries, replicas int, persistence map[string]string, withLinks bool) (*Cluster, error) {
 	cli, err := redisCLI()
 	if err != nil {
 		return nil, err
@@ -51,18 +55,23 @@ func StartCluster(ctx context.Context, primaries, replicas int, persistence map[
 	cfg["cluster-node-timeout"] = strconv.FormatInt(NodeTimeout.Milliseconds(), 10)
 	c := &Cluster{Primaries: primaries}
 	total := primaries * (1 + replicas)
-	links, err := newLinks(total)
-	if err != nil {
-		return nil, fmt.Errorf("cluster links: %w", err)
+	var links *Links
+	if withLinks {
+		var err error
+		if links, err = newLinks(total); err != nil {
+			return nil, fmt.Errorf("cluster links: %w", err)
+		}
+		c.Links = links
 	}
-	c.Links = links
 	for i := range total {
 		nodeCfg := map[string]string{}
 		for k, v := range cfg {
 			nodeCfg[k] = v
 		}
-		for k, v := range links.announced(i) {
-			nodeCfg[k] = v
+		if links != nil {
+			for k, v := range links.announced(i) {
+				nodeCfg[k] = v
+			}
 		}
 		// The bus port is chosen, not Redis's port+10000, which may be a port already in use
 		// (one of the proxies' own, say).
@@ -78,6 +87,9 @@ func StartCluster(ctx context.Context, primaries, replicas int, persistence map[
 			return nil, fmt.Errorf("cluster node: %w", err)
 		}
 		c.Nodes = append(c.Nodes, n)
+		if links == nil {
+			continue
+		}
 		if err := links.start(i, n.Port, bus[0], n.PID()); err != nil {
 			c.Stop()
 			return nil, err

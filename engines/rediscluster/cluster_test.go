@@ -34,7 +34,7 @@ func TestClusterShardsSpreadAndFailover(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	start := time.Now()
-	c, err := StartCluster(ctx, DefaultPrimaries, 1, nil)
+	c, err := StartCluster(ctx, DefaultPrimaries, 1, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -88,7 +89,8 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 	if replicas == 0 {
 		replicas = 1
 	}
-	c, err := StartCluster(ctx, DefaultPrimaries, replicas, spec.Persistence)
+	// The link proxies only when the run will cut a node off.
+	c, err := StartCluster(ctx, DefaultPrimaries, replicas, spec.Persistence, slices.Contains(spec.Faults, "partition"))
 	if err != nil {
 		return nil, err
 	}

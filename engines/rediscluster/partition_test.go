@@ -19,7 +19,7 @@ func TestPartitionPrimary(t *testing.T) {
 	needRedis(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	c, err := StartCluster(ctx, DefaultPrimaries, 1, nil)
+	c, err := StartCluster(ctx, DefaultPrimaries, 1, nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,6 +72,12 @@ func TestEMFILE(t *testing.T) {
 		"You requested maxclients of 10000 requiring at least 10032 max file descriptors.",
 		"Current maximum open files is 64. maxclients has been reduced to 32 to compensate for low ulimit. If you need higher maxclients increase 'ulimit -n'.",
 	} {
+		// The log goes to stderr, which os/exec copies on a goroutine of its own: it may land
+		// after the address on stdout, so wait for it a little.
+		deadline := time.Now().Add(3 * time.Second)
+		for !strings.Contains(stderr.String(), want) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, stderr.String())
 		}
