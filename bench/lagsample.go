@@ -120,5 +120,6 @@ func (s *sampler) fastRead(fl *fastLag, rd fastReading) {
 }
 
 func (s *sampler) addSample(at int64, eng *results.EngineLag) {
-	s.lagSamples = append(s.lagSamples, results.LagSample{AtNs: at, Lag: s.clampLag(generatorLag(s.r), eng), EngineLag: eng})
+	lag := s.clampLag(generatorLag(s.r), eng)
+	s.lagSamples = append(s.lagSamples, results.LagSample{AtNs: at, Lag: lag, EngineLag: eng, GroupLag: s.groupLags()})
 }
