@@ -13,10 +13,13 @@ import (
 
 // groupLags is each receiving group's lag as the load generator sees it: acknowledged messages
 // minus the group's first deliveries (the sum of its consumers' deliveries less their
-// duplicates, which is the ledger's count for the group). After a destructive fault the messages
-// the engine no longer holds (the sampler's gone, see clampLag) are taken off every group: a
-// crash destroys a stream's entries for all its groups at once. Nil with one group, in a half
-// run (nothing to compare) or a segment (its consumers are only part of each group).
+// duplicates, which is the ledger's count for the group). Unlike the run's lag (clampLag), it is
+// not cut after a destructive fault: the engine reports one lag summed over groups, so it cannot
+// say which group's messages are gone, and cutting every group by the run's gone would read 0
+// for a pub/sub subscriber that missed a window (pub/sub holds nothing, so all it missed is
+// gone). A group's lag is therefore what it has not received, gone included: at the end, its
+// queued plus lost. Nil with one group, in a half run (nothing to compare) or a segment (its
+// consumers are only part of each group).
 func (s *sampler) groupLags() []int64 {
 	r := s.r
 	if r.groups < 2 || !(r.sc.Produces() && r.sc.Consumes()) || r.seg != nil {
@@ -30,13 +33,9 @@ func (s *sampler) groupLags() []int64 {
 		}
 	}
 	acked := r.ledger.Acked()
-	gone := int64(0)
-	if r.destructiveFired(r.since()) {
-		gone = s.gone
-	}
 	out := make([]int64, r.groups)
 	for g := range out {
-		out[g] = max(0, acked-got[g]-gone)
+		out[g] = max(0, acked-got[g])
 	}
 	return out
 }

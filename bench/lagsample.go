@@ -120,6 +120,5 @@ func (s *sampler) fastRead(fl *fastLag, rd fastReading) {
 }
 
 func (s *sampler) addSample(at int64, eng *results.EngineLag) {
-	lag := s.clampLag(generatorLag(s.r), eng)
-	s.lagSamples = append(s.lagSamples, results.LagSample{AtNs: at, Lag: lag, EngineLag: eng, GroupLag: s.groupLags()})
+	s.lagSamples = append(s.lagSamples, results.LagSample{AtNs: at, Lag: s.clampLag(generatorLag(s.r), eng), EngineLag: eng, GroupLag: s.groupLags()})
 }

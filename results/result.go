@@ -158,8 +158,9 @@ type ConsumerShare struct {
 }
 
 // GroupLag is one receiving group's lag as the load generator sees it (acknowledged messages the
-// group has not received yet): its largest reading and the last, taken when consumers stopped. A
-// pub/sub subscriber's lag at the end is what it missed; a stream group's, its backlog.
+// group has not received yet, gone ones included: unlike the run's lag it is not cut after a
+// destructive fault): its largest reading and the last, taken when consumers stopped, which is
+// the group's queued plus lost. A pub/sub subscriber's lag at the end is what it missed.
 type GroupLag struct {
 	Group     int   `json:"group"`
 	Consumers int   `json:"consumers"`
