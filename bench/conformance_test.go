@@ -170,6 +170,14 @@ faults:
 		if pc := res.Summary.PerConsumer; len(pc) != 2 || pc[0].Missed != 0 || pc[1].Missed != l.Lost || pc[0].Deliveries != l.Acked {
 			t.Fatalf("per subscriber %+v, ledger %+v", pc, l)
 		}
+		// Each subscriber is a group: the offline one's lag at the end is what it missed, and its
+		// lag over time rose while it was away; pub/sub keeps no pending per subscriber.
+		if pg := res.Summary.PerGroup; len(pg) != 2 || pg[0].LagEnd != 0 || pg[1].LagEnd != l.Lost || pg[1].LagMax < l.Lost || pg[1].Delivered != l.Acked-l.Lost {
+			t.Fatalf("per group %+v, ledger %+v", pg, l)
+		}
+		if pc := res.Summary.PerConsumer; pc[0].Pending != nil || pc[1].Pending != nil {
+			t.Fatalf("pending on pub/sub: %+v", pc)
+		}
 	})
 }
 

@@ -120,5 +120,5 @@ func (s *sampler) fastRead(fl *fastLag, rd fastReading) {
 }
 
 func (s *sampler) addSample(at int64, eng *results.EngineLag) {
-	s.lagSamples = append(s.lagSamples, results.LagSample{AtNs: at, Lag: s.clampLag(generatorLag(s.r), eng), EngineLag: eng})
+	s.lagSamples = append(s.lagSamples, results.LagSample{AtNs: at, Lag: s.clampLag(generatorLag(s.r), eng), EngineLag: eng, GroupLag: s.groupLags()})
 }

@@ -41,6 +41,10 @@ func (r *run) perConsumer() []results.ConsumerShare {
 			// Alone in its group (a pub/sub subscriber): what it did not receive, it missed.
 			c.Missed = max(0, r.ledger.Acked()-(c.Deliveries-c.Duplicates))
 		}
+		if i < len(r.pendingEnd) {
+			p := r.pendingEnd[i]
+			c.Pending = &p
+		}
 		rec := r.consumerRecs[i]
 		rec.mu.Lock()
 		c.E2E = results.Summarise(rec.measured[KindE2E])

@@ -26,6 +26,7 @@ func (r *run) sweepRemainder(ctx context.Context) (seconds float64) {
 	sctx, cancel := context.WithTimeout(ctx, sweepTimeout)
 	defer cancel()
 	start := time.Now()
+	r.pendingEnd = r.pendingAtEnd(sctx)
 	err := sw.Sweep(sctx, func(group int, payload []byte) {
 		st, err := DecodeStamp(payload)
 		if err != nil || st.RunTag != r.tag {

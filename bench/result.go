@@ -111,6 +111,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.LagMax, res.Summary.EngineLagMax = results.LagPeaks(s.series, s.lagSamples, math.MinInt64, math.MaxInt64)
 	res.Summary.PerShard = r.perShard(&s.shardLags)
 	res.Summary.PerConsumer = r.perConsumer()
+	res.Summary.PerGroup = r.perGroup(s)
 	res.Summary.Ledger = results.Ledger(totals)
 	res.Summary.ProduceErrors = r.produceErrs.Load()
 	res.Summary.Unsent = r.unsent.Load()

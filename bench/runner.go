@@ -212,6 +212,9 @@ type run struct {
 	consumerFaults             []chan scenarios.Fault
 	// consumerCounts are each consumer's deliveries and duplicates (per_consumer in the summary).
 	consumerCounts []consumerCount
+	// pendingEnd is each consumer's unacknowledged deliveries when the run ended (grouplag.go);
+	// nil when the engine keeps no such record.
+	pendingEnd []int64
 
 	// Per-interval counters, swapped to zero by the sampler.
 	ackedN, failedN, deliveredN atomic.Int64

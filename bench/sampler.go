@@ -157,6 +157,7 @@ func (s *sampler) harvest(final bool) {
 		s.shardLags.note(shards)
 	}
 	iv.Lag = s.clampLag(generatorLag(r), iv.EngineLag)
+	iv.GroupLag = s.groupLags()
 	if hr, ok := r.eng.(engines.HealthReporter); ok && !final {
 		hctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		h, err := hr.Health(hctx)

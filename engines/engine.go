@@ -128,6 +128,14 @@ type Sweeper interface {
 	Sweep(ctx context.Context, found func(group int, payload []byte)) error
 }
 
+// PendingReporter is implemented by engines that keep, per consumer, the messages delivered to
+// it and not yet acknowledged (a stream group's PEL, a reliable list's processing lists). The
+// runner calls it once, after consumers have stopped: counts[i] is consumer i's (as NewConsumer
+// numbered it). ErrNothingStored: the design keeps no such record (list, pub/sub).
+type PendingReporter interface {
+	PendingByConsumer(ctx context.Context, consumers int) (counts []int64, err error)
+}
+
 // ErrNothingStored is returned by Sweep from an engine whose design holds no messages (pub/sub
 // behind an engine type that also serves designs that do).
 var ErrNothingStored = errors.New("the design stores no messages")

@@ -168,7 +168,8 @@ type Options struct {
 func All(runs []Run) ([]Chart, error) { return AllWith(runs, Options{}) }
 
 // AllWith draws every chart for the runs: a percentile spectrum and latency over time per
-// latency kind, throughput, lag, and loss and duplicates.
+// latency kind, throughput in messages and in bytes, lag (and lag per group, when a run has
+// several receiving groups), and loss and duplicates.
 func AllWith(runs []Run, o Options) ([]Chart, error) {
 	var out []Chart
 	for _, k := range results.LatencyKinds {
@@ -185,7 +186,11 @@ func AllWith(runs []Run, o Options) ([]Chart, error) {
 		}
 		out = append(out, c)
 	}
-	for _, f := range []func([]Run) (Chart, error){Throughput, Lag, Loss} {
+	charts := []func([]Run) (Chart, error){Throughput, ThroughputBytes, Lag}
+	if hasGroups(runs) {
+		charts = append(charts, GroupLag)
+	}
+	for _, f := range append(charts, Loss) {
 		c, err := f(runs)
 		if err != nil {
 			return nil, err

@@ -47,7 +47,7 @@ func TestChartsDrawTheirData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"spectrum-produce", "spectrum-send_delay", "spectrum-e2e", "latency-produce", "latency-send_delay", "latency-e2e", "throughput", "lag", "loss"}
+	want := []string{"spectrum-produce", "spectrum-send_delay", "spectrum-e2e", "latency-produce", "latency-send_delay", "latency-e2e", "throughput", "throughput-bytes", "lag", "loss"}
 	if len(charts) != len(want) {
 		t.Fatalf("%d charts, want %d", len(charts), len(want))
 	}
@@ -146,7 +146,7 @@ func TestEmptyResultStillPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 18 {
+	if len(paths) != 20 {
 		t.Fatalf("%d files", len(paths))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "spectrum-e2e.svg")); err != nil {

@@ -248,7 +248,16 @@ func timeline(r reportRun) template.HTML {
 }
 
 var reportFuncs = template.FuncMap{
-	"ns": func(v int64) string { return results.FormatNs(v) },
+	"ns":      func(v int64) string { return results.FormatNs(v) },
+	"pending": results.FormatPending,
+	"pendingNA": func(cs []results.ConsumerShare) string {
+		for _, c := range cs {
+			if c.Pending == nil {
+				return results.PendingNA
+			}
+		}
+		return ""
+	},
 	"lat": func(r *results.Result, kind string) results.Latency {
 		return r.Summary.Latency[kind]
 	},
@@ -317,10 +326,15 @@ details { margin: .5em 0; }
 <td>{{if .R.Summary.OfferedRate}}{{f0 .R.Summary.OfferedRate}}/s{{else}}max{{end}}</td><td>{{f0 .R.Summary.ProduceRate}}/s<br><small>{{val "B/s" .R.Summary.ProduceBytesRate}}</small></td><td>{{f0 .R.Summary.DeliverRate}}/s<br><small>{{val "B/s" .R.Summary.DeliverBytesRate}}</small></td><td>{{printf "%.1f" .R.Summary.MeasuredSeconds}} s</td>
 <td>{{.R.Summary.Ledger.Sent}}</td><td>{{.R.Summary.Ledger.Acked}}</td><td>{{.R.Summary.Ledger.Failed}}</td><td{{if .R.Summary.Ledger.Lost}} class="fail"{{end}}>{{.R.Summary.Ledger.Lost}}</td><td>{{.R.Summary.Ledger.Duplicates}}</td><td>{{.R.Summary.LagMax}}</td></tr>
 {{end}}</table>
-{{range .Runs}}{{if .R.Summary.PerConsumer}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}: per consumer</h3>
-<table><tr><th>consumer</th><th>group</th><th>deliveries</th><th>duplicates</th><th>missed</th><th>e2e p50</th><th>e2e p99</th></tr>
-{{range .R.Summary.PerConsumer}}<tr><td>{{.Consumer}}</td><td>{{.Group}}</td><td>{{.Deliveries}}</td><td>{{.Duplicates}}</td><td{{if .Missed}} class="fail"{{end}}>{{.Missed}}</td><td>{{ns .E2E.P50}}</td><td>{{ns .E2E.P99}}</td></tr>
-{{end}}</table>{{end}}{{end}}
+{{range .Runs}}{{if .R.Summary.PerGroup}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}: per group</h3>
+<p class="meta">Lag is acknowledged messages the group has not received yet (the load generator's view); at the end, what it never received.</p>
+<table><tr><th>group</th><th>consumers</th><th>delivered</th><th>lag max</th><th>lag at end</th></tr>
+{{range .R.Summary.PerGroup}}<tr><td>{{.Group}}</td><td>{{.Consumers}}</td><td>{{.Delivered}}</td><td>{{.LagMax}}</td><td{{if .LagEnd}} class="fail"{{end}}>{{.LagEnd}}</td></tr>
+{{end}}</table>{{end}}
+{{if .R.Summary.PerConsumer}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}: per consumer</h3>
+<table><tr><th>consumer</th><th>group</th><th>deliveries</th><th>duplicates</th><th>missed</th><th>pending at end</th><th>e2e p50</th><th>e2e p99</th></tr>
+{{range .R.Summary.PerConsumer}}<tr><td>{{.Consumer}}</td><td>{{.Group}}</td><td>{{.Deliveries}}</td><td>{{.Duplicates}}</td><td{{if .Missed}} class="fail"{{end}}>{{.Missed}}</td><td>{{pending .Pending}}</td><td>{{ns .E2E.P50}}</td><td>{{ns .E2E.P99}}</td></tr>
+{{end}}</table>{{with pendingNA .R.Summary.PerConsumer}}<p class="meta">Pending n/a: {{.}}.</p>{{end}}{{end}}{{end}}
 {{range $k := .Kinds}}
 <h3>{{$k}} latency</h3>
 <table><tr><th class="l">run</th><th>count</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>p99.99</th><th>max</th></tr>

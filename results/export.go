@@ -158,6 +158,8 @@ var SeriesCSVHeader = func() []string {
 			h = append(h, k+"_"+st)
 		}
 	}
+	// Bytes beside messages (payload bytes acknowledged and delivered in the second).
+	h = append(h, "acked_bytes", "delivered_bytes")
 	return h
 }()
 
@@ -179,6 +181,7 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 		for _, l := range []Latency{iv.Produce, iv.SendDelay, iv.E2E} {
 			row = append(row, i64(l.Count), i64(l.P50), i64(l.P90), i64(l.P99), i64(l.P999), i64(l.Max))
 		}
+		row = append(row, i64(iv.AckedBytes), i64(iv.DeliveredBytes))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

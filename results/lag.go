@@ -30,3 +30,27 @@ func LagPeaks(series []Interval, samples []LagSample, fromNs, toNs int64) (gen, 
 	}
 	return gen, eng
 }
+
+// GroupLagPeaks is each receiving group's largest lag over the per-second series and the
+// sub-second samples, and its last per-second reading (the final interval is read once consumers
+// have stopped: what the group never received). Nil without per-group readings.
+func GroupLagPeaks(series []Interval, samples []LagSample) (peak, last []int64) {
+	note := func(gl []int64) {
+		for len(peak) < len(gl) {
+			peak = append(peak, 0)
+		}
+		for g, v := range gl {
+			peak[g] = max(peak[g], v)
+		}
+	}
+	for _, iv := range series {
+		note(iv.GroupLag)
+		if iv.GroupLag != nil {
+			last = iv.GroupLag
+		}
+	}
+	for _, s := range samples {
+		note(s.GroupLag)
+	}
+	return peak, last
+}

@@ -169,7 +169,9 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 				s.LagMax = max(s.LagMax, iv.Lag)
 			}
 		}
+		s.PerGroup = mergeGroups(rs, series, true)
 	case MergeRepetitions:
+		s.PerGroup = mergeGroups(rs, nil, false)
 		out.Series = first.Series
 		out.Bins = first.Bins // like the series: the first repetition's
 	}
@@ -269,7 +271,10 @@ func mergeSeries(rs []*Result) ([]Interval, int64, error) {
 			iv.Acked += src.Acked
 			iv.Failed += src.Failed
 			iv.Deliveries += src.Deliveries
+			iv.AckedBytes += src.AckedBytes
+			iv.DeliveredBytes += src.DeliveredBytes
 			iv.Lag += src.Lag
+			iv.GroupLag = addGroupLag(iv.GroupLag, src.GroupLag)
 			if src.EngineLag != nil && (iv.EngineLag == nil || src.EngineLag.Backlog+src.EngineLag.Pending > iv.EngineLag.Backlog+iv.EngineLag.Pending) {
 				el := *src.EngineLag
 				iv.EngineLag = &el
@@ -332,5 +337,50 @@ func mergeErrors(rs []*Result) []ErrorCount {
 		out = append(out, ErrorCount{Where: k.where, Message: k.msg, Count: counts[k]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
+	return out
+}
+
+// addGroupLag adds b's per-group readings to a's, group by group (machines each hold part of
+// every group's lag).
+func addGroupLag(a, b []int64) []int64 {
+	for len(a) < len(b) {
+		a = append(a, 0)
+	}
+	for g, v := range b {
+		a[g] += v
+	}
+	return a
+}
+
+// mergeGroups is the per-group table of merged results. Across machines each group's consumers,
+// deliveries and lag at the end add, and its lag max is read again from the merged series (the
+// sum of the maxima, an upper bound, when the series has no per-group readings); across
+// repetitions each figure is the largest any repetition had.
+func mergeGroups(rs []*Result, series []Interval, machines bool) []GroupLag {
+	var out []GroupLag
+	for _, r := range rs {
+		for _, g := range r.Summary.PerGroup {
+			for len(out) <= g.Group {
+				out = append(out, GroupLag{Group: len(out)})
+			}
+			o := &out[g.Group]
+			if machines {
+				o.Consumers += g.Consumers
+				o.Delivered += g.Delivered
+				o.LagEnd += g.LagEnd
+				o.LagMax += g.LagMax
+			} else {
+				o.Consumers = max(o.Consumers, g.Consumers)
+				o.Delivered = max(o.Delivered, g.Delivered)
+				o.LagEnd = max(o.LagEnd, g.LagEnd)
+				o.LagMax = max(o.LagMax, g.LagMax)
+			}
+		}
+	}
+	if peak, _ := GroupLagPeaks(series, nil); machines && len(peak) == len(out) {
+		for g := range out {
+			out[g].LagMax = max(peak[g], out[g].LagEnd)
+		}
+	}
 	return out
 }

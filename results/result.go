@@ -130,6 +130,9 @@ type Summary struct {
 	PerShard []ShardLag `json:"per_shard,omitempty"`
 	// PerConsumer is each consumer's (or subscriber's) share, when there are several.
 	PerConsumer []ConsumerShare `json:"per_consumer,omitempty"`
+	// PerGroup is each receiving group's lag, when there are several groups (stream groups:,
+	// pub/sub subscribers); its readings over time are Interval.GroupLag and LagSample.GroupLag.
+	PerGroup []GroupLag `json:"per_group,omitempty"`
 	// Backlog is the fill and drain of a backlog: scenario's backlog phase.
 	Backlog *Backlog `json:"backlog,omitempty"`
 }
@@ -147,6 +150,23 @@ type ConsumerShare struct {
 	// messages it never received.
 	Missed int64   `json:"missed,omitempty"`
 	E2E    Latency `json:"e2e"`
+	// Pending is how many messages delivered to this consumer were still unacknowledged when the
+	// run ended (a stream consumer's entries in its group's PEL, a reliable-list consumer's
+	// processing list). Nil when the design keeps no such record per consumer (list, pub/sub,
+	// Kafka): the table prints n/a.
+	Pending *int64 `json:"pending,omitempty"`
+}
+
+// GroupLag is one receiving group's lag as the load generator sees it (acknowledged messages the
+// group has not received yet, gone ones included: unlike the run's lag it is not cut after a
+// destructive fault): its largest reading and the last, taken when consumers stopped, which is
+// the group's queued plus lost. A pub/sub subscriber's lag at the end is what it missed.
+type GroupLag struct {
+	Group     int   `json:"group"`
+	Consumers int   `json:"consumers"`
+	Delivered int64 `json:"delivered"`
+	LagMax    int64 `json:"lag_max"`
+	LagEnd    int64 `json:"lag_end"`
 }
 
 // Backlog is what a backlog phase measured: the queue filled with consumers off, then the time
@@ -249,9 +269,11 @@ type Interval struct {
 	Lag int64 `json:"lag"`
 	// EngineLag is the engine's own report, when it has one.
 	EngineLag *EngineLag `json:"engine_lag,omitempty"`
-	Produce   Latency    `json:"produce"`
-	SendDelay Latency    `json:"send_delay"`
-	E2E       Latency    `json:"e2e"`
+	// GroupLag is Lag for each receiving group (index: group), when there are several.
+	GroupLag  []int64 `json:"group_lag,omitempty"`
+	Produce   Latency `json:"produce"`
+	SendDelay Latency `json:"send_delay"`
+	E2E       Latency `json:"e2e"`
 	// Histograms of this interval (compressed, base64), for interval logs.
 	Histograms map[string]string `json:"histograms,omitempty"`
 	// Health is the engine's health reading at the end of this interval (Redis INFO counters and
@@ -269,6 +291,7 @@ type LagSample struct {
 	AtNs      int64      `json:"at_ns"`
 	Lag       int64      `json:"lag"`
 	EngineLag *EngineLag `json:"engine_lag,omitempty"`
+	GroupLag  []int64    `json:"group_lag,omitempty"`
 }
 
 // EngineLag mirrors engines.Lag.

@@ -81,6 +81,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintln(w)
 	writeShards(w, s.PerShard)
+	if err := writeGroups(w, s.PerGroup); err != nil {
+		return err
+	}
 	if err := writeConsumers(w, s.PerConsumer, s.Groups); err != nil {
 		return err
 	}

@@ -165,7 +165,7 @@ func TestPlotAndReportCommands(t *testing.T) {
 	b := writeResult(t, dir, "b.json", resultstest.Options{Name: "q", Seed: 2, Seconds: 3})
 	out := filepath.Join(dir, "plots")
 	stdout, stderr, code := qbench(t, "plot", a, b, "-o", out, "--format", "png")
-	if code != 0 || strings.Count(stdout, ".png") != 9 {
+	if code != 0 || strings.Count(stdout, ".png") != 10 { // 10 charts: throughput-bytes beside throughput
 		t.Fatalf("plot: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if _, stderr, code := qbench(t, "plot", a, "-o", out, "--format", "gif"); code != 2 || !strings.Contains(stderr, "want png, svg or pdf") {
@@ -183,8 +183,8 @@ func TestPlotAndReportCommands(t *testing.T) {
 		t.Fatalf("report: exit %d %s", code, stderr)
 	}
 	body, err := os.ReadFile(html)
-	// 9 charts, produce and e2e by intended send time (a has faults), one timeline per run.
-	if err != nil || !strings.Contains(string(body), "lost == 0") || strings.Count(string(body), "<svg") != 13 {
+	// 10 charts, produce and e2e by intended send time (a has faults), one timeline per run.
+	if err != nil || !strings.Contains(string(body), "lost == 0") || strings.Count(string(body), "<svg") != 14 {
 		t.Fatalf("report: %v", err)
 	}
 }

@@ -213,3 +213,76 @@ func (r *reliableDesign) sweep(ctx context.Context, found func(group int, payloa
 }
 
 var _ engines.Sweeper = (*engine)(nil)
+
+// pendingReporter is implemented by designs that keep, per consumer, what was delivered to it
+// and not acknowledged.
+type pendingReporter interface {
+	pendingByConsumer(ctx context.Context, consumers int) ([]int64, error)
+}
+
+// PendingByConsumer is each consumer's unacknowledged deliveries at the end
+// (engines.PendingReporter): ErrNothingStored for the designs that keep none (list, pubsub).
+func (e *engine) PendingByConsumer(ctx context.Context, consumers int) ([]int64, error) {
+	p, ok := e.design.(pendingReporter)
+	if !ok {
+		return nil, engines.ErrNothingStored
+	}
+	return p.pendingByConsumer(ctx, consumers)
+}
+
+// pendingByConsumer reads each group's PEL summary (XPENDING key group: a count per consumer
+// name) on every shard's stream. A stream or group that is gone holds nothing for anyone.
+func (s *streamDesign) pendingByConsumer(ctx context.Context, consumers int) ([]int64, error) {
+	out := make([]int64, consumers)
+	for _, key := range s.keys {
+		if n, err := s.client.Exists(ctx, key).Result(); err != nil || n == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		for _, group := range s.groupNames {
+			p, err := s.client.XPending(ctx, key, group).Result()
+			if err != nil {
+				if strings.HasPrefix(err.Error(), "NOGROUP") {
+					continue
+				}
+				return nil, err
+			}
+			for name, n := range p.Consumers {
+				if id, ok := consumerID(name); ok && id < consumers {
+					out[id] += n
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// pendingByConsumer is the length of each consumer's processing lists, over its shards.
+func (r *reliableDesign) pendingByConsumer(ctx context.Context, consumers int) ([]int64, error) {
+	pipe := r.client.Pipeline()
+	cmds := make([]*redis.IntCmd, 0, consumers*r.shards.n)
+	for i := 0; i < consumers; i++ {
+		for k := 0; k < r.shards.n; k++ {
+			cmds = append(cmds, pipe.LLen(ctx, r.processing(consumerName(i), k)))
+		}
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]int64, consumers)
+	for j, c := range cmds {
+		out[j/r.shards.n] += c.Val()
+	}
+	return out, nil
+}
+
+// consumerID reads a consumer's index back from its name (consumerName).
+func consumerID(name string) (int, bool) {
+	if !strings.HasPrefix(name, "c") {
+		return 0, false
+	}
+	id, err := strconv.Atoi(name[1:])
+	return id, err == nil && id >= 0
+}

@@ -133,12 +133,15 @@ func Make(o Options) *results.Result {
 			Warmup:     s < o.Warmup,
 			Acked:      int64(o.Rate),
 			Deliveries: int64(o.Rate),
-			Lag:        lag,
-			EngineLag:  &results.EngineLag{Backlog: lag / 2, Pending: lag - lag/2, OldestPendingNs: lag * int64(time.Millisecond) / int64(o.Rate)},
-			Produce:    results.Summarise(iv["produce"]),
-			SendDelay:  results.Summarise(iv["send_delay"]),
-			E2E:        results.Summarise(iv["e2e"]),
-			Histograms: map[string]string{},
+			// 256-byte payloads, as the summary's byte rates say.
+			AckedBytes:     256 * int64(o.Rate),
+			DeliveredBytes: 256 * int64(o.Rate),
+			Lag:            lag,
+			EngineLag:      &results.EngineLag{Backlog: lag / 2, Pending: lag - lag/2, OldestPendingNs: lag * int64(time.Millisecond) / int64(o.Rate)},
+			Produce:        results.Summarise(iv["produce"]),
+			SendDelay:      results.Summarise(iv["send_delay"]),
+			E2E:            results.Summarise(iv["e2e"]),
+			Histograms:     map[string]string{},
 		}
 		for _, k := range kinds {
 			interval.Histograms[k] = must(results.EncodeHistogram(iv[k]))
