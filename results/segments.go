@@ -143,7 +143,6 @@ func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 		g.Ledger = nil
 		out.Segments = append(out.Segments, g)
 		bounds = append(bounds, g.Clock.BoundNs)
-		out.Summary.Unsent += r.Summary.Unsent
 	}
 	l, lost, err := join(books)
 	if err != nil {
