@@ -190,3 +190,36 @@ func fill(v reflect.Value, n int64, histogram string) {
 		}
 	}
 }
+
+// A merged window's loss window and last durable point come together from the repetition with the
+// widest loss window among those that lost anything.
+func TestMergedLossWindowIsTheWidest(t *testing.T) {
+	w := func(lost, window, durable, recover int64) results.FaultWindow {
+		return results.FaultWindow{Kind: "server-crash", Lost: lost, LossWindowNs: window, LastDurableNs: durable, RecoverWriteNs: recover, RecoverReadNs: recover}
+	}
+	for _, c := range []struct {
+		name string
+		in   []results.FaultWindow
+		want results.FaultWindow
+	}{
+		{"nothing lost, then a loss", []results.FaultWindow{w(0, 0, -1, 5), w(3, 0, 7, 9)}, w(3, 0, 7, 9)},
+		{"the wider wins", []results.FaultWindow{w(2, 9, 1, 5), w(3, 5, 7, -1)}, w(5, 9, 1, -1)},
+		{"a loss, then nothing lost", []results.FaultWindow{w(2, 4, 1, 5), w(0, 0, -1, 3)}, w(2, 4, 1, 5)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var rs []*results.Result
+			for i, f := range c.in {
+				r := resultstest.Make(resultstest.Options{Seed: uint64(i + 1), Seconds: 2})
+				r.Faults = []results.FaultWindow{f}
+				rs = append(rs, r)
+			}
+			m, err := results.Merge(rs, results.MergeOptions{Mode: results.MergeRepetitions})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Faults) != 1 || m.Faults[0] != c.want {
+				t.Errorf("merged %+v, want %+v", m.Faults, c.want)
+			}
+		})
+	}
+}

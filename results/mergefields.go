@@ -136,7 +136,8 @@ func mergeFaults(rs []*Result, mode MergeMode) []FaultWindow {
 				m.LagPeak += w.LagPeak
 			}
 			m.EngineLagPeak = max(m.EngineLagPeak, w.EngineLagPeak)
-			if w.LossWindowNs > m.LossWindowNs || (m.LossWindowNs == 0 && m.LastDurableNs == 0) {
+			// The pair comes from one source: the widest window among those that lost anything.
+			if w.Lost > 0 && (m.Lost == w.Lost /* none before */ || w.LossWindowNs > m.LossWindowNs) {
 				m.LossWindowNs, m.LastDurableNs = w.LossWindowNs, w.LastDurableNs
 			}
 			if w.Error != "" && !contains(errs[i], w.Error) {
