@@ -102,7 +102,7 @@ var faultRules = map[string]mergeRule{
 	"StartNs":        same("the first result's (the merged series and bins are drawn on the first result's clock)"),
 	"EndNs":          same("the first result's"),
 	"Error":          same("every distinct error, joined"),
-	"Lost":           same("summed (segments: each segment's, which knows only its own; see the README)"),
+	"Lost":           same("summed (segments: no segment knows a loss: 0, named in not_known, MergeSegments)"),
 	"Duplicates":     same("summed (a segment counts only its own consumers' deliveries, so none twice)"),
 	"ProduceErrors":  same("summed"),
 	"RecoverWriteNs": same("the longest; -1 (never) if any never recovered"),
