@@ -10,6 +10,7 @@ import (
 	"qbench/results"
 	"qbench/scenarios"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -19,12 +20,15 @@ type faultWindow struct {
 	startNs int64
 	// endNs is when the fault ended: its start plus its duration, or, for a crash, when the
 	// server answered again (unknown, so the largest int64, until then).
-	endNs       atomic.Int64
-	err         error
-	firstWrite  atomic.Int64 // ns since epoch of the first ack after endNs; 0 = none yet
-	firstRead   atomic.Int64
-	produceErrs atomic.Int64
-	target      string // what the fault hit when the engine chose it ("broker 2"); set before endNs
+	endNs      atomic.Int64
+	err        error
+	firstWrite atomic.Int64 // ns since epoch of the first ack after endNs; 0 = none yet
+	firstRead  atomic.Int64
+	// failedMu guards failedIntended: the intended times of sends that failed while this was
+	// the latest window begun (chargeProduceErrors charges them by the loss rule).
+	failedMu       sync.Mutex
+	failedIntended []int64
+	target         string // what the fault hit when the engine chose it ("broker 2"); set before endNs
 	// heldUntil is when a crashed consumer died (consumer-crash): it held messages intended up
 	// to then, so losses and duplicates are charged to the window until then at least.
 	heldUntil atomic.Int64
@@ -52,6 +56,41 @@ func (r *run) noteRecovery(ns int64, write bool) {
 			first.CompareAndSwap(0, ns)
 		}
 	}
+}
+
+// noteProduceFailures keeps the intended time of each failed send of a batch under the latest
+// window begun, for chargeProduceErrors; before any fault began, a failure is charged to none.
+func (r *run) noteProduceFailures(intended []int64, errs []error) {
+	ws := r.activeWindows()
+	if len(ws) == 0 {
+		return
+	}
+	w := ws[len(ws)-1]
+	w.failedMu.Lock()
+	for i, err := range errs {
+		if err != nil {
+			w.failedIntended = append(w.failedIntended, intended[i])
+		}
+	}
+	w.failedMu.Unlock()
+}
+
+// chargeProduceErrors charges each failed send as a lost message is charged (ledger.Charge: the
+// first destructive window that ended at or after the message's intended time, else the first
+// such window), among the windows that had begun when the send failed: failed[k] holds the
+// intended times of sends that failed while windows 0..k had begun. So a send that fails during
+// a crash is the crash's even when a consumer pause fired after it, and a fault never pays for a
+// failure from before it began.
+func chargeProduceErrors(spans []ledger.Window, failed [][]int64) []int64 {
+	out := make([]int64, len(spans))
+	for k, ts := range failed {
+		for _, t := range ts {
+			if i := ledger.Charge(spans[:k+1], t); i >= 0 {
+				out[i]++
+			}
+		}
+	}
+	return out
 }
 
 // scheduleFaults fires the scenario's faults at their offsets.
@@ -175,11 +214,18 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: max(w.endNs.Load(), w.heldUntil.Load()), Destructive: w.fault.Destructive()}
 	}
 	costs := r.ledger.Attribute(spans)
+	failed := make([][]int64, len(ws))
+	for i, w := range ws {
+		w.failedMu.Lock()
+		failed[i] = w.failedIntended
+		w.failedMu.Unlock()
+	}
+	produceErrs := chargeProduceErrors(spans, failed)
 	out := make([]results.FaultWindow, len(ws))
 	for i, w := range ws {
 		fw := results.FaultWindow{
 			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: w.endNs.Load(),
-			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: w.produceErrs.Load(),
+			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: produceErrs[i],
 			RecoverWriteNs: -1, RecoverReadNs: -1, LastDurableNs: costs[i].LastDurableNs,
 		}
 		if costs[i].OldestLostNs >= 0 {

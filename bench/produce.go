@@ -268,10 +268,7 @@ func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batc
 		r.noteRecovery(ackAt, true)
 	}
 	if failed > 0 {
-		ws := r.activeWindows()
-		if len(ws) > 0 {
-			ws[len(ws)-1].produceErrs.Add(failed)
-		}
+		r.noteProduceFailures(intended, errs)
 	}
 	r.ackedN.Add(int64(n) - failed)
 	r.failedN.Add(failed)

@@ -73,13 +73,39 @@ func decisionRows(runs []reportRun) []decisionRow {
 }
 
 // lostByKind sums the acknowledged messages lost per fault kind ("server-crash 120,
-// consumer-pause 0"); "no faults" when the run had none.
+// consumer-pause 0"); "no faults" when the run had none. For merged repetitions (whose windows
+// add up every repetition's, results.Merge) it also gives each repetition's own figure, so a
+// loss seen once in five runs reads differently from one seen every time.
 func lostByKind(r *results.Result) string {
 	if len(r.Faults) == 0 {
 		return "no faults"
 	}
+	kinds, by := sumByKind(r.Faults)
+	var reps []map[string]int64
+	if len(r.Repetitions) > 1 {
+		for _, rep := range r.Repetitions {
+			_, m := sumByKind(rep.Faults)
+			reps = append(reps, m)
+		}
+	}
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+		if reps != nil {
+			each := make([]string, len(reps))
+			for j, m := range reps {
+				each[j] = fmt.Sprint(m[k])
+			}
+			parts[i] += " (" + strings.Join(each, " + ") + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sumByKind adds each window's lost by fault kind, kinds sorted.
+func sumByKind(ws []results.FaultWindow) ([]string, map[string]int64) {
 	by := map[string]int64{}
-	for _, w := range r.Faults {
+	for _, w := range ws {
 		by[w.Kind] += w.Lost
 	}
 	kinds := make([]string, 0, len(by))
@@ -87,11 +113,7 @@ func lostByKind(r *results.Result) string {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%s %d", k, by[k])
-	}
-	return strings.Join(parts, ", ")
+	return kinds, by
 }
 
 // faultRow is one fault as it happened and what it cost, for the report's fault table.

@@ -29,6 +29,9 @@ type Repetition struct {
 	RunID     string    `json:"run_id"`
 	StartedAt time.Time `json:"started_at"`
 	Summary   Summary   `json:"summary"`
+	// Faults are the repetition's own fault windows, so that a fault's cost can be compared
+	// across repetitions (the merged result's add them up, mergeFaults).
+	Faults []FaultWindow `json:"faults,omitempty"`
 }
 
 // MergeMode says how results are combined.
@@ -55,7 +58,9 @@ type MergeOptions struct {
 }
 
 // Merge combines results of one scenario. Histograms are added exactly (HDR histograms of the
-// same geometry merge without loss) and the percentiles are read again from the sums.
+// same geometry merge without loss) and the percentiles are read again from the sums. Every
+// other field is merged by the rule mergefields.go states for it, or left out for the reason
+// stated there.
 func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("nothing to merge")
@@ -97,6 +102,7 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 		rsum := r.Summary
 		addLedger(&s.Ledger, rsum.Ledger)
 		s.ProduceErrors += rsum.ProduceErrors
+		s.Unsent += rsum.Unsent
 		s.ConsumeErrors += rsum.ConsumeErrors
 		s.HistogramDropped += rsum.HistogramDropped
 		s.EngineLagMax = max(s.EngineLagMax, rsum.EngineLagMax)
@@ -122,7 +128,7 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 			if len(r.Repetitions) > 0 {
 				out.Repetitions = append(out.Repetitions, r.Repetitions...)
 			} else {
-				out.Repetitions = append(out.Repetitions, Repetition{RunID: r.RunID, StartedAt: r.StartedAt, Summary: rsum})
+				out.Repetitions = append(out.Repetitions, Repetition{RunID: r.RunID, StartedAt: r.StartedAt, Summary: rsum, Faults: r.Faults})
 			}
 		}
 		if opt.Mode == MergeMachines && r.Machine.Hostname != first.Machine.Hostname {
@@ -173,11 +179,20 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	case MergeRepetitions:
 		s.PerGroup = mergeGroups(rs, nil, false)
 		out.Series = first.Series
-		out.Bins = first.Bins // like the series: the first repetition's
+		out.Bins = first.Bins             // like the series: the first repetition's
+		out.LagSamples = first.LagSamples // likewise
 	}
 	// Machines' latency bins are not merged: a bin keeps percentiles, not a histogram, so they
 	// cannot be added exactly; the charts fall back to the merged per-second series.
 	s.Generator = mergeGenerator(rs)
+	s.Role = first.Summary.Role
+	s.NotKnown = mergeNotKnown(rs)
+	s.PerShard = mergeShards(rs)
+	s.PerConsumer = mergeConsumers(rs)
+	s.Backlog = mergeBacklog(rs, opt.Mode)
+	s.Knee = mergeKnee(rs, opt.Mode, out.Series)
+	out.Engine.Stats = mergeStats(rs)
+	out.Faults = mergeFaults(rs, opt.Mode)
 	s.Warnings = Warnings(s)
 	out.Summary = s
 	return out, nil
@@ -268,6 +283,12 @@ func mergeSeries(rs []*Result) ([]Interval, int64, error) {
 			}
 			present = append(present, r)
 			iv.Warmup = iv.Warmup || src.Warmup
+			iv.Offered += src.Offered
+			iv.AckedBytes += src.AckedBytes
+			iv.DeliveredBytes += src.DeliveredBytes
+			if iv.Health == nil {
+				iv.Health = src.Health
+			}
 			iv.Acked += src.Acked
 			iv.Failed += src.Failed
 			iv.Deliveries += src.Deliveries

@@ -362,12 +362,14 @@ type FaultWindow struct {
 	EndNs   int64 `json:"end_ns"`
 	// Error is set when the fault could not be injected.
 	Error string `json:"error,omitempty"`
-	// Lost counts acknowledged messages never delivered that this fault could have destroyed
-	// (intended before it ended and after the previous fault ended).
+	// Lost counts acknowledged messages never delivered (nor found queued) charged to this
+	// fault: each goes to the first destructive window that ended at or after its intended time,
+	// else the first such window (bench/ledger Charge).
 	Lost int64 `json:"lost"`
 	// Duplicates counts extra deliveries of messages charged to this fault likewise.
 	Duplicates int64 `json:"duplicates"`
-	// ProduceErrors counts failed sends from the fault's start until the next fault's start.
+	// ProduceErrors counts failed sends charged to this fault by the same rule, among the faults
+	// that had begun when the send failed.
 	ProduceErrors int64 `json:"produce_errors"`
 	// RecoverWriteNs and RecoverReadNs are the times from the fault's end to the first write
 	// acknowledged and the first message delivered after it; -1 if none came.

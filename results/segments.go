@@ -143,7 +143,6 @@ func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 		g.Ledger = nil
 		out.Segments = append(out.Segments, g)
 		bounds = append(bounds, g.Clock.BoundNs)
-		out.Summary.Unsent += r.Summary.Unsent
 	}
 	l, lost, err := join(books)
 	if err != nil {
@@ -158,6 +157,16 @@ func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 	out.Merged.ClockBoundNs = e2eBound(bounds)
 	out.Summary.Ledger = l
 	out.Lost = lost
+	// The same faults are seen by every segment (windows aligned as for machines): produce errors
+	// and duplicates are each segment's own producers' and consumers', so their sums count none
+	// twice. A segment cannot know a loss, and the books carry no intended times to charge the
+	// joined ledger's loss to a window, so the windows' loss reads 0 and is named not known.
+	for i := range out.Faults {
+		out.Faults[i].Lost, out.Faults[i].LossWindowNs, out.Faults[i].LastDurableNs = 0, 0, -1
+	}
+	if len(out.Faults) > 0 && !contains(out.Summary.NotKnown, "faults.lost") {
+		out.Summary.NotKnown = append(out.Summary.NotKnown, "faults.lost")
+	}
 	// The segments' own partial-result warnings are not the run's; the run's are read again.
 	out.Summary.Warnings = Warnings(out.Summary)
 	return out, nil

@@ -34,14 +34,19 @@ type IndexCell struct {
 	RunIDs      []string `json:"run_ids"`
 	OfferedRate float64  `json:"offered_rate"`
 	ProduceRate float64  `json:"produce_rate"`
-	ProduceP99  int64    `json:"produce_p99_ns"`
-	E2EP99      int64    `json:"e2e_p99_ns"`
+	// ProduceBytesRate is the acknowledged payload bytes per second.
+	ProduceBytesRate float64 `json:"produce_bytes_rate"`
+	ProduceP99       int64   `json:"produce_p99_ns"`
+	E2EP99           int64   `json:"e2e_p99_ns"`
 	// ProduceP99Spread and E2EP99Spread are the range (max - min) of the p99 across the cell's
 	// repetitions (repeat:), 0 without repetitions.
 	ProduceP99Spread int64 `json:"produce_p99_spread_ns,omitempty"`
 	E2EP99Spread     int64 `json:"e2e_p99_spread_ns,omitempty"`
-	Lost             int64 `json:"lost"`
-	Duplicates       int64 `json:"duplicates"`
+	// Queued counts acknowledged messages the engine still held at the end (a backlog, not a
+	// loss); Lost those gone.
+	Queued     int64 `json:"queued"`
+	Lost       int64 `json:"lost"`
+	Duplicates int64 `json:"duplicates"`
 	// ProduceErrors counts failed sends; WriteUnavailableNs sums, over the faults on the engine
 	// (not a consumer's), the time from the fault's start to the first write acknowledged after
 	// it ended: its window plus write back after. Writes in it failed (Redis) or waited (Kafka's
@@ -72,8 +77,8 @@ type SearchOutcome struct {
 // NewIndexCell summarises a cell's result for the index.
 func NewIndexCell(name string, params []Param, file string, r *Result) IndexCell {
 	c := IndexCell{Name: name, Params: params, File: file, OfferedRate: r.Summary.OfferedRate, ProduceRate: r.Summary.ProduceRate,
-		ProduceP99: r.Summary.Latency["produce"].P99, E2EP99: r.Summary.Latency["e2e"].P99,
-		Lost: r.Summary.Ledger.Lost, Duplicates: r.Summary.Ledger.Duplicates,
+		ProduceBytesRate: r.Summary.ProduceBytesRate, ProduceP99: r.Summary.Latency["produce"].P99, E2EP99: r.Summary.Latency["e2e"].P99,
+		Queued: r.Summary.Ledger.Queued, Lost: r.Summary.Ledger.Lost, Duplicates: r.Summary.Ledger.Duplicates,
 		ProduceErrors: r.Summary.ProduceErrors, Faults: len(r.Faults) > 0}
 	for _, f := range r.Faults {
 		if !strings.HasPrefix(f.Target, "consumer ") && f.RecoverWriteNs >= 0 {
@@ -120,7 +125,7 @@ func ReadIndexFile(path string) (*Index, error) {
 // WriteIndexTable prints one line per cell.
 func WriteIndexTable(w io.Writer, ix *Index) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "cell\toffered\tproduced\tproduce p99\te2e p99\tlost\tduplicates"
+	head := "cell\toffered\tproduced\tbytes/s\tproduce p99\te2e p99\tqueued\tlost\tduplicates"
 	faults := false // a sweep of fault scenarios (the explorers) also shows what writes cost
 	for _, c := range ix.Cells {
 		faults = faults || c.Faults
@@ -137,7 +142,8 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 		if c.OfferedRate > 0 {
 			offered = fmt.Sprintf("%.0f/s", c.OfferedRate)
 		}
-		line := fmt.Sprintf("%s\t%s\t%.0f/s\t%s\t%s\t%d\t%d", c.Name, offered, c.ProduceRate, FormatNs(c.ProduceP99), FormatNs(c.E2EP99), c.Lost, c.Duplicates)
+		line := fmt.Sprintf("%s\t%s\t%.0f/s\t%s/s\t%s\t%s\t%d\t%d\t%d", c.Name, offered, c.ProduceRate, formatBytes(c.ProduceBytesRate),
+			FormatNs(c.ProduceP99), FormatNs(c.E2EP99), c.Queued, c.Lost, c.Duplicates)
 		if faults {
 			line += fmt.Sprintf("\t%d\t%s", c.ProduceErrors, FormatNs(c.WriteUnavailableNs))
 		}

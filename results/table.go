@@ -114,7 +114,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 		if err := fw.Flush(); err != nil {
 			return err
 		}
+		writeLossWindows(w, r.Faults)
 	}
+	writeHealth(w, r)
 	if s.HistogramDropped > 0 {
 		fmt.Fprintf(w, "warning: %d latency values were out of the histogram's range\n", s.HistogramDropped)
 	}

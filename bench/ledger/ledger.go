@@ -457,7 +457,7 @@ func (l *Ledger) Attribute(windows []Window) []WindowTotals {
 			if lost == 0 && dups == 0 {
 				continue
 			}
-			if i := charge(windows, b.intended[seq]); i >= 0 {
+			if i := Charge(windows, b.intended[seq]); i >= 0 {
 				out[i].Lost += lost
 				out[i].Duplicates += dups
 				if lost > 0 && (out[i].OldestLostNs < 0 || b.intended[seq] < out[i].OldestLostNs) {
@@ -505,7 +505,10 @@ func (b *producerBook) cost(seq int, f uint8) (lost, dups int64) {
 	return lost, dups
 }
 
-func charge(windows []Window, intendedNs int64) int {
+// Charge is the one rule that says which window a message's cost goes to (Attribute's, for loss
+// and duplicates; the runner's, for a failed send): the first destructive window that ended at
+// or after its intended time, else the first such window; -1 for none.
+func Charge(windows []Window, intendedNs int64) int {
 	first := -1
 	for i, w := range windows {
 		if intendedNs > w.EndNs {
