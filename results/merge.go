@@ -284,8 +284,6 @@ func mergeSeries(rs []*Result) ([]Interval, int64, error) {
 			present = append(present, r)
 			iv.Warmup = iv.Warmup || src.Warmup
 			iv.Offered += src.Offered
-			iv.AckedBytes += src.AckedBytes
-			iv.DeliveredBytes += src.DeliveredBytes
 			if iv.Health == nil {
 				iv.Health = src.Health
 			}

@@ -57,6 +57,7 @@ var summaryRules = map[string]mergeRule{
 	"Knee":                {"found again in the merged series", "the earliest break: the repetition that broke at the lowest offered rate (each repetition's own is in repetitions)"},
 	"OfferedRate":         {"summed", "the first repetition's"},
 	"Latency":             same("read from the added histograms"),
+	"PerGroup":            {"by group: consumers and deliveries summed, lag max read again from the merged series, lag at the end summed", "by group: each figure the largest repetition's"},
 	"LagMax":              {"the largest of the merged series (the sum of the results' without one)", "the largest"},
 	"EngineLagMax":        same("the largest (every generator reads the same engine)"),
 	"Ledger":              same("every count summed (addLedger; segments: joined over the books)"),
@@ -82,6 +83,7 @@ var intervalRules = map[string]string{
 	"Failed":           "summed",
 	"Deliveries":       "summed",
 	"Lag":              "summed",
+	"GroupLag":         "summed group by group (each machine holds part of every group's backlog)",
 	"EngineLag":        "the largest reading (every generator reads the same engine)",
 	"Produce":          "read from the added histograms",
 	"SendDelay":        "read from the added histograms",
@@ -204,6 +206,13 @@ func mergeConsumers(rs []*Result) []ConsumerShare {
 			m.Deliveries += c.Deliveries
 			m.Duplicates += c.Duplicates
 			m.Missed += c.Missed
+			if c.Pending != nil { // nil: the engine cannot tell (n/a); a known count is summed
+				sum := *c.Pending
+				if m.Pending != nil {
+					sum += *m.Pending
+				}
+				m.Pending = &sum
+			}
 			m.E2E = mergeLatencyBound(m.E2E, c.E2E)
 		}
 	}
