@@ -112,6 +112,9 @@ func faultRows(r *results.Result) ([]faultRow, error) {
 	for _, b := range bands {
 		row := faultRow{Kind: b.Kind, Target: b.Target, At: b.Start.Round(time.Millisecond).String(),
 			Lasting: (b.End - b.Start).Round(time.Millisecond).String()}
+		if b.Instant {
+			row.Lasting = "instant"
+		}
 		if b.Open {
 			row.Lasting = "never came back"
 			if b.Target == "server" || b.Target == "" {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"qbench/results"
 )
@@ -93,19 +94,29 @@ func FaultKindColour(kind string) color.NRGBA {
 type Band struct {
 	Kind, Target string
 	Start, End   time.Duration
-	// Open marks a fault that had not ended when the run did (a consumer that never came back).
+	// Open marks a fault that had not ended when the run did (a consumer that never came back,
+	// a snapshot still being written).
 	Open bool
+	// Instant marks a fault that was one moment (a command that started no background work):
+	// End equals Start, drawn as a thin band.
+	Instant bool
 }
 
-// Bands returns a result's faults as they happened, in start order. A measured window that never
-// ended (EndNs before StartNs, or 0) runs to the end of the run and is marked Open.
+// Bands returns a result's faults as they happened, in start order. An instant (FaultWindow's
+// Instant, or a command fault of zero length from a result written before that field existed:
+// such a window could not be open then) ends where it starts; any other measured window that
+// never ended (EndNs before StartNs, equal to it, or past the run) runs to the end of the run
+// and is marked Open.
 func Bands(r *results.Result) ([]Band, error) {
 	end := runEnd(r)
 	var out []Band
 	if len(r.Faults) > 0 {
 		for _, w := range r.Faults {
 			b := Band{Kind: w.Kind, Target: w.Target, Start: time.Duration(w.StartNs), End: time.Duration(w.EndNs)}
-			if w.EndNs <= w.StartNs || w.EndNs > int64(end)+int64(time.Hour) {
+			switch {
+			case w.Instant || (w.Kind == "command" && w.EndNs == w.StartNs):
+				b.End, b.Instant = b.Start, true
+			case w.EndNs <= w.StartNs || w.EndNs > int64(end)+int64(time.Hour):
 				b.End, b.Open = max(end, b.Start), true
 			}
 			out = append(out, b)
@@ -132,6 +143,10 @@ func runEnd(r *results.Result) time.Duration {
 	}
 	return end
 }
+
+// minBandWidth is the narrowest a fault band is drawn, whatever the run's length: an instant
+// in an hour's run is still visible.
+const minBandWidth = vg.Length(2)
 
 // shadeWindows shades the warm-up and every run's faults as they happened, one colour and one
 // legend entry per fault kind; identical bands of several runs (the same scenario) are drawn once.
@@ -160,11 +175,8 @@ func shadeWindows(p *plot.Plot, runs []Run) error {
 				continue
 			}
 			seen[key] = true
-			end := b.End
-			if end-b.Start < 100*time.Millisecond {
-				end = b.Start + 100*time.Millisecond // an instant fault still shows as a thin band
-			}
-			s := shade{X0: b.Start.Seconds(), X1: end.Seconds(), Colour: FaultKindColour(b.Kind)}
+			// An instant or very short fault still shows, as a band at least minBandWidth wide.
+			s := shade{X0: b.Start.Seconds(), X1: b.End.Seconds(), Colour: FaultKindColour(b.Kind), MinWidth: minBandWidth}
 			p.Add(s)
 			if !kindShown[b.Kind] {
 				p.Legend.Add(b.Kind, s)

@@ -489,11 +489,16 @@ func (b barLabels) Plot(c draw.Canvas, p *plot.Plot) {
 type shade struct {
 	X0, X1 float64
 	Colour color.Color
+	// MinWidth widens a band narrower than it on the canvas (an instant fault).
+	MinWidth vg.Length
 }
 
 func (s shade) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	x0, x1 := trX(s.X0), trX(s.X1)
+	if x1-x0 < s.MinWidth {
+		x1 = x0 + s.MinWidth
+	}
 	pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
 	c.FillPolygon(s.Colour, c.ClipPolygonX(pts))
 }

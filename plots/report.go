@@ -234,6 +234,9 @@ func timeline(r reportRun) template.HTML {
 		if f.Open {
 			label += ", never came back"
 		}
+		if f.Instant {
+			label += ", instant"
+		}
 		esc := template.HTMLEscapeString(label)
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="10" fill="rgb(%d,%d,%d)" fill-opacity="0.75"><title>%s</title></rect>`, x(f.Start), y-9, w, c.R, c.G, c.B, esc)
 		// The label goes right of the band, or left of it when the band ends near the right edge.
