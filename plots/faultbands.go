@@ -12,56 +12,6 @@ import (
 	"qbench/results"
 )
 
-// palette has a distinct colour for each of the first 12 runs (Tableau 10, then two more, all
-// readable on white); beyond that colours are spread round the hue circle by the golden angle,
-// so that no two runs of a large matrix share one.
-var palette = []color.RGBA{
-	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
-	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
-	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff}, {0x00, 0x00, 0x80, 0xff}, {0x80, 0x80, 0x00, 0xff},
-}
-
-// runColour is run i's colour.
-func runColour(i int) color.Color {
-	if i < len(palette) {
-		return palette[i]
-	}
-	h := float64(i) * 137.508
-	return hsv(h-360*float64(int(h/360)), 0.75, 0.8)
-}
-
-func hsv(h, s, v float64) color.RGBA {
-	c := v * s
-	hp := h / 60
-	x := c * (1 - abs(mod2(hp)-1))
-	var r, g, b float64
-	switch int(hp) {
-	case 0:
-		r, g = c, x
-	case 1:
-		r, g = x, c
-	case 2:
-		g, b = c, x
-	case 3:
-		g, b = x, c
-	case 4:
-		r, b = x, c
-	default:
-		r, b = c, x
-	}
-	m := v - c
-	return color.RGBA{uint8((r + m) * 255), uint8((g + m) * 255), uint8((b + m) * 255), 0xff}
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-func mod2(v float64) float64 { return v - 2*float64(int(v/2)) }
-
 // faultKindColours give each fault kind its own translucent band colour, the same in every chart
 // and in the report's timeline.
 var faultKindColours = map[string]color.NRGBA{
