@@ -81,7 +81,7 @@ func addLine(p *plot.Plot, pts plotter.XYs, run int, s stroke, label string) err
 	}
 	p.Add(l)
 	if label != "" {
-		p.Legend.Add(label, l)
+		p.Legend.Add(fitLegendLabel(p, label), l)
 	}
 	return nil
 }
@@ -550,7 +550,7 @@ func Render(c Chart, format string) ([]byte, error) {
 func drawLegendOutside(p *plot.Plot, dc draw.Canvas) {
 	leg := p.Legend
 	leg.Top, leg.Left = true, true
-	gap := vg.Points(8)
+	gap := legendGap
 	w := min(leg.Rectangle(dc).Size().X+gap, dc.Size().X/3)
 	inner := *p
 	inner.Legend = plot.NewLegend() // no entries: the plot itself draws none
