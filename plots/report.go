@@ -233,7 +233,10 @@ func timeline(r reportRun) template.HTML {
 			label += " (" + f.Target + ")"
 		}
 		label += " at " + f.Start.Round(time.Millisecond).String()
-		if f.Open {
+		switch {
+		case f.Open && (f.Target == "server" || f.Target == ""):
+			label += ", did not end before the run did" // as in the fault table
+		case f.Open:
 			label += ", never came back"
 		}
 		if f.Instant {
