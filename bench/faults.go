@@ -32,6 +32,8 @@ type faultWindow struct {
 	// heldUntil is when a crashed consumer died (consumer-crash): it held messages intended up
 	// to then, so losses and duplicates are charged to the window until then at least.
 	heldUntil atomic.Int64
+	// instant marks a fault that was one moment (a command that started no background work).
+	instant atomic.Bool
 }
 
 // activeWindows returns the windows fired so far.
@@ -93,11 +95,14 @@ func chargeProduceErrors(spans []ledger.Window, failed [][]int64) []int64 {
 	return out
 }
 
-// scheduleFaults fires the scenario's faults at their offsets.
-func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
+// scheduleFaults fires the scenario's faults at their offsets. over is closed when the
+// consumers have stopped: a command's background work still going then never ended in the run.
+func (r *run) scheduleFaults(ctx, stop context.Context, over <-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
+	var watchers sync.WaitGroup
 	go func() {
 		defer close(done)
+		defer watchers.Wait()
 		faults := append([]scenarios.Fault(nil), r.sc.Faults...)
 		sort.Slice(faults, func(i, j int) bool { return faults[i].At < faults[j].At })
 		for _, f := range faults {
@@ -121,10 +126,61 @@ func (r *run) scheduleFaults(ctx, stop context.Context) <-chan struct{} {
 				w.err = err
 				r.noteErr("fault", err)
 				r.opts.Logf("fault %s at %s: %v", f.Kind, f.At, err)
+			} else if f.Kind == scenarios.FaultCommand {
+				r.watchBackground(ctx, stop, over, w, &watchers)
 			}
 		}
 	}()
 	return done
+}
+
+// watchBackground ends a command fault's window when the background work the command started
+// (BGREWRITEAOF's rewrite, BGSAVE's snapshot) has finished, as the engine reports it, polled
+// every 10 ms on a goroutine of its own so that later faults still fire on time. A command that
+// started none, or on an engine that cannot tell, is an instant; work still going when the
+// consumers stop leaves the window open (it never ended in the run).
+func (r *run) watchBackground(ctx, stop context.Context, over <-chan struct{}, w *faultWindow, wg *sync.WaitGroup) {
+	b, ok := r.eng.(engines.BackgroundReporter)
+	if !ok {
+		w.instant.Store(true)
+		return
+	}
+	if busy, err := b.BackgroundBusy(ctx); err != nil || !busy {
+		w.instant.Store(true)
+		return
+	}
+	// Open until the work is done; a write or read seen meanwhile is no recovery from it.
+	w.endNs.Store(math.MaxInt64)
+	w.firstWrite.Store(0)
+	w.firstRead.Store(0)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+			case <-over:
+				return
+			case <-stop.Done():
+				return
+			case <-ctx.Done():
+				return
+			}
+			if busy, err := b.BackgroundBusy(ctx); err == nil && !busy {
+				end := r.since()
+				w.endNs.Store(end)
+				// One seen by a noteRecovery that read the old end as we cleared it.
+				for _, first := range []*atomic.Int64{&w.firstWrite, &w.firstRead} {
+					if v := first.Load(); v != 0 && v < end {
+						first.CompareAndSwap(v, 0)
+					}
+				}
+				return
+			}
+		}
+	}()
 }
 
 func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
@@ -224,7 +280,7 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 	out := make([]results.FaultWindow, len(ws))
 	for i, w := range ws {
 		fw := results.FaultWindow{
-			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: w.endNs.Load(),
+			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: w.endNs.Load(), Instant: w.instant.Load(),
 			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: produceErrs[i],
 			RecoverWriteNs: -1, RecoverReadNs: -1, LastDurableNs: costs[i].LastDurableNs,
 		}

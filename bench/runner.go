@@ -359,7 +359,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		defer close(samplerDone)
 		s.loop(ctx)
 	}()
-	faultsDone := r.scheduleFaults(ctx, stop)
+	faultsDone := r.scheduleFaults(ctx, stop, consumeCtx.Done())
 	// The measured window's deliveries are counted between the end of warm-up and the moment
 	// producers finish, so the delivery rate is deliveries in the window over the window.
 	var atWarmup int64
@@ -423,7 +423,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	r.waitLoops(&cwg, "consumer")
 	r.window.drain = time.Since(r.epoch) - producersDoneAt
 	r.cost.stop()
-	if r.procStart.ok && stop.Err() == nil {
+	if (r.procStart.ok || r.procStart.fsyncsOK) && stop.Err() == nil {
 		r.procEnd = engineProc(ctx, r.eng)
 	}
 	r.waitDone(faultsDone, "fault")

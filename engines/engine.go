@@ -236,6 +236,13 @@ type Commander interface {
 	Command(ctx context.Context, args ...string) (string, error)
 }
 
+// BackgroundReporter is implemented by engines whose server can say whether work a command
+// started in the background (a log rewrite, a snapshot) is still going, so that a command
+// fault's window lasts until that work is done instead of being an instant.
+type BackgroundReporter interface {
+	BackgroundBusy(ctx context.Context) (bool, error)
+}
+
 // DiskFiller is implemented by engines whose data directory can be made to refuse writes
 // (ENOSPC), as a full disk would.
 type DiskFiller interface {

@@ -28,16 +28,31 @@ type decisionRow struct {
 	GeneratorCPU       string
 	EngineCPU, RSS     string
 	BytesPerMsg, Fsync string
+	// FsyncNA: qbench started the engine's server but the engine counts no fsyncs it can read
+	// (the report's footnote says why).
+	FsyncNA bool
 }
 
 // engineStat keys: what an engine qbench starts itself reports from /proc of its server process
-// (Engine.Stats). A run without them shows a dash.
+// (Engine.Stats), and the fsyncs the engine itself counted over the run (the in-repo server's
+// log, in process too). A run without them shows a dash, or n/a for fsyncs where qbench started
+// the server and it counts none.
 const (
 	statCPUNs      = "proc_cpu_ns"
 	statRSSBytes   = "proc_rss_bytes"
 	statWriteBytes = "proc_write_bytes"
-	statFsyncs     = "proc_fsyncs"
+	statFsyncs     = "engine_fsyncs"
 )
+
+// anyFsyncNA says whether the decision table needs its footnote on n/a fsyncs.
+func anyFsyncNA(rows []decisionRow) bool {
+	for _, r := range rows {
+		if r.FsyncNA {
+			return true
+		}
+	}
+	return false
+}
 
 func decisionRows(runs []reportRun) []decisionRow {
 	var out []decisionRow
@@ -64,8 +79,11 @@ func decisionRows(runs []reportRun) []decisionRow {
 		if v, ok := st[statWriteBytes]; ok && msgs > 0 {
 			row.BytesPerMsg = fmt.Sprintf("%.0f B", float64(v)/msgs)
 		}
+		_, started := st[statRSSBytes]
 		if v, ok := st[statFsyncs]; ok && msgs > 0 {
 			row.Fsync = fmt.Sprintf("%.3f", float64(v)/msgs)
+		} else if !ok && started {
+			row.Fsync, row.FsyncNA = "n/a", true
 		}
 		out = append(out, row)
 	}
@@ -134,6 +152,9 @@ func faultRows(r *results.Result) ([]faultRow, error) {
 	for _, b := range bands {
 		row := faultRow{Kind: b.Kind, Target: b.Target, At: b.Start.Round(time.Millisecond).String(),
 			Lasting: (b.End - b.Start).Round(time.Millisecond).String()}
+		if b.Instant {
+			row.Lasting = "instant"
+		}
 		if b.Open {
 			row.Lasting = "never came back"
 			if b.Target == "server" || b.Target == "" {

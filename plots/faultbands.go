@@ -7,59 +7,10 @@ import (
 	"time"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"qbench/results"
 )
-
-// palette has a distinct colour for each of the first 12 runs (Tableau 10, then two more, all
-// readable on white); beyond that colours are spread round the hue circle by the golden angle,
-// so that no two runs of a large matrix share one.
-var palette = []color.RGBA{
-	{0x1f, 0x77, 0xb4, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0xd6, 0x27, 0x28, 0xff},
-	{0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff}, {0xe3, 0x77, 0xc2, 0xff}, {0x7f, 0x7f, 0x7f, 0xff},
-	{0xbc, 0xbd, 0x22, 0xff}, {0x17, 0xbe, 0xcf, 0xff}, {0x00, 0x00, 0x80, 0xff}, {0x80, 0x80, 0x00, 0xff},
-}
-
-// runColour is run i's colour.
-func runColour(i int) color.Color {
-	if i < len(palette) {
-		return palette[i]
-	}
-	h := float64(i) * 137.508
-	return hsv(h-360*float64(int(h/360)), 0.75, 0.8)
-}
-
-func hsv(h, s, v float64) color.RGBA {
-	c := v * s
-	hp := h / 60
-	x := c * (1 - abs(mod2(hp)-1))
-	var r, g, b float64
-	switch int(hp) {
-	case 0:
-		r, g = c, x
-	case 1:
-		r, g = x, c
-	case 2:
-		g, b = c, x
-	case 3:
-		g, b = x, c
-	case 4:
-		r, b = x, c
-	default:
-		r, b = c, x
-	}
-	m := v - c
-	return color.RGBA{uint8((r + m) * 255), uint8((g + m) * 255), uint8((b + m) * 255), 0xff}
-}
-
-func abs(v float64) float64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-func mod2(v float64) float64 { return v - 2*float64(int(v/2)) }
 
 // faultKindColours give each fault kind its own translucent band colour, the same in every chart
 // and in the report's timeline.
@@ -93,19 +44,29 @@ func FaultKindColour(kind string) color.NRGBA {
 type Band struct {
 	Kind, Target string
 	Start, End   time.Duration
-	// Open marks a fault that had not ended when the run did (a consumer that never came back).
+	// Open marks a fault that had not ended when the run did (a consumer that never came back,
+	// a snapshot still being written).
 	Open bool
+	// Instant marks a fault that was one moment (a command that started no background work):
+	// End equals Start, drawn as a thin band.
+	Instant bool
 }
 
-// Bands returns a result's faults as they happened, in start order. A measured window that never
-// ended (EndNs before StartNs, or 0) runs to the end of the run and is marked Open.
+// Bands returns a result's faults as they happened, in start order. An instant (FaultWindow's
+// Instant, or a command fault of zero length from a result written before that field existed:
+// such a window could not be open then) ends where it starts; any other measured window that
+// never ended (EndNs before StartNs, equal to it, or past the run) runs to the end of the run
+// and is marked Open.
 func Bands(r *results.Result) ([]Band, error) {
 	end := runEnd(r)
 	var out []Band
 	if len(r.Faults) > 0 {
 		for _, w := range r.Faults {
 			b := Band{Kind: w.Kind, Target: w.Target, Start: time.Duration(w.StartNs), End: time.Duration(w.EndNs)}
-			if w.EndNs <= w.StartNs || w.EndNs > int64(end)+int64(time.Hour) {
+			switch {
+			case w.Instant || (w.Kind == "command" && w.EndNs == w.StartNs):
+				b.End, b.Instant = b.Start, true
+			case w.EndNs <= w.StartNs || w.EndNs > int64(end)+int64(time.Hour):
 				b.End, b.Open = max(end, b.Start), true
 			}
 			out = append(out, b)
@@ -132,6 +93,10 @@ func runEnd(r *results.Result) time.Duration {
 	}
 	return end
 }
+
+// minBandWidth is the narrowest a fault band is drawn, whatever the run's length: an instant
+// in an hour's run is still visible.
+const minBandWidth = vg.Length(2)
 
 // shadeWindows shades the warm-up and every run's faults as they happened, one colour and one
 // legend entry per fault kind; identical bands of several runs (the same scenario) are drawn once.
@@ -160,11 +125,8 @@ func shadeWindows(p *plot.Plot, runs []Run) error {
 				continue
 			}
 			seen[key] = true
-			end := b.End
-			if end-b.Start < 100*time.Millisecond {
-				end = b.Start + 100*time.Millisecond // an instant fault still shows as a thin band
-			}
-			s := shade{X0: b.Start.Seconds(), X1: end.Seconds(), Colour: FaultKindColour(b.Kind)}
+			// An instant or very short fault still shows, as a band at least minBandWidth wide.
+			s := shade{X0: b.Start.Seconds(), X1: b.End.Seconds(), Colour: FaultKindColour(b.Kind), MinWidth: minBandWidth}
 			p.Add(s)
 			if !kindShown[b.Kind] {
 				p.Legend.Add(b.Kind, s)

@@ -77,7 +77,11 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 	cm := moreland.SmoothBlueRed()
 	h := plotter.NewHeatMap(g, cm.Palette(64))
 	h.NaN = color.RGBA{R: 0xee, G: 0xee, B: 0xee, A: 0xff}
-	if h.Min == h.Max { // one value: any colour will do, but the range must not be empty
+	switch {
+	case h.Min > h.Max: // no cell has a p99 (a produce-only matrix's e2e): every cell grey
+		h.Min, h.Max = 0, 1
+		p.Title.Text += " (no cell has one)"
+	case h.Min == h.Max: // one value: any colour will do, but the range must not be empty
 		h.Min, h.Max = h.Min-1, h.Max+1
 	}
 	p.Add(h)

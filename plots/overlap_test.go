@@ -90,6 +90,7 @@ func TestReportTextDoesNotOverlapInChromium(t *testing.T) {
 		want []string
 	}{
 		{"faulted run", []plots.Run{faultedRun()}, []string{"never came back", "consumer 1", "498", "Fault timeline", "aof_delayed_fsync", "aof-fsync-always", "10 ms", "1.23s (4 msgs)", "3.7s"}},
+		{"command faults", []plots.Run{commandRun()}, []string{"instant", "600ms", "did not end before the run did", "command (server) at 2s, instant", "command (server) at 6s, did not end before the run did"}},
 		{"eight-cell matrix", matrixRuns(), []string{"qbench: persistence-explorer, 8 runs", "Decision table", "server aof-always", "lost per fault kind"}},
 	}
 	for _, c := range cases {

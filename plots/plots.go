@@ -81,7 +81,7 @@ func addLine(p *plot.Plot, pts plotter.XYs, run int, s stroke, label string) err
 	}
 	p.Add(l)
 	if label != "" {
-		p.Legend.Add(label, l)
+		p.Legend.Add(fitLegendLabel(p, label), l)
 	}
 	return nil
 }
@@ -494,11 +494,16 @@ func (b barLabels) Plot(c draw.Canvas, p *plot.Plot) {
 type shade struct {
 	X0, X1 float64
 	Colour color.Color
+	// MinWidth widens a band narrower than it on the canvas (an instant fault).
+	MinWidth vg.Length
 }
 
 func (s shade) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, _ := p.Transforms(&c)
 	x0, x1 := trX(s.X0), trX(s.X1)
+	if x1-x0 < s.MinWidth {
+		x1 = x0 + s.MinWidth
+	}
 	pts := []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}}
 	c.FillPolygon(s.Colour, c.ClipPolygonX(pts))
 }
@@ -550,7 +555,7 @@ func Render(c Chart, format string) ([]byte, error) {
 func drawLegendOutside(p *plot.Plot, dc draw.Canvas) {
 	leg := p.Legend
 	leg.Top, leg.Left = true, true
-	gap := vg.Points(8)
+	gap := legendGap
 	w := min(leg.Rectangle(dc).Size().X+gap, dc.Size().X/3)
 	inner := *p
 	inner.Legend = plot.NewLegend() // no entries: the plot itself draws none

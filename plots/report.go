@@ -62,6 +62,7 @@ type reportData struct {
 	Failed    int
 	Generated string
 	Decision  []decisionRow
+	FsyncNote bool
 	Searches  []SearchBest
 }
 
@@ -106,6 +107,7 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 	}
 	if len(d.Runs) > 1 {
 		d.Decision = decisionRows(d.Runs)
+		d.FsyncNote = anyFsyncNA(d.Decision)
 	}
 	charts, err := AllWith(runs, Options{BinBy: opt.BinBy})
 	if err != nil {
@@ -231,8 +233,14 @@ func timeline(r reportRun) template.HTML {
 			label += " (" + f.Target + ")"
 		}
 		label += " at " + f.Start.Round(time.Millisecond).String()
-		if f.Open {
+		switch {
+		case f.Open && (f.Target == "server" || f.Target == ""):
+			label += ", did not end before the run did" // as in the fault table
+		case f.Open:
 			label += ", never came back"
+		}
+		if f.Instant {
+			label += ", instant"
 		}
 		esc := template.HTMLEscapeString(label)
 		fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="10" fill="rgb(%d,%d,%d)" fill-opacity="0.75"><title>%s</title></rect>`, x(f.Start), y-9, w, c.R, c.G, c.B, esc)
@@ -302,11 +310,12 @@ details { margin: .5em 0; }
 <h1 id="title">{{.Title}}</h1>
 <p class="meta">Generated {{.Generated}} by qbench. Latency is measured from each message's intended send time.</p>
 {{if .Decision}}<h2 id="decision">Decision table</h2>
-<p>What each run (design, policy) sustained, what it cost and what it lost. Latency is end-to-end at the offered rate; CPU per message is per acknowledged message; the engine's own figures come from /proc of a server qbench started itself (a dash otherwise).</p>
+<p>What each run (design, policy) sustained, what it cost and what it lost. Latency is end-to-end at the offered rate; CPU per message is per acknowledged message; the engine's own CPU, memory and bytes written come from /proc of a server qbench started itself (a dash otherwise); fsyncs are the engine's own count (the in-repo server's, in process too).</p>
 {{range .Searches}}<p>Rate search{{with .Scenario}} <code>{{.}}</code>{{end}}: highest sustainable rate <strong>{{f0 .Best}} msg/s</strong>{{if .FailedAt}} (failed at {{f0 .FailedAt}} msg/s){{end}}.</p>{{end}}
 <table><tr><th class="l">run</th><th>offered</th><th>produced</th><th>e2e p50</th><th>e2e p99</th><th>lost</th><th class="l">lost per fault kind</th><th>generator CPU / msg</th><th>engine CPU / msg</th><th>engine RSS</th><th>written / msg</th><th>fsyncs / msg</th></tr>
-{{range .Decision}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td>{{.Offered}}</td><td>{{.Produced}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td class="l">{{.LostByKind}}</td><td>{{.GeneratorCPU}}</td><td>{{.EngineCPU}}</td><td>{{.RSS}}</td><td>{{.BytesPerMsg}}</td><td>{{.Fsync}}</td></tr>
-{{end}}</table>{{end}}
+{{range .Decision}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td>{{.Offered}}</td><td>{{.Produced}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td class="l">{{.LostByKind}}</td><td>{{.GeneratorCPU}}</td><td>{{.EngineCPU}}</td><td>{{.RSS}}</td><td>{{.BytesPerMsg}}</td><td>{{.Fsync}}{{if .FsyncNA}}<sup>*</sup>{{end}}</td></tr>
+{{end}}</table>
+{{if .FsyncNote}}<p class="meta" id="fsync-note"><sup>*</sup> n/a: qbench started this server, but the engine counts no fsyncs qbench can read. redis-server 7.0's INFO persistence has no fsync counter (<code>aof_delayed_fsync</code> counts only fsyncs that fell behind), Kafka counts its flushes only in JMX (LogFlushStats), which qbench does not read, and /proc keeps no count of a process's fsyncs. The in-repo server's figure is its append-only log's fsyncs (INFO persistence <code>aof_fsyncs</code>) per acknowledged message; a snapshot's own one or two are not in it.</p>{{end}}{{end}}
 {{with .Cmp}}
 <h2 id="gates">Gates: {{if $.Failed}}<span class="fail">{{$.Failed}} of {{len .Gates}} failed</span>{{else}}<span class="pass">{{if .Gates}}all {{len .Gates}} hold{{else}}none{{end}}</span>{{end}}</h2>
 {{if .Baseline}}<p>Baseline <code>{{.Baseline.File}}</code> ({{.Baseline.Engine}}/{{.Baseline.Design}}), current <code>{{.Current.File}}</code> ({{.Current.Engine}}/{{.Current.Design}}).</p>{{end}}

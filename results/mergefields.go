@@ -103,6 +103,7 @@ var faultRules = map[string]mergeRule{
 	"Target":         same("the first result's"),
 	"StartNs":        same("the first result's (the merged series and bins are drawn on the first result's clock)"),
 	"EndNs":          same("the first result's"),
+	"Instant":        same("the first result's, as its EndNs (an instant in one repetition is an instant in all: the same command)"),
 	"Error":          same("every distinct error, joined"),
 	"Lost":           same("summed (segments: no segment knows a loss: 0, named in not_known, MergeSegments)"),
 	"Duplicates":     same("summed (a segment counts only its own consumers' deliveries, so none twice)"),

@@ -360,6 +360,9 @@ type FaultWindow struct {
 	// StartNs and EndNs are when the fault began and ended, since the run's epoch.
 	StartNs int64 `json:"start_ns"`
 	EndNs   int64 `json:"end_ns"`
+	// Instant marks a fault that was one moment (a command that started no background work):
+	// EndNs equals StartNs by design, which is not a fault that never ended.
+	Instant bool `json:"instant,omitempty"`
 	// Error is set when the fault could not be injected.
 	Error string `json:"error,omitempty"`
 	// Lost counts acknowledged messages never delivered (nor found queued) charged to this

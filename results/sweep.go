@@ -48,7 +48,7 @@ type IndexCell struct {
 	Lost       int64 `json:"lost"`
 	Duplicates int64 `json:"duplicates"`
 	// ProduceErrors counts failed sends; WriteUnavailableNs sums, over the faults on the engine
-	// (not a consumer's), the time from the fault's start to the first write acknowledged after
+	// (not a consumer's, nor a command's), the time from the fault's start to the first write acknowledged after
 	// it ended: its window plus write back after. Writes in it failed (Redis) or waited (Kafka's
 	// writer retries), on the shard or partition hit and, while a cluster is down, on all.
 	ProduceErrors      int64 `json:"produce_errors,omitempty"`
@@ -81,7 +81,9 @@ func NewIndexCell(name string, params []Param, file string, r *Result) IndexCell
 		Queued: r.Summary.Ledger.Queued, Lost: r.Summary.Ledger.Lost, Duplicates: r.Summary.Ledger.Duplicates,
 		ProduceErrors: r.Summary.ProduceErrors, Faults: len(r.Faults) > 0}
 	for _, f := range r.Faults {
-		if !strings.HasPrefix(f.Target, "consumer ") && f.RecoverWriteNs >= 0 {
+		// A command's window is its background work (a rewrite, a snapshot), during which
+		// writes go on: slow ones show in the latency, not here.
+		if !strings.HasPrefix(f.Target, "consumer ") && f.Kind != "command" && f.RecoverWriteNs >= 0 {
 			c.WriteUnavailableNs += f.EndNs - f.StartNs + max(0, f.RecoverWriteNs)
 		}
 	}

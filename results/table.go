@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"io"
+	"math"
 	"text/tabwriter"
 	"time"
 )
@@ -109,7 +110,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 				kind += " (failed: " + f.Error + ")"
 			}
 			fmt.Fprintf(fw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%d\n", FormatNs(f.StartNs), kind, f.Target,
-				FormatNs(f.EndNs-f.StartNs), f.Lost, f.Duplicates, f.ProduceErrors, recovery(f.RecoverWriteNs), recovery(f.RecoverReadNs), f.LagPeak)
+				lasted(f), f.Lost, f.Duplicates, f.ProduceErrors, recovery(f.RecoverWriteNs), recovery(f.RecoverReadNs), f.LagPeak)
 		}
 		if err := fw.Flush(); err != nil {
 			return err
@@ -162,6 +163,18 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// lasted is a fault's length: "instant" for a one-moment fault (a command with no background
+// work), "did not end" for one still going when the run ended (its end is the largest int64).
+func lasted(f FaultWindow) string {
+	switch {
+	case f.Instant:
+		return "instant"
+	case f.EndNs == math.MaxInt64:
+		return "did not end"
+	}
+	return FormatNs(f.EndNs - f.StartNs)
 }
 
 func recovery(ns int64) string {

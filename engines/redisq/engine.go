@@ -7,6 +7,7 @@ package redisq
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -241,6 +242,22 @@ func (e *engine) Command(ctx context.Context, args ...string) (string, error) {
 	return fmt.Sprint(v), err
 }
 
+// BackgroundBusy reports whether a log rewrite or a snapshot is running or scheduled
+// (engines.BackgroundReporter), from INFO persistence, which redis-server and the in-repo server
+// both give.
+func (e *engine) BackgroundBusy(ctx context.Context) (bool, error) {
+	info, err := e.client.Info(ctx, "persistence").Result()
+	if err != nil {
+		return false, err
+	}
+	for _, f := range []string{"aof_rewrite_in_progress", "rdb_bgsave_in_progress", "aof_rewrite_scheduled"} {
+		if infoField(info, f) == "1" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Stall makes the server stop answering for d (engines.Staller): DEBUG SLEEP on a connection of
 // its own. Redis 7 refuses DEBUG unless started with enable-debug-command.
 func (e *engine) Stall(ctx context.Context, d time.Duration) error {
@@ -277,7 +294,16 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	}); ok {
 		f.Stats = st.stats(ctx)
 	}
+	if f.Stats == nil {
+		f.Stats = map[string]int64{}
+	}
 	e.waits.AddStats(f.Stats)
+	// The in-repo server counts its log's fsyncs (aof_fsyncs); redis-server counts none.
+	if info, err := e.client.Info(ctx, "persistence").Result(); err == nil {
+		if v, err := strconv.ParseInt(infoField(info, "aof_fsyncs"), 10, 64); err == nil {
+			f.Stats["aof_fsyncs"] = v
+		}
+	}
 	for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy"} {
 		if v, err := e.client.ConfigGet(ctx, name).Result(); err == nil {
 			if s, ok := v[name]; ok {

@@ -196,6 +196,7 @@ func (p *persistence) writeInfo(kv func(string, any)) {
 		st = p.w.Stats()
 	}
 	kv("aof_last_write_status", okErr(st.LastWriteErr == nil))
+	kv("aof_fsyncs", st.Fsyncs) // qbench's own: the log's fsyncs, 0 with no log
 	kv("aof_last_cow_size", 0)
 	kv("module_fork_in_progress", 0)
 	kv("module_fork_last_cow_size", 0)
@@ -208,7 +209,6 @@ func (p *persistence) writeInfo(kv func(string, any)) {
 		kv("aof_delayed_fsync", st.DelayedFsync)
 		// qbench's own fields: the fsync policy's effect.
 		kv("aof_appendfsync", p.policy.String())
-		kv("aof_fsyncs", st.Fsyncs)
 		kv("aof_written_records", st.WrittenRecords)
 		kv("aof_synced_records", st.SyncedRecords)
 		wpf := 0.0
