@@ -474,8 +474,22 @@ func (lc *loopConn) Write(b []byte) (int, error) {
 // read and write are read(2) and write(2) on the non-blocking socket. They never block, so
 // they skip the scheduler's system-call bookkeeping (entersyscall/exitsyscall and their atomics:
 // 4-6% of the loop's CPU unpipelined), as the runtime does for its own non-blocking calls.
-func (lc *loopConn) read(b []byte) (int, error)  { return rawRW(syscall.SYS_READ, lc.fd, b) }
-func (lc *loopConn) write(b []byte) (int, error) { return rawRW(syscall.SYS_WRITE, lc.fd, b) }
+// Under the race detector they stay syscall.Read/Write: those tell it that bytes written to a
+// socket happen before their reading (ioSync), which orders what a client did before sending
+// a command with the command's execution.
+func (lc *loopConn) read(b []byte) (int, error) {
+	if raceEnabled {
+		return syscall.Read(lc.fd, b)
+	}
+	return rawRW(syscall.SYS_READ, lc.fd, b)
+}
+
+func (lc *loopConn) write(b []byte) (int, error) {
+	if raceEnabled {
+		return syscall.Write(lc.fd, b)
+	}
+	return rawRW(syscall.SYS_WRITE, lc.fd, b)
+}
 
 func rawRW(trap uintptr, fd int, b []byte) (int, error) {
 	var p unsafe.Pointer
