@@ -392,11 +392,12 @@ func (l *eventLoop) shutdown() {
 // a system call), so without a yield the runtime sees one goroutine running for ever: every
 // 10 ms sysmon preempts it, or takes its P away in the middle of epoll_wait, and each such
 // take resets sysmon's back-off to 20 us wake-ups. Unpipelined at 50 clients that was 0.03-0.04
-// nanosleep per request (Redis: none), 7-10% of the process's CPU in sysmon's thread, and the
-// loop moving between threads; a yield every 5 ms (under the 10 ms time slice) cuts sysmon to
-// its idle pace (0.002-0.006 nanosleep per request) for one scheduler pass (and at most one
-// futex wake-up of an idle thread) per 5 ms. QBENCH_SERVER_LOOP_YIELD=0 turns it off, for
-// re-measuring.
+// nanosleep per request (Redis: none) and 8% of the process's CPU ticks in sysmon's thread;
+// under appendfsync always at one client 0.75 nanosleep per request. A yield every 5 ms (under
+// the 10 ms time slice) brings these to 0.002-0.006 and 0.2. Its price: Gosched wakes an idle
+// thread, which may take the loop over (futex 0.004 -> 0.006-0.02 per request unpipelined;
+// 0.12 -> 0.29 and sched_yield 0 -> 0.04 under always). QBENCH_SERVER_LOOP_YIELD=0 turns it
+// off, for re-measuring.
 const loopYieldEvery = 5 * time.Millisecond
 
 var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
