@@ -17,9 +17,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -137,7 +139,12 @@ func (l *eventLoop) run() {
 	defer l.s.wg.Done()
 	events := make([]syscall.EpollEvent, 256)
 	var ready []*client
+	lastYield := time.Now()
 	for {
+		if loopYield && time.Since(lastYield) >= loopYieldEvery {
+			runtime.Gosched()
+			lastYield = time.Now()
+		}
 		timeout := -1
 		if len(l.again) > 0 {
 			timeout = 0
@@ -381,6 +388,20 @@ func (l *eventLoop) shutdown() {
 	syscall.Close(l.wakefd)
 }
 
+// The loop yields its processor every loopYieldEvery. It never parks (it waits in epoll_wait,
+// a system call), so without a yield the runtime sees one goroutine running for ever: every
+// 10 ms sysmon preempts it, or takes its P away in the middle of epoll_wait, and each such
+// take resets sysmon's back-off to 20 us wake-ups. Unpipelined at 50 clients that was 0.03-0.04
+// nanosleep per request (Redis: none) and 8% of the process's CPU ticks in sysmon's thread;
+// under appendfsync always at one client 0.75 nanosleep per request. A yield every 5 ms (under
+// the 10 ms time slice) brings these to 0.002-0.006 and 0.2. Its price: Gosched wakes an idle
+// thread, which may take the loop over (futex 0.004 -> 0.006-0.02 per request unpipelined;
+// 0.12 -> 0.29 and sched_yield 0 -> 0.04 under always). QBENCH_SERVER_LOOP_YIELD=0 turns it
+// off, for re-measuring.
+const loopYieldEvery = 5 * time.Millisecond
+
+var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
+
 // errAgain is a non-blocking read or write that would block.
 var errAgain = errors.New("resource temporarily unavailable")
 
@@ -418,7 +439,7 @@ func newLoopConn(tc *net.TCPConn) (*loopConn, error) {
 
 func (lc *loopConn) Read(b []byte) (int, error) {
 	for {
-		n, err := syscall.Read(lc.fd, b)
+		n, err := lc.read(b)
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -437,7 +458,7 @@ func (lc *loopConn) Read(b []byte) (int, error) {
 func (lc *loopConn) Write(b []byte) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := syscall.Write(lc.fd, b[done:])
+		n, err := lc.write(b[done:])
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -449,6 +470,38 @@ func (lc *loopConn) Write(b []byte) (int, error) {
 		done += n
 	}
 	return done, nil
+}
+
+// read and write are read(2) and write(2) on the non-blocking socket. They never block, so
+// they skip the scheduler's system-call bookkeeping (entersyscall/exitsyscall and their atomics:
+// 4-6% of the loop's CPU unpipelined), as the runtime does for its own non-blocking calls.
+// Under the race detector they stay syscall.Read/Write: those tell it that bytes written to a
+// socket happen before their reading (ioSync), which orders what a client did before sending
+// a command with the command's execution.
+func (lc *loopConn) read(b []byte) (int, error) {
+	if raceEnabled {
+		return syscall.Read(lc.fd, b)
+	}
+	return rawRW(syscall.SYS_READ, lc.fd, b)
+}
+
+func (lc *loopConn) write(b []byte) (int, error) {
+	if raceEnabled {
+		return syscall.Write(lc.fd, b)
+	}
+	return rawRW(syscall.SYS_WRITE, lc.fd, b)
+}
+
+func rawRW(trap uintptr, fd int, b []byte) (int, error) {
+	var p unsafe.Pointer
+	if len(b) > 0 {
+		p = unsafe.Pointer(&b[0])
+	}
+	n, _, errno := syscall.RawSyscall(trap, uintptr(fd), uintptr(p), uintptr(len(b)))
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(n), nil
 }
 
 func (lc *loopConn) Close() error {

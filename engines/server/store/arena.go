@@ -58,7 +58,7 @@ func (a *streamArena) alloc(n int) ([]byte, *chunk) {
 			size *= 2
 		}
 		a.next = min(2*size, maxChunk)
-		mem, err := mapChunk(size)
+		mem, err := mapChunk(size, true)
 		if err != nil {
 			return make([]byte, n), nil
 		}

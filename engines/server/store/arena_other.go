@@ -2,6 +2,6 @@
 
 package store
 
-func mapChunk(n int) ([]byte, error) { return make([]byte, n), nil }
+func mapChunk(n int, _ bool) ([]byte, error) { return make([]byte, n), nil }
 
 func unmapChunk(b []byte) {}

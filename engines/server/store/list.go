@@ -40,7 +40,7 @@ func (p *blockPool) get() []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.free) == 0 {
-		mem, err := mapChunk(listSlab)
+		mem, err := mapChunk(listSlab, true)
 		if err != nil {
 			return nil
 		}

@@ -1,0 +1,5 @@
+package store
+
+import "syscall"
+
+const mapPopulate = syscall.MAP_POPULATE
