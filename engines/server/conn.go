@@ -239,9 +239,12 @@ func (c *client) isAsync() bool {
 	return c.async
 }
 
-// reply appends one reply for this client's protocol, unless CLIENT REPLY says not to.
+// reply appends one reply for this client's protocol, unless CLIENT REPLY says not to. Pub/sub
+// confirmations (SUBSCRIBE, UNSUBSCRIBE and their pattern forms, built as resp.Push) are sent
+// whatever CLIENT REPLY says, as Redis 7.0 sends them (its CLIENT_PUSHING flag).
 func (c *client) reply(v any) {
 	if (c.replyOff || c.skipThis) && !c.inExec {
+		c.replyPushesOnly(v)
 		return
 	}
 	if rs, ok := v.(replies); ok {
@@ -251,6 +254,19 @@ func (c *client) reply(v any) {
 		return
 	}
 	c.out = resp.AppendValue(c.out, v, c.proto)
+}
+
+// replyPushesOnly appends the pushes among v, for a client whose other replies are held back.
+func (c *client) replyPushesOnly(v any) {
+	rs, ok := v.(replies)
+	if !ok {
+		rs = replies{v}
+	}
+	for _, r := range rs {
+		if p, ok := r.(resp.Push); ok {
+			c.out = resp.AppendValue(c.out, p, c.proto)
+		}
+	}
 }
 
 // waitBlocked waits until blk is served, times out, the client disconnects or the server

@@ -21,6 +21,13 @@ func TestDiffRedisClientReply(t *testing.T) {
 			GET c`},
 		{"resp3", `HELLO 3
 			RAW "CLIENT REPLY SKIP\r\nHGETALL h\r\nPING\r\n"`},
+		// Pub/sub confirmations are pushes: Redis 7.0 sends them even with replies off.
+		{"off-subscribe", `RAW "CLIENT REPLY OFF\r\nSUBSCRIBE ch1 ch2\r\nUNSUBSCRIBE ch1\r\nPSUBSCRIBE p*\r\nPUNSUBSCRIBE\r\nUNSUBSCRIBE\r\nCLIENT REPLY ON\r\n"
+			PING`},
+		{"skip-subscribe", `RAW "CLIENT REPLY SKIP\r\nSUBSCRIBE ch\r\nUNSUBSCRIBE\r\nCLIENT REPLY SKIP\r\nUNSUBSCRIBE\r\n"
+			PING`},
+		{"off-multi", `RAW "CLIENT REPLY OFF\r\nMULTI\r\nSET m 1\r\nEXEC\r\nCLIENT REPLY ON\r\n"
+			GET m`},
 	})
 }
 
