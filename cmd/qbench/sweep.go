@@ -25,24 +25,30 @@ func logf(quiet bool) func(string, ...any) {
 	}
 }
 
+// checkSweepOutput checks, before any run, where a sweep writes: a matrix needs a directory
+// (made now) in which index.json can be written; repeat: writes one merged result to -o.
+func checkSweepOutput(sc *scenarios.Scenario, out string, g *gating) error {
+	if len(sc.Matrix.Axes) == 0 {
+		return checkOutputPath("-o", out)
+	}
+	if out == "" {
+		return usageError{errors.New("a matrix writes one result per cell: give -o DIR")}
+	}
+	if g.baselinePath != "" {
+		return usageError{errors.New("--baseline compares one result; with a matrix, compare the cells' results with qbench compare")}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return usageError{fmt.Errorf("-o %s: cannot make the results directory: %w", out, err)}
+	}
+	return checkOutputPath("-o", filepath.Join(out, "index.json"))
+}
+
 // runSweep runs a scenario's matrix: (one result per cell) or repeat: (one merged result), for
 // qbench run, which has loaded sc and prepared g.
 func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 	out, _ := cmd.Flags().GetString("output")
 	quiet, _ := cmd.Flags().GetBool("quiet")
-	baseline, _ := cmd.Flags().GetString("baseline")
 	matrix := len(sc.Matrix.Axes) > 0
-	if matrix {
-		if out == "" {
-			return usageError{errors.New("a matrix writes one result per cell: give -o DIR")}
-		}
-		if baseline != "" {
-			return usageError{errors.New("--baseline compares one result; with a matrix, compare the cells' results with qbench compare")}
-		}
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-	}
 	ctx, stop, cancel := loadContext()
 	defer cancel()
 	ix := &results.Index{Kind: "matrix", Scenario: sc.Name, StartedAt: time.Now().UTC()}
@@ -79,15 +85,16 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 	}
 	if !matrix {
 		// repeat: N of one scenario: one merged result, gated like a single run.
+		// The summary first: if the result cannot be written, the figures are still shown.
 		res := cells[0].Result
-		if out != "" {
-			if err := results.WriteFile(out, res); err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "qbench: wrote %s (%d repetitions merged)\n", out, len(cells[0].Runs))
-		}
 		if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {
 			return err
+		}
+		if out != "" {
+			if err := results.WriteFile(out, res); err != nil {
+				return fmt.Errorf("writing the result: %w", err)
+			}
+			fmt.Fprintf(os.Stderr, "qbench: wrote %s (%d repetitions merged)\n", out, len(cells[0].Runs))
 		}
 		return interrupted(res.Interrupted || stop.Err() != nil, g.check(cmd, out, res))
 	}
