@@ -85,7 +85,7 @@ func runCmd() *cobra.Command {
 				_ = bar.Finish()
 			}
 			if err != nil {
-				return err
+				return startInterrupted(err)
 			}
 			// The summary first: if the result cannot be written, the figures are still shown.
 			if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {

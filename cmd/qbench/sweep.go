@@ -77,10 +77,16 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 		return results.WriteIndexFile(filepath.Join(out, "index.json"), ix)
 	}
 	cells, err := bench.Sweep(ctx, stop, sc, opts)
+	if errors.Is(err, bench.ErrStartInterrupted) && len(cells) > 0 {
+		err = nil // Ctrl-C while a later run was starting: the cells finished so far stand
+	}
 	if err != nil {
-		return err
+		return startInterrupted(err)
 	}
 	if len(cells) == 0 {
+		if stop.Err() != nil {
+			return interruptedError{start: errors.New("interrupted: the sweep was stopped before any run finished")}
+		}
 		return errors.New("the sweep was stopped before any run finished")
 	}
 	if !matrix {
