@@ -143,8 +143,11 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if sh, ok := eng.(engines.Sharder); ok { // order is owed per shard only
 		r.ledger.SetShards(sh.Shards(), sh.ShardOf)
 	}
+	r.msgCap.limit = sc.MessageCap() // rate: max only (msgcap.go)
 	r.joinSegment()
-	return r.segmentResult(r.execute(ctx, stop))
+	res, err := r.segmentResult(r.execute(ctx, stop))
+	r.capWarning(res)
+	return res, err
 }
 
 // After a Ctrl-C (stop), engine calls still in flight get stopGrace to finish (so that an
@@ -232,6 +235,7 @@ type run struct {
 	scheduleEnd time.Duration
 	// backlog is the scenario's backlog phase; nil without one.
 	backlog *backlogPhase
+	msgCap  messageCap // a rate: max run's cap (msgcap.go)
 	// hard ends stopGrace after stop (Ctrl-C), or with the run's context: the loops' engine calls,
 	// consumers' work and faults end with it.
 	hard context.Context
@@ -372,6 +376,8 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 			r.consume(consumeCtx, i, c, r.groupOf(i), r.consumerRecs[i], warmupNs)
 		}()
 	}
+	produceStop, stopProducing := r.produceStop(stop)
+	defer stopProducing()
 	for i, p := range producers {
 		if p == nil {
 			continue
@@ -379,7 +385,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		pwg.Add(1)
 		go func() {
 			defer pwg.Done()
-			r.produce(ctx, stop, i, p, r.producerRecs[i], warmupNs)
+			r.produce(ctx, produceStop, i, p, r.producerRecs[i], warmupNs)
 		}()
 	}
 
