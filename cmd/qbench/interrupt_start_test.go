@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"qbench/engines/procs"
 )
 
 // children lists the PIDs of pid's child processes.
@@ -27,13 +29,45 @@ func children(pid int) []int {
 	return out
 }
 
-// The first Ctrl-C stops a run during the engine's start-up within a second (here a Redis Cluster
-// of six redis-server processes, interrupted once its first node runs, before the cluster is
-// formed): exit code 4, every process it started gone (by PID) and its temp directories removed.
+// The first Ctrl-C stops a run during the engine's start-up within a second, interrupted as soon
+// as its first process runs: a Redis Cluster of six redis-server processes (before the cluster is
+// formed) and a three-broker Kafka (which takes 30-100 s to start): exit code 4, every process it
+// started gone (by PID) and its temp directories removed.
 func TestCtrlCDuringStartUp(t *testing.T) {
-	needRedis(t)
+	cases := []struct{ name, yaml string }{
+		{"redis-cluster", "name: c\nengine: redis-cluster\nrate: 100\nduration: 60s\n"},
+		{"kafka, three brokers", "name: k\nengine: kafka\nrate: 100\nduration: 60s\nkafka:\n  brokers: 3\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if strings.HasPrefix(c.name, "kafka") {
+				needKafka(t)
+			} else {
+				needRedis(t)
+			}
+			ctrlCDuringStartUp(t, c.yaml)
+		})
+	}
+}
+
+// needKafka skips (fails under CI=true) without the Kafka jars and java.
+func needKafka(t *testing.T) {
+	t.Helper()
+	_, err := procs.KafkaHome()
+	if err == nil {
+		_, err = exec.LookPath("java")
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+}
+
+func ctrlCDuringStartUp(t *testing.T, yaml string) {
 	tmp := t.TempDir()
-	sc := writeFile(t, "c.yaml", "name: c\nengine: redis-cluster\nrate: 100\nduration: 60s\n")
+	sc := writeFile(t, "s.yaml", yaml)
 	cmd := exec.Command(qbenchBin, "run", "-q", sc)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var stderr strings.Builder
