@@ -244,3 +244,13 @@ func (s *Scenario) validateLimits(bad func(field, format string, args ...any)) {
 			b>>20, MaxBufferBytes>>20, s.Producers, s.InFlight, s.Batch, s.MessageSize.Largest())
 	}
 }
+
+// CheckMemory applies the memory budget's bound to a scenario changed after validation (a rate
+// search's probe at a rate of its own).
+func (s *Scenario) CheckMemory() error {
+	var errs []error
+	s.validateMemory(s.checks, func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	})
+	return errors.Join(errs...)
+}

@@ -78,3 +78,25 @@ func TestRepeatPrintsSummaryWhenWriteFails(t *testing.T) {
 		t.Fatalf("no CPU profile of the sweep (%d bytes): %v", len(b), err)
 	}
 }
+
+// The memory budget (--memory-budget) bounds what validation accepts and each rate a search
+// tries: both are refused before they run, exit 2, naming the figures.
+func TestMemoryBudgetFlag(t *testing.T) {
+	sc := writeFile(t, "s.yaml", "name: s\nrate: 8000\nduration: 1s\n")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"validate", sc}, 0, ""},
+		{[]string{"validate", "--memory-budget", "100KiB", sc}, 2, "s.yaml:2: rate: 8000 messages per second for 1s is 8e+03 messages; the ledger keeps 21 bytes for each (1 receiving group(s)), 164.1 KiB, more than the memory budget 100.0 KiB (--memory-budget)"},
+		{[]string{"validate", "--memory-budget", "lots", sc}, 2, `--memory-budget: "lots" is not a size`},
+		{[]string{"search", "--memory-budget", "200KiB", sc, "-o", t.TempDir(), "--objective", "lost == 0", "--low", "16000"}, 2, "search at 16000 msg/s: rate: 16000 messages per second"},
+	}
+	for _, c := range cases {
+		_, stderr, code := qbench(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("qbench %v: exit %d, want %d with %q; stderr: %s", c.args, code, c.code, c.want, stderr)
+		}
+	}
+}

@@ -198,6 +198,9 @@ rate found. KIND is that of the first latency objective (produce if none).`,
 				c.Rate = scenarios.Rate{PerSecond: rate}
 				name := fmt.Sprintf("rate=%.0f", rate)
 				c.Name = sc.Name + "/" + name
+				if err := c.CheckMemory(); err != nil {
+					return false, usageError{fmt.Errorf("search at %.0f msg/s: %w (--high bounds the search)", rate, err)}
+				}
 				logf(quiet)("trying %.0f msg/s", rate)
 				res, err := bench.Run(ctx, stop, &c, bench.Options{Logf: logf(false)})
 				if err != nil {
