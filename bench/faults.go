@@ -95,16 +95,42 @@ func chargeProduceErrors(spans []ledger.Window, failed [][]int64) []int64 {
 	return out
 }
 
-// scheduleFaults fires the scenario's faults at their offsets. over is closed when the
-// consumers have stopped: a command's background work still going then never ended in the run.
+// faultLateWarn is how late an engine-side fault may fire before the run says so: validation
+// refuses plans in which one is due while another holds the engine, but a recovery (a restart,
+// an election) can take longer than the plan left for it.
+const faultLateWarn = 100 * time.Millisecond
+
+// scheduleFaults fires the scenario's faults at their offsets. Consumer-side faults are handed
+// to their consumer at once; engine-side ones are carried out one at a time by a goroutine of
+// their own (a stall, a crash's downtime or a full disk holds it for the fault's duration), so
+// a consumer fault planned during one still fires on schedule. Validation refuses plans with an
+// engine-side fault due while another holds the engine (scenarios' validateFaultOverlap); one
+// that fires late all the same (a slow recovery) is reported, not hidden. over is closed when
+// the consumers have stopped: a command's background work still going then never ended in the run.
 func (r *run) scheduleFaults(ctx, stop context.Context, over <-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
 	var watchers sync.WaitGroup
+	engineSide := make(chan scenarios.Fault, len(r.sc.Faults))
 	go func() {
 		defer close(done)
 		defer watchers.Wait()
+		for f := range engineSide {
+			if stop.Err() != nil || ctx.Err() != nil {
+				continue
+			}
+			if late := time.Since(r.epoch.Add(f.At.D())); late > faultLateWarn {
+				err := fmt.Errorf("%s planned at %s fired %s late: the previous server-side fault was still being carried out (its recovery took longer than the plan left)",
+					f.Kind, f.At, late.Round(time.Millisecond))
+				r.noteErr("fault", err)
+				r.opts.Logf("%v", err)
+			}
+			r.fireWindow(ctx, stop, over, f, &watchers)
+		}
+	}()
+	go func() {
+		defer close(engineSide)
 		faults := append([]scenarios.Fault(nil), r.sc.Faults...)
-		sort.Slice(faults, func(i, j int) bool { return faults[i].At < faults[j].At })
+		sort.SliceStable(faults, func(i, j int) bool { return faults[i].At < faults[j].At })
 		for _, f := range faults {
 			wait := time.Until(r.epoch.Add(f.At.D()))
 			select {
@@ -114,21 +140,11 @@ func (r *run) scheduleFaults(ctx, stop context.Context, over <-chan struct{}) <-
 			case <-ctx.Done():
 				return
 			}
-			w := &faultWindow{fault: f, startNs: r.since()}
-			w.endNs.Store(w.startNs + int64(f.Duration))
-			if t, _ := f.Kind.Traits(); t.EndsOnRecovery {
-				w.endNs.Store(math.MaxInt64) // until the server answers again
+			if f.Kind.EngineSide() {
+				engineSide <- f // never blocks: room for every fault
+				continue
 			}
-			r.windowsMu.Lock()
-			r.windows = append(r.windows, w)
-			r.windowsMu.Unlock()
-			if err := r.fire(ctx, f); err != nil {
-				w.err = err
-				r.noteErr("fault", err)
-				r.opts.Logf("fault %s at %s: %v", f.Kind, f.At, err)
-			} else if f.Kind == scenarios.FaultCommand {
-				r.watchBackground(ctx, stop, over, w, &watchers)
-			}
+			r.fireWindow(ctx, stop, over, f, &watchers) // consumer-side: no background work to watch
 		}
 	}()
 	return done
@@ -183,7 +199,26 @@ func (r *run) watchBackground(ctx, stop context.Context, over <-chan struct{}, w
 	}()
 }
 
-func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
+// fireWindow opens the fault's window now and carries the fault out.
+func (r *run) fireWindow(ctx, stop context.Context, over <-chan struct{}, f scenarios.Fault, watchers *sync.WaitGroup) {
+	w := &faultWindow{fault: f, startNs: r.since()}
+	w.endNs.Store(w.startNs + int64(f.Duration))
+	if t, _ := f.Kind.Traits(); t.EndsOnRecovery {
+		w.endNs.Store(math.MaxInt64) // until the server answers again
+	}
+	r.windowsMu.Lock()
+	r.windows = append(r.windows, w)
+	r.windowsMu.Unlock()
+	if err := r.fire(ctx, f, w); err != nil {
+		w.err = err
+		r.noteErr("fault", err)
+		r.opts.Logf("fault %s at %s: %v", f.Kind, f.At, err)
+	} else if f.Kind == scenarios.FaultCommand {
+		r.watchBackground(ctx, stop, over, w, watchers)
+	}
+}
+
+func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error {
 	if t, _ := f.Kind.Traits(); t.ConsumerSide {
 		r.consumerFaults[f.Consumer] <- f
 		return nil
@@ -202,11 +237,11 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 		// A Kafka cluster restarts the partition's leader cleanly; a Redis Cluster crashes a
 		// primary and restarts it on its directory.
 		if _, ok := r.eng.(engines.LeaderKiller); ok {
-			return r.fireLeaderKill(ctx, f)
+			return r.fireLeaderKill(ctx, f, w)
 		}
-		return r.crashAndRestart(ctx, f)
+		return r.crashAndRestart(ctx, f, w)
 	case scenarios.FaultServerCrash, scenarios.FaultPowerLoss:
-		return r.crashAndRestart(ctx, f)
+		return r.crashAndRestart(ctx, f, w)
 	case scenarios.FaultDiskFull:
 		d, ok := r.eng.(engines.DiskFiller)
 		if !ok {
@@ -230,20 +265,19 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault) error {
 			return fmt.Errorf("engine %s cannot fail over", r.sc.Engine)
 		}
 		err := fo.Failover(ctx)
-		ws := r.activeWindows()
-		ws[len(ws)-1].endNs.Store(r.since()) // the replica is primary
+		w.endNs.Store(r.since()) // the replica is primary
 		return err
 	case scenarios.FaultPartitionLeaderKill:
-		return r.fireLeaderKill(ctx, f)
+		return r.fireLeaderKill(ctx, f, w)
 	case scenarios.FaultPartition:
-		return r.firePartition(ctx, f)
+		return r.firePartition(ctx, f, w)
 	}
 	return fmt.Errorf("fault %q not supported", f.Kind)
 }
 
 // crashAndRestart kills the server without warning (a power cut too, for power-loss), waits the
 // fault's duration and brings it back on the same address and directory.
-func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault) error {
+func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault, w *faultWindow) error {
 	c, ok := r.eng.(engines.Crasher)
 	if !ok {
 		return fmt.Errorf("engine %s cannot crash its server", r.sc.Engine)
@@ -257,8 +291,7 @@ func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault) error {
 	}
 	sleepCtx(ctx, f.Duration.D())
 	err := c.Restart(ctx)
-	ws := r.activeWindows()
-	ws[len(ws)-1].endNs.Store(r.since()) // the server is back
+	w.endNs.Store(r.since()) // the server is back
 	return err
 }
 
@@ -315,13 +348,11 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 // duration 0 stays down. The window ends when writes can go somewhere again: at the new leader's
 // election for a kill, when the node is back for a restart (or a kill no other replica could take
 // over). The time writes failed is then the window plus its recover_write time.
-func (r *run) fireLeaderKill(ctx context.Context, f scenarios.Fault) error {
+func (r *run) fireLeaderKill(ctx context.Context, f scenarios.Fault, w *faultWindow) error {
 	lk, ok := r.eng.(engines.LeaderKiller)
 	if !ok {
 		return fmt.Errorf("engine %s cannot kill a partition leader", r.sc.Engine)
 	}
-	ws := r.activeWindows()
-	w := ws[len(ws)-1]
 	crash := f.Kind == "partition-leader-kill"
 	ch, err := lk.KillLeader(ctx, crash)
 	if ch.Node == 0 {
@@ -362,13 +393,11 @@ type partitioner interface {
 // firePartition cuts the target shard's primary off for the fault's duration. The window ends
 // when the partition heals; Heal then waits for the cluster to settle (the old primary rejoining
 // as a replica), which costs no writes of its own. The heal runs even when the run is stopped.
-func (r *run) firePartition(ctx context.Context, f scenarios.Fault) error {
+func (r *run) firePartition(ctx context.Context, f scenarios.Fault, w *faultWindow) error {
 	p, ok := r.eng.(partitioner)
 	if !ok {
 		return fmt.Errorf("engine %s cannot partition a node", r.sc.Engine)
 	}
-	ws := r.activeWindows()
-	w := ws[len(ws)-1]
 	target, err := p.Partition(ctx)
 	if err != nil {
 		w.endNs.Store(r.since())

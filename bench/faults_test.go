@@ -66,3 +66,36 @@ faults:
 		})
 	}
 }
+
+// Engine-side faults hold the scheduler for their duration, but they do not hold back the
+// others: a consumer fault planned during a stall fires on schedule, not when the stall ends,
+// and so does the stall after it, planned back to back.
+func TestFaultsFireOnScheduleDuringAStall(t *testing.T) {
+	res := run(t, scenario(t, `
+engine: embedded
+rate: 500
+duration: 2500ms
+warmup: 0s
+drain_timeout: 2s
+faults:
+  - {at: 300ms, kind: stall, duration: 1200ms}
+  - {at: 700ms, kind: consumer-pause, consumer: 0, duration: 200ms}
+  - {at: 1500ms, kind: stall, duration: 200ms}
+`))
+	planned := map[string]int64{"stall": 300e6, "consumer-pause": 700e6}
+	if len(res.Faults) != 3 {
+		t.Fatalf("fault windows %+v", res.Faults)
+	}
+	for i, f := range res.Faults {
+		want := planned[f.Kind]
+		if i == 2 {
+			want = 1500e6
+		}
+		if late := f.StartNs - want; late < 0 || late > 50e6 {
+			t.Errorf("fault %d (%s) started at %dms, planned %dms", i, f.Kind, f.StartNs/1e6, want/1e6)
+		}
+	}
+	for _, e := range res.Errors {
+		t.Errorf("unexpected error (a late fault?): %+v", e)
+	}
+}

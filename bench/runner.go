@@ -6,6 +6,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -47,6 +48,11 @@ type Options struct {
 	Segment *SegmentOptions
 }
 
+// ErrStartInterrupted is a run stopped (stop cancelled: Ctrl-C) before its load began, while the
+// engine was starting or being set up: there is no result. Whatever the engine had started has
+// been stopped.
+var ErrStartInterrupted = errors.New("interrupted during the engine's start-up; nothing was measured")
+
 // Run executes sc and returns its result. Cancelling stop ends the load early and still returns a
 // result marked Interrupted; cancelling ctx abandons engine calls too.
 func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*results.Result, error) {
@@ -63,12 +69,39 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	eng, err := reg.New(ctx, specFor(sc, opts.RunID))
+	// Start-up (the engine's processes and its set-up) ends on the first Ctrl-C too, not only on
+	// the second: a three-broker Kafka takes 30-100 s to start, a Redis Cluster seconds, and a
+	// run interrupted before its load began has nothing to measure. Once started, the engine is
+	// no longer tied to stop (an interrupted run still drains, sweeps and tears down).
+	startCtx, cancelStart := context.WithCancel(ctx)
+	defer cancelStart() // after eng.Close (deferred later, so run earlier)
+	unhook := context.AfterFunc(stop, cancelStart)
+	eng, err := reg.New(startCtx, specFor(sc, opts.RunID))
 	if err != nil {
+		if stop.Err() != nil {
+			return nil, fmt.Errorf("engine %s: %w (%v)", sc.Engine, ErrStartInterrupted, err)
+		}
 		return nil, fmt.Errorf("engine %s: %w", sc.Engine, err)
 	}
-	defer eng.Close()
-	if err := eng.Setup(ctx); err != nil {
+	defer eng.Close() // stops every process New started and removes its directories
+	err = eng.Setup(startCtx)
+	if !unhook() || stop.Err() != nil {
+		// What a set-up cut short created is removed, within the interrupted run's bound.
+		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interruptedCleanup)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- eng.Teardown(tctx) }()
+		select {
+		case terr := <-done:
+			if terr != nil {
+				opts.Logf("tear-down: %v", terr)
+			}
+		case <-time.After(interruptedCleanup): // a client that does not honour its deadline
+			opts.Logf("tear-down: no answer within %s; abandoned", interruptedCleanup)
+		}
+		return nil, fmt.Errorf("engine %s: %w", sc.Engine, ErrStartInterrupted)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("engine %s: set-up: %w", sc.Engine, err)
 	}
 	var r *run
@@ -110,8 +143,11 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if sh, ok := eng.(engines.Sharder); ok { // order is owed per shard only
 		r.ledger.SetShards(sh.Shards(), sh.ShardOf)
 	}
+	r.msgCap.limit = sc.MessageCap() // rate: max only (msgcap.go)
 	r.joinSegment()
-	return r.segmentResult(r.execute(ctx, stop))
+	res, err := r.segmentResult(r.execute(ctx, stop))
+	r.capWarning(res)
+	return res, err
 }
 
 // After a Ctrl-C (stop), engine calls still in flight get stopGrace to finish (so that an
@@ -199,6 +235,7 @@ type run struct {
 	scheduleEnd time.Duration
 	// backlog is the scenario's backlog phase; nil without one.
 	backlog *backlogPhase
+	msgCap  messageCap // a rate: max run's cap (msgcap.go)
 	// hard ends stopGrace after stop (Ctrl-C), or with the run's context: the loops' engine calls,
 	// consumers' work and faults end with it.
 	hard context.Context
@@ -342,6 +379,8 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 			r.consume(consumeCtx, i, c, r.groupOf(i), r.consumerRecs[i], warmupNs)
 		}()
 	}
+	produceStop, stopProducing := r.produceStop(stop)
+	defer stopProducing()
 	for i, p := range producers {
 		if p == nil {
 			continue
@@ -349,7 +388,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		pwg.Add(1)
 		go func() {
 			defer pwg.Done()
-			r.produce(ctx, stop, i, p, r.producerRecs[i], warmupNs)
+			r.produce(ctx, produceStop, i, p, r.producerRecs[i], warmupNs)
 		}()
 	}
 

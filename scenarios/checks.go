@@ -19,6 +19,9 @@ type Checks struct {
 	Engines []*Engine
 	// Gate parses a gate expression ("e2e.p99 <= 20ms"); nil leaves gates and knee unparsed.
 	Gate func(expr string) error
+	// MemoryBudget is --memory-budget in bytes; 0 takes $QBENCH_MEMORY_BUDGET or a share of
+	// the machine's available memory (ResolveMemoryBudget).
+	MemoryBudget int64
 }
 
 // Engine is what scenario validation knows of one engine.

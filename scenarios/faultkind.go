@@ -1,6 +1,9 @@
 package scenarios
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // FaultKind names a fault a scenario can inject. What each kind needs and does is in one table,
 // faultTraits, which validation, the schema and the runner all consult.
@@ -47,22 +50,27 @@ type FaultTraits struct {
 	EndsOnRecovery bool
 	// HitsShard: the fault's shard field picks its target (a Redis Cluster shard's primary).
 	HitsShard bool
+	// HoldsEngine: carrying the fault out occupies the engine for its duration (and, with
+	// EndsOnRecovery, its recovery): the scheduler fires engine-side faults one at a time, so
+	// another engine-side fault planned inside it would fire late. Validation refuses that plan
+	// (validateFaultOverlap). A command returns at once and holds nothing.
+	HoldsEngine bool
 }
 
 var faultTraits = map[FaultKind]FaultTraits{
-	FaultStall:       {NeedsDuration: true},
-	FaultServerCrash: {Destructive: true, NeedsDuration: true, EndsOnRecovery: true},
-	FaultPowerLoss:   {Destructive: true, NeedsDuration: true, NeedsLossyFS: true, EndsOnRecovery: true},
-	FaultDiskFull:    {NeedsDuration: true, NeedsLossyFS: true},
-	FaultFailover:    {Destructive: true, EndsOnRecovery: true},
+	FaultStall:       {NeedsDuration: true, HoldsEngine: true},
+	FaultServerCrash: {Destructive: true, NeedsDuration: true, EndsOnRecovery: true, HoldsEngine: true},
+	FaultPowerLoss:   {Destructive: true, NeedsDuration: true, NeedsLossyFS: true, EndsOnRecovery: true, HoldsEngine: true},
+	FaultDiskFull:    {NeedsDuration: true, NeedsLossyFS: true, HoldsEngine: true},
+	FaultFailover:    {Destructive: true, EndsOnRecovery: true, HoldsEngine: true},
 	FaultCommand:     {},
 	// A cluster's own failover ends the window: a promoted replica, a new leader, the node back.
 	// Their duration is optional (a leader killed with 0 stays down; a node restarted at once).
-	FaultPrimaryKill:         {Destructive: true, EndsOnRecovery: true, HitsShard: true},
-	FaultPartitionLeaderKill: {Destructive: true, EndsOnRecovery: true},
-	FaultNodeRestart:         {Destructive: true, EndsOnRecovery: true, HitsShard: true},
+	FaultPrimaryKill:         {Destructive: true, EndsOnRecovery: true, HitsShard: true, HoldsEngine: true},
+	FaultPartitionLeaderKill: {Destructive: true, EndsOnRecovery: true, HoldsEngine: true},
+	FaultNodeRestart:         {Destructive: true, EndsOnRecovery: true, HitsShard: true, HoldsEngine: true},
 	// A partition ends when it heals (after Duration), not when the cluster has settled again.
-	FaultPartition:         {Destructive: true, NeedsDuration: true, EndsOnRecovery: true, HitsShard: true},
+	FaultPartition:         {Destructive: true, NeedsDuration: true, EndsOnRecovery: true, HitsShard: true, HoldsEngine: true},
 	FaultSlowConsumer:      {NeedsDuration: true, ConsumerSide: true},
 	FaultConsumerCrash:     {ConsumerSide: true},
 	FaultConsumerPause:     {NeedsDuration: true, ConsumerSide: true},
@@ -115,4 +123,43 @@ func (f Fault) Destructive() bool {
 	}
 	t, _ := f.Kind.Traits()
 	return t.Destructive
+}
+
+// validateFaultOverlap refuses a plan in which an engine-side fault is due while an earlier one
+// still holds the engine (HoldsEngine): the scheduler carries engine-side faults out one at a
+// time, so the later one would fire late, and the run would not be the one planned. A fault
+// that ends on recovery holds the engine past its duration (the restart, the election), so one
+// due exactly at its end is refused too. Consumer-side faults fire at once and may overlap.
+func (s *Scenario) validateFaultOverlap() Errors {
+	var errs Errors
+	for j, b := range s.Faults {
+		if !b.Kind.EngineSide() {
+			continue
+		}
+		for i, a := range s.Faults {
+			ta, _ := a.Kind.Traits()
+			if i == j || !ta.HoldsEngine || a.At > b.At || (a.At == b.At && i > j) {
+				continue // a is not an earlier fault holding the engine when b is due
+			}
+			end := a.At + a.Duration
+			if b.At < end || (ta.EndsOnRecovery && b.At == end) {
+				next := "after " + end.String()
+				if !ta.EndsOnRecovery {
+					next = "at " + end.String() + " or later"
+				}
+				errs = append(errs, &Error{Field: fmt.Sprintf("faults.%d.at", j), See: fmt.Sprintf("faults.%d", i),
+					Msg: fmt.Sprintf("%s at %s overlaps faults.%d (%s at %s for %s): the engine carries out one server-side fault at a time, so it would fire late; plan it %s%s",
+						b.Kind, b.At, i, a.Kind, a.At, a.Duration, next, recoveryNote(ta))})
+				break
+			}
+		}
+	}
+	return errs
+}
+
+func recoveryNote(t FaultTraits) string {
+	if t.EndsOnRecovery {
+		return ", leaving time for the recovery"
+	}
+	return ""
 }

@@ -86,3 +86,40 @@ func TestFaultDestructive(t *testing.T) {
 		}
 	}
 }
+
+// Engine-side faults are carried out one at a time: a plan with one due while an earlier one
+// still holds the engine (its duration, and for a fault that ends on recovery its end too) is
+// refused, naming both faults, the file and both lines; consumer-side faults and commands may
+// overlap anything, and back-to-back plans pass.
+func TestOverlappingServerFaultsAreRefused(t *testing.T) {
+	cases := []struct {
+		name, faults, want string // want "" passes
+	}{
+		{"stall inside a stall", "  - {at: 1s, kind: stall, duration: 2s}\n  - {at: 2s, kind: stall, duration: 1s}\n",
+			"f.yaml:8: faults.1.at: stall at 2s overlaps faults.0 (stall at 1s for 2s): the engine carries out one server-side fault at a time, so it would fire late; plan it at 3s or later (faults.0 is at line 7)"},
+		{"two at the same moment", "  - {at: 1s, kind: command, command: [BGSAVE]}\n  - {at: 1s, kind: stall, duration: 1s}\n  - {at: 1s, kind: server-crash, duration: 1s}\n",
+			"f.yaml:9: faults.2.at: server-crash at 1s overlaps faults.1 (stall at 1s for 1s)"},
+		{"listed out of order", "  - {at: 3s, kind: command, command: [BGSAVE]}\n  - {at: 2s, kind: server-crash, duration: 2s}\n",
+			"f.yaml:7: faults.0.at: command at 3s overlaps faults.1 (server-crash at 2s for 2s): the engine carries out one server-side fault at a time, so it would fire late; plan it after 4s, leaving time for the recovery (faults.1 is at line 8)"},
+		{"at the end of a crash: its restart comes after", "  - {at: 1s, kind: server-crash, duration: 1s}\n  - {at: 2s, kind: stall, duration: 1s}\n",
+			"faults.1.at: stall at 2s overlaps faults.0 (server-crash at 1s for 1s)"},
+		{"at the end of a stall", "  - {at: 1s, kind: stall, duration: 1s}\n  - {at: 2s, kind: stall, duration: 1s}\n", ""},
+		{"after a crash", "  - {at: 1s, kind: server-crash, duration: 1s}\n  - {at: 3s, kind: stall, duration: 1s}\n", ""},
+		{"commands at once", "  - {at: 1s, kind: command, command: [BGSAVE]}\n  - {at: 1s, kind: command, command: [BGREWRITEAOF]}\n", ""},
+		{"a command before a stall", "  - {at: 1s, kind: command, command: [BGSAVE]}\n  - {at: 1s, kind: stall, duration: 1s}\n", ""},
+		{"consumer faults inside a stall", "  - {at: 1s, kind: stall, duration: 3s}\n  - {at: 2s, kind: consumer-pause, duration: 1s}\n  - {at: 2s, kind: consumer-crash}\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := "engine: redis\nrate: 10\nduration: 9s\nconsumers: 2\nappendonly: no\nfaults:\n" + c.faults
+			src = strings.Replace(src, "appendonly: no\n", "policy: none\n", 1)
+			_, err := Parse("f.yaml", []byte(src), testChecks)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused a plan that fires on schedule: %v", err)
+			case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("got %v\nwant %s", err, c.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,15 @@
 package scenarios
 
-import "time"
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // What one qbench process can do, checked before a run starts: a scenario past these would hang
 // the machine or exhaust its memory instead of measuring anything (`rate: 1e26` once spun at full
@@ -21,7 +30,198 @@ const (
 	MaxBufferBytes = 2 << 30
 	// MaxBacklogMessages bounds backlog.messages: the ledger keeps about 20 bytes per message.
 	MaxBacklogMessages = 50_000_000
+	// MaxMessagesPerProducer: the ledger numbers a producer's messages in 32 bits (its
+	// reorder marks are uint32).
+	MaxMessagesPerProducer = math.MaxUint32
 )
+
+// The memory budget bounds the messages one run may send: the ledger keeps every message's marks
+// until the run ends (bench/ledger's producerBook: flags, intended time and reorder mark, 17
+// bytes with the slices' share, and a 4-byte delivery count for each receiving group), so rate x
+// duration is memory. The budget is --memory-budget, else $QBENCH_MEMORY_BUDGET, else
+// MemoryShare of the machine's MemAvailable (the rest is for the slices' growth, the histograms,
+// the engine's clients and, for an embedded engine, the messages themselves).
+const (
+	MemoryBudgetEnv = "QBENCH_MEMORY_BUDGET"
+	MemoryShare     = 0.5
+	// fallbackMemory is assumed when /proc/meminfo cannot be read (not Linux).
+	fallbackMemory = 8 << 30
+)
+
+// LedgerBytesPerMessage is what the ledger keeps for one message sent to groups receiving groups.
+func LedgerBytesPerMessage(groups int) int64 { return 17 + 4*int64(max(groups, 1)) }
+
+// MemoryBudget is the bytes one run's ledger may take, and where the figure came from.
+type MemoryBudget struct {
+	Bytes  int64
+	Source string
+}
+
+func (b MemoryBudget) String() string { return fmt.Sprintf("%s (%s)", FormatBytes(b.Bytes), b.Source) }
+
+// ResolveMemoryBudget is the budget: flagBytes when positive (--memory-budget), else
+// $QBENCH_MEMORY_BUDGET, else MemoryShare of MemAvailable.
+func ResolveMemoryBudget(flagBytes int64) (MemoryBudget, error) {
+	if flagBytes > 0 {
+		return MemoryBudget{flagBytes, "--memory-budget"}, nil
+	}
+	if v := os.Getenv(MemoryBudgetEnv); v != "" {
+		n, err := ParseBytes(v)
+		if err != nil {
+			return MemoryBudget{}, fmt.Errorf("$%s: %w", MemoryBudgetEnv, err)
+		}
+		return MemoryBudget{n, "$" + MemoryBudgetEnv}, nil
+	}
+	avail, err := memAvailable()
+	if err != nil {
+		return MemoryBudget{int64(MemoryShare * fallbackMemory), fmt.Sprintf("%.0f%% of an assumed %s: %v; set --memory-budget or $%s", 100*MemoryShare, FormatBytes(fallbackMemory), err, MemoryBudgetEnv)}, nil
+	}
+	return MemoryBudget{int64(MemoryShare * float64(avail)), fmt.Sprintf("%.0f%% of MemAvailable %s; set --memory-budget or $%s", 100*MemoryShare, FormatBytes(avail), MemoryBudgetEnv)}, nil
+}
+
+// memAvailable reads MemAvailable from /proc/meminfo, in bytes.
+func memAvailable() (int64, error) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("/proc/meminfo: %w", err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, errors.New("/proc/meminfo has no MemAvailable")
+}
+
+// ParseBytes reads a size: a number of bytes with an optional unit (KB, MB, GB, TB are powers
+// of 1000; KiB, MiB, GiB, TiB of 1024), e.g. 512MiB, 4GB, 1e9.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(num), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v*mult >= 1) || v*mult > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%q is not a size (write e.g. 512MiB or 4GB)", s)
+	}
+	return int64(v * mult), nil
+}
+
+// FormatBytes writes n in binary units.
+func FormatBytes(n int64) string {
+	f := float64(n)
+	for _, u := range []string{"B", "KiB", "MiB", "GiB", "TiB"} {
+		if f < 1024 || u == "TiB" {
+			if u == "B" {
+				return fmt.Sprintf("%d B", n)
+			}
+			return fmt.Sprintf("%.1f %s", f, u)
+		}
+		f /= 1024
+	}
+	return ""
+}
+
+// ReceivingGroups estimates the groups owed every message, for the ledger's size: each pub/sub
+// subscriber is one, a stream has stream.groups; the engine's own count (engines.Grouper) is known
+// only once it runs.
+func (s *Scenario) ReceivingGroups() int {
+	if s.Design == "pubsub" {
+		return max(s.Consumers, 1)
+	}
+	return max(s.Stream.Groups, 1)
+}
+
+// ExpectedMessages is the most messages the scenario's producers are scheduled to send: the rate
+// (a profile's peak) over the schedule (the duration, warm-up included, plus a backlog's fill when
+// producers keep going). 0 for rate: max, which has no schedule, and for a consume-only run.
+func (s *Scenario) ExpectedMessages() float64 {
+	rate := s.Rate.PerSecond
+	if s.Profile.Set() {
+		rate = s.Profile.PeakRate()
+	}
+	if s.Rate.Max || !s.Produces() || rate <= 0 {
+		return 0
+	}
+	n := rate * s.Duration.D().Seconds()
+	if b := s.Backlog; b.Set() {
+		fill := float64(b.Messages)
+		if b.Duration > 0 {
+			fill = rate * b.Duration.D().Seconds()
+		}
+		if b.Producers == "stop" {
+			return fill
+		}
+		n += fill
+	}
+	return n
+}
+
+// MessageCap is how many messages a rate: max run may send before its producers stop: what the
+// memory budget holds, and what the ledger can number. 0 when the budget cannot be resolved.
+func (s *Scenario) MessageCap() int64 {
+	b, err := ResolveMemoryBudget(s.checks.MemoryBudget)
+	if err != nil {
+		return 0
+	}
+	n := b.Bytes / LedgerBytesPerMessage(s.ReceivingGroups())
+	return min(n, int64(max(s.Producers, 1))*MaxMessagesPerProducer)
+}
+
+// validateMemory bounds the messages the run is scheduled to send by the memory budget, and each
+// producer's by what the ledger can number.
+func (s *Scenario) validateMemory(c Checks, bad func(field, format string, args ...any)) {
+	n := s.ExpectedMessages()
+	if n == 0 {
+		return
+	}
+	field := "rate"
+	if s.Profile.Set() {
+		field = "profile"
+	}
+	if per := n / float64(max(s.Producers, 1)); per > MaxMessagesPerProducer {
+		bad(field, "each of the %d producers would send %.3g messages, more than the %d one producer can send in one run; add producers, or lower the rate or the duration", max(s.Producers, 1), per, int64(MaxMessagesPerProducer))
+	}
+	b, err := ResolveMemoryBudget(c.MemoryBudget)
+	if err != nil {
+		bad(field, "%v", err)
+		return
+	}
+	groups := s.ReceivingGroups()
+	per := LedgerBytesPerMessage(groups)
+	if need := n * float64(per); need > float64(b.Bytes) {
+		bad(field, "%s messages per second for %s is %.3g messages; the ledger keeps %d bytes for each (%d receiving group(s)), %s, more than the memory budget %s; lower the rate or the duration, split the load over several processes, or raise the budget",
+			rateText(s), s.scheduleText(), n, per, groups, FormatBytes(int64(need)), b)
+	}
+}
+
+func rateText(s *Scenario) string {
+	if s.Profile.Set() {
+		return fmt.Sprintf("up to %g", s.Profile.PeakRate())
+	}
+	return fmt.Sprintf("%g", s.Rate.PerSecond)
+}
+
+func (s *Scenario) scheduleText() string {
+	if s.Backlog.Set() {
+		return s.Duration.String() + " and its backlog fill"
+	}
+	return s.Duration.String()
+}
 
 func (s *Scenario) validateLimits(bad func(field, format string, args ...any)) {
 	if !s.Rate.Max && s.Rate.PerSecond > MaxRate {
@@ -35,10 +235,22 @@ func (s *Scenario) validateLimits(bad func(field, format string, args ...any)) {
 	}
 	if s.Duration > Duration(MaxDuration) {
 		bad("duration", "must be at most %s (got %s)", MaxDuration, s.Duration)
+	} else if s.Duration > 0 && !(s.Rate.PerSecond > MaxRate) {
+		s.validateMemory(s.checks, bad)
 	}
 	// Buffers are sized for the largest message a distribution can draw.
 	if b := int64(s.Producers) * int64(s.InFlight) * int64(s.Batch) * int64(s.MessageSize.Largest()); s.Producers > 0 && s.InFlight > 0 && b > MaxBufferBytes {
 		bad("batch", "producers x in_flight x batch x message_size is %d MiB of buffers, more than %d MiB (got %d x %d x %d x %d B, the largest message)",
 			b>>20, MaxBufferBytes>>20, s.Producers, s.InFlight, s.Batch, s.MessageSize.Largest())
 	}
+}
+
+// CheckMemory applies the memory budget's bound to a scenario changed after validation (a rate
+// search's probe at a rate of its own).
+func (s *Scenario) CheckMemory() error {
+	var errs []error
+	s.validateMemory(s.checks, func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	})
+	return errors.Join(errs...)
 }

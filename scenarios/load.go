@@ -21,6 +21,10 @@ type Error struct {
 	Line  int
 	Field string
 	Msg   string
+	// See names another field the error is about (the other of two overlapping faults), and
+	// SeeLine its line.
+	See     string
+	SeeLine int
 }
 
 func (e *Error) Error() string {
@@ -28,10 +32,14 @@ func (e *Error) Error() string {
 	if e.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
 	}
-	if e.Field == "" {
-		return fmt.Sprintf("%s: %s", loc, e.Msg)
+	msg := e.Msg
+	if e.See != "" && e.SeeLine > 0 {
+		msg += fmt.Sprintf(" (%s is at line %d)", e.See, e.SeeLine)
 	}
-	return fmt.Sprintf("%s: %s: %s", loc, e.Field, e.Msg)
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", loc, msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, e.Field, msg)
 }
 
 // Errors is every problem found in one file.
@@ -118,6 +126,9 @@ func Parse(file string, data []byte, c Checks) (*Scenario, error) {
 			e.File = file
 			if e.Line == 0 { // a matrix cell's error already points at its value
 				e.Line = lineOf(root, e.Field)
+			}
+			if e.See != "" && e.SeeLine == 0 {
+				e.SeeLine = lineOf(root, e.See)
 			}
 			if e.Field == "rate" && findKey(root, "rate") == nil && !s.Profile.Set() && !s.Rate.Max && s.Rate.PerSecond == 0 {
 				e.Msg = "is required: messages per second over all producers, or max for a closed loop"

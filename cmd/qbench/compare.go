@@ -224,9 +224,10 @@ func addGating(cmd *cobra.Command) *gating {
 	return g
 }
 
-// prepare parses the gate flags and reads the baseline, so that a wrong path fails before the
-// run rather than after it.
-func (g *gating) prepare() error {
+// prepare parses the gate flags, reads the baseline, checks that it ran the same scenario as sc
+// (unless --allow-different) and that the comparison's files can be written, so that each of
+// these mistakes fails before the run rather than after it.
+func (g *gating) prepare(sc *scenarios.Scenario) error {
 	var err error
 	if g.flagGates, err = g.o.parse(); err != nil {
 		return err
@@ -240,6 +241,32 @@ func (g *gating) prepare() error {
 		if g.baseline, err = readResult(g.baselinePath); err != nil {
 			return err
 		}
+		if err := g.sameScenario(sc); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct{ flag, path string }{{"--json", g.o.jsonOut}, {"--junit", g.o.junitOut}, {"--markdown", g.o.markdownOut}} {
+		if err := checkOutputPath(f.flag, f.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameScenario compares the baseline's scenario with sc as the run will record it (results hold
+// the scenario as run: sc in JSON), by the rule compare applies afterwards (results.ScenarioDiff).
+// A matrix is refused elsewhere; a cell's scenario would differ in its swept keys.
+func (g *gating) sameScenario(sc *scenarios.Scenario) error {
+	if g.o.allowDifferent || len(sc.Matrix.Axes) > 0 {
+		return nil
+	}
+	raw, err := json.Marshal(sc)
+	if err != nil {
+		return err
+	}
+	if d := results.ScenarioDiff(g.baseline, &results.Result{Scenario: raw}, effectiveScenario); len(d) > 0 {
+		return usageError{fmt.Errorf("--baseline %s ran a different scenario (it differs in %s, defaults filled in); compare like with like, or pass --allow-different",
+			g.baselinePath, strings.Join(d, ", "))}
 	}
 	return nil
 }

@@ -4,10 +4,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"qbench/bench"
 )
 
 // loadContext is the run's Ctrl-C handling: the first stops the load (results are still
@@ -37,13 +40,28 @@ func loadContext() (ctx, stop context.Context, cancel func()) {
 
 // interruptedError says the run was stopped early (Ctrl-C): what ran was written, marked
 // interrupted, and the exit code (4) tells CI it was not a full run.
-type interruptedError struct{ gates error }
+type interruptedError struct {
+	gates error
+	// start: stopped during the engine's start-up, before the load began: there is no result.
+	start error
+}
 
 func (e interruptedError) Error() string {
+	if e.start != nil {
+		return e.start.Error()
+	}
 	if e.gates != nil {
 		return "interrupted: the run was stopped early; " + e.gates.Error()
 	}
 	return "interrupted: the run was stopped early; the result covers what ran"
+}
+
+// startInterrupted turns a run stopped during the engine's start-up into the interrupted exit.
+func startInterrupted(err error) error {
+	if errors.Is(err, bench.ErrStartInterrupted) {
+		return interruptedError{start: err}
+	}
+	return err
 }
 
 // interrupted wraps err (from the gates) when the run was interrupted.

@@ -30,24 +30,31 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := g.prepare(); err != nil {
+			// Everything the run will write is checked before it starts, in every mode.
+			if err := g.prepare(sc); err != nil {
 				return err
 			}
-			if len(sc.Matrix.Axes) > 0 || sc.Repeat > 1 {
+			sweep := len(sc.Matrix.Axes) > 0 || sc.Repeat > 1
+			if sweep {
 				if err := refuseSegmentedSweep(cmd); err != nil {
 					return err
 				}
-				return runSweep(cmd, sc, g)
-			}
-			if err := checkOutputPath(out); err != nil {
+				if err := checkSweepOutput(sc, out, g); err != nil {
+					return err
+				}
+			} else if err := checkOutputPath("-o", out); err != nil {
 				return err
 			}
 			if cpuProfile != "" {
+				// The whole process, a sweep's every run included.
 				stopProfile, err := startCPUProfile(cpuProfile)
 				if err != nil {
-					return err
+					return usageError{fmt.Errorf("--cpuprofile %s: %w", cpuProfile, err)}
 				}
 				defer stopProfile()
+			}
+			if sweep {
+				return runSweep(cmd, sc, g)
 			}
 			ctx, stop, cancel := loadContext()
 			defer cancel()
@@ -78,7 +85,7 @@ func runCmd() *cobra.Command {
 				_ = bar.Finish()
 			}
 			if err != nil {
-				return err
+				return startInterrupted(err)
 			}
 			// The summary first: if the result cannot be written, the figures are still shown.
 			if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {
@@ -141,16 +148,17 @@ func validateCmd() *cobra.Command {
 	}
 }
 
-// checkOutputPath fails before a run starts when its result could not be written afterwards (a
-// missing directory, no permission), so an hour's run is not lost for a typo in -o.
-func checkOutputPath(path string) error {
+// checkOutputPath fails before a run starts when a file the run writes afterwards (the result,
+// the comparison's JSON, JUnit or Markdown) could not be written (a missing directory, no
+// permission), so an hour's run is not lost for a typo in a flag.
+func checkOutputPath(flag, path string) error {
 	if path == "" {
 		return nil
 	}
 	_, statErr := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return usageError{fmt.Errorf("-o %s: cannot write the result there: %w", path, err)}
+		return usageError{fmt.Errorf("%s %s: cannot write the result there: %w", flag, path, err)}
 	}
 	f.Close()
 	if os.IsNotExist(statErr) {

@@ -25,24 +25,30 @@ func logf(quiet bool) func(string, ...any) {
 	}
 }
 
+// checkSweepOutput checks, before any run, where a sweep writes: a matrix needs a directory
+// (made now) in which index.json can be written; repeat: writes one merged result to -o.
+func checkSweepOutput(sc *scenarios.Scenario, out string, g *gating) error {
+	if len(sc.Matrix.Axes) == 0 {
+		return checkOutputPath("-o", out)
+	}
+	if out == "" {
+		return usageError{errors.New("a matrix writes one result per cell: give -o DIR")}
+	}
+	if g.baselinePath != "" {
+		return usageError{errors.New("--baseline compares one result; with a matrix, compare the cells' results with qbench compare")}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return usageError{fmt.Errorf("-o %s: cannot make the results directory: %w", out, err)}
+	}
+	return checkOutputPath("-o", filepath.Join(out, "index.json"))
+}
+
 // runSweep runs a scenario's matrix: (one result per cell) or repeat: (one merged result), for
 // qbench run, which has loaded sc and prepared g.
 func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 	out, _ := cmd.Flags().GetString("output")
 	quiet, _ := cmd.Flags().GetBool("quiet")
-	baseline, _ := cmd.Flags().GetString("baseline")
 	matrix := len(sc.Matrix.Axes) > 0
-	if matrix {
-		if out == "" {
-			return usageError{errors.New("a matrix writes one result per cell: give -o DIR")}
-		}
-		if baseline != "" {
-			return usageError{errors.New("--baseline compares one result; with a matrix, compare the cells' results with qbench compare")}
-		}
-		if err := os.MkdirAll(out, 0o755); err != nil {
-			return err
-		}
-	}
 	ctx, stop, cancel := loadContext()
 	defer cancel()
 	ix := &results.Index{Kind: "matrix", Scenario: sc.Name, StartedAt: time.Now().UTC()}
@@ -71,23 +77,30 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 		return results.WriteIndexFile(filepath.Join(out, "index.json"), ix)
 	}
 	cells, err := bench.Sweep(ctx, stop, sc, opts)
+	if errors.Is(err, bench.ErrStartInterrupted) && len(cells) > 0 {
+		err = nil // Ctrl-C while a later run was starting: the cells finished so far stand
+	}
 	if err != nil {
-		return err
+		return startInterrupted(err)
 	}
 	if len(cells) == 0 {
+		if stop.Err() != nil {
+			return interruptedError{start: errors.New("interrupted: the sweep was stopped before any run finished")}
+		}
 		return errors.New("the sweep was stopped before any run finished")
 	}
 	if !matrix {
 		// repeat: N of one scenario: one merged result, gated like a single run.
+		// The summary first: if the result cannot be written, the figures are still shown.
 		res := cells[0].Result
-		if out != "" {
-			if err := results.WriteFile(out, res); err != nil {
-				return err
-			}
-			fmt.Fprintf(os.Stderr, "qbench: wrote %s (%d repetitions merged)\n", out, len(cells[0].Runs))
-		}
 		if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {
 			return err
+		}
+		if out != "" {
+			if err := results.WriteFile(out, res); err != nil {
+				return fmt.Errorf("writing the result: %w", err)
+			}
+			fmt.Fprintf(os.Stderr, "qbench: wrote %s (%d repetitions merged)\n", out, len(cells[0].Runs))
 		}
 		return interrupted(res.Interrupted || stop.Err() != nil, g.check(cmd, out, res))
 	}
@@ -185,6 +198,9 @@ rate found. KIND is that of the first latency objective (produce if none).`,
 				c.Rate = scenarios.Rate{PerSecond: rate}
 				name := fmt.Sprintf("rate=%.0f", rate)
 				c.Name = sc.Name + "/" + name
+				if err := c.CheckMemory(); err != nil {
+					return false, usageError{fmt.Errorf("search at %.0f msg/s: %w (--high bounds the search)", rate, err)}
+				}
 				logf(quiet)("trying %.0f msg/s", rate)
 				res, err := bench.Run(ctx, stop, &c, bench.Options{Logf: logf(false)})
 				if err != nil {
