@@ -177,11 +177,11 @@ func (e *engine) setupShard(ctx context.Context, s shard) error {
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("set-up of shard %s (slot %d): %w (retried for %s); %s", s.key, s.slot, err, noReplicasRetry, e.replicasReport(ctx, s))
+			return fmt.Errorf("set-up of shard %s (slot %d): %w (retried for %s); %s", strings.TrimSuffix(s.key, ":"), s.slot, err, noReplicasRetry, e.replicasReport(ctx, s))
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("set-up of shard %s (slot %d): %w", s.key, s.slot, err)
+			return fmt.Errorf("set-up of shard %s (slot %d): %w", strings.TrimSuffix(s.key, ":"), s.slot, err)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
