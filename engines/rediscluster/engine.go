@@ -198,7 +198,7 @@ func shardRunID(run string, i, n int) string {
 
 func (e *engine) Setup(ctx context.Context) error {
 	for _, s := range e.shards {
-		if err := s.d.Setup(ctx); err != nil {
+		if err := e.setupShard(ctx, s); err != nil {
 			return err
 		}
 	}
