@@ -11,20 +11,28 @@ import (
 // clockSamples is how many round trips the clock offset estimate makes; the least one wins.
 const clockSamples = 16
 
-// engineClockResolution is the engine clock's step: Redis TIME reports microseconds.
-const engineClockResolution = time.Microsecond
+// clockPrepareTimeout bounds the engine's preparation of its clock (Kafka creates a topic and
+// waits for its leader), which the per-sample timeout of a second would not allow.
+const clockPrepareTimeout = 30 * time.Second
 
 // estimateClock estimates this machine's wall-clock offset against the engine's clock, NTP-style:
 // of clockSamples round trips, the one that took least time gives offset = engine time - the
 // midpoint of the local send and receive times, within half its round trip (plus the engine
-// clock's resolution) of the truth. An engine without a clock is reported as local, bound unknown.
+// clock's resolution, which the engine states: engines.ClockInfo) of the truth. An engine without
+// a clock is reported as local, bound unknown.
 func estimateClock(ctx context.Context, eng engines.Engine) results.Clock {
 	ck, ok := eng.(engines.Clock)
 	if !ok {
-		return results.Clock{Source: "local", BoundNs: -1, Note: "the engine has no clock to ask (Kafka's would be a LogAppendTime topic and a produce per sample, " +
-			"not done): stamps carry this machine's wall clock uncorrected, so end-to-end latency across machines is only as good as their clock synchronisation (NTP, chrony)"}
+		return results.Clock{Source: "local", BoundNs: -1, Note: "the engine has no clock to ask: stamps carry this machine's wall clock uncorrected, " +
+			"so end-to-end latency across machines is only as good as their clock synchronisation (NTP, chrony)"}
 	}
-	best := results.Clock{Source: "redis TIME", BoundNs: -1, RTTNs: -1}
+	pctx, cancel := context.WithTimeout(ctx, clockPrepareTimeout)
+	info, err := ck.PrepareClock(pctx)
+	cancel()
+	if err != nil {
+		return results.Clock{Source: "local", BoundNs: -1, Note: "the engine's clock could not be prepared (" + err.Error() + "): stamps carry this machine's wall clock uncorrected"}
+	}
+	best := results.Clock{Source: info.Source, BoundNs: -1, RTTNs: -1}
 	var lastErr error
 	for range clockSamples {
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -44,7 +52,7 @@ func estimateClock(ctx context.Context, eng engines.Engine) results.Clock {
 		mid := t0.Add(rtt / 2).UnixNano() // wall clock
 		best.RTTNs = int64(rtt)
 		best.OffsetNs = et.UnixNano() - mid
-		best.BoundNs = int64(rtt/2 + engineClockResolution)
+		best.BoundNs = int64(rtt/2 + info.Resolution)
 	}
 	if best.Samples == 0 {
 		return results.Clock{Source: "local", BoundNs: -1, Note: "the engine's clock did not answer (" + lastErr.Error() + "): stamps carry this machine's wall clock uncorrected"}

@@ -179,11 +179,21 @@ type InProcess interface {
 	InProcess() bool
 }
 
-// Clock is implemented by engines that can tell their server's own time (Redis TIME): a segmented
-// run from several machines estimates each machine's clock offset against it by round trips, so
-// that end-to-end latency measured across machines is on one clock.
+// Clock is implemented by engines that can tell their server's own time (Redis TIME, the Kafka
+// broker's LogAppendTime): a segmented run from several machines estimates each machine's clock
+// offset against it by round trips, so that end-to-end latency measured across machines is on one
+// clock. PrepareClock is called once before the round trips (Kafka creates its clock topic then,
+// outside their timeouts) and describes the clock; EngineTime is one round trip.
 type Clock interface {
+	PrepareClock(ctx context.Context) (ClockInfo, error)
 	EngineTime(ctx context.Context) (time.Time, error)
+}
+
+// ClockInfo describes an engine's clock: the name results give it, and its resolution (the step
+// of the times EngineTime returns, which truncate), which the estimate's error bound adds.
+type ClockInfo struct {
+	Source     string
+	Resolution time.Duration
 }
 
 // Staller is implemented by engines whose server can be made to stop answering for a while

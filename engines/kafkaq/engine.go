@@ -56,6 +56,7 @@ type engine struct {
 
 	cluster *procs.KafkaCluster // nil for kafka-url
 	health  healthState
+	clock   clockState // the broker's clock (clock.go)
 
 	transport *kafka.Transport
 	client    *kafka.Client

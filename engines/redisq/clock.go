@@ -13,4 +13,9 @@ func (e *engine) EngineTime(ctx context.Context) (time.Time, error) {
 	return e.client.Time(ctx).Result()
 }
 
+// PrepareClock has nothing to prepare: TIME answers in seconds and microseconds.
+func (e *engine) PrepareClock(context.Context) (engines.ClockInfo, error) {
+	return engines.ClockInfo{Source: "redis TIME", Resolution: time.Microsecond}, nil
+}
+
 var _ engines.Clock = (*engine)(nil)
