@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/segmentio/kafka-go"
 
 	"qbench/bench"
 	"qbench/bench/ledger"
@@ -120,8 +123,8 @@ seed: 7
 }
 
 // Two segments on Kafka: both set up the same topic (the second finds it made), their consumers
-// share one group, and the merge equals a single run. Kafka has no clock to ask: the segments say
-// so (source local, bound unknown).
+// share one group, and the merge equals a single run. Each estimates its clock against the broker's
+// LogAppendTime (the first to ask creates the clock topic, the other finds it).
 func TestKafkaSegmentsMergeToTheSingleRunLedger(t *testing.T) {
 	needKafka(t)
 	dir := t.TempDir()
@@ -134,7 +137,7 @@ func TestKafkaSegmentsMergeToTheSingleRunLedger(t *testing.T) {
 		t.Skipf("kafka broker unavailable (run .ci/kafka-jars.sh): %v", err)
 	}
 	t.Cleanup(func() { k.Stop(10 * time.Second) })
-	merged := segmentsMatchSingle(t, fmt.Sprintf(`
+	yaml := fmt.Sprintf(`
 name: segments-kafka
 engine: kafka-url
 address: %s
@@ -144,15 +147,51 @@ rate: 500
 duration: 2s
 warmup: 0s
 seed: 7
-`, k.Addr()), 2, 1000, 15*time.Second)
+`, k.Addr())
+	merged := segmentsMatchSingle(t, yaml, 2, 1000, 15*time.Second)
 	for _, s := range merged.Segments {
-		if s.Clock.Source != "local" || s.Clock.BoundNs != -1 || s.Clock.Note == "" {
-			t.Errorf("segment %d clock: %+v, want local with the reason", s.Index, s.Clock)
+		if s.Clock.Source != "kafka LogAppendTime" || s.Clock.BoundNs < int64(time.Millisecond) || s.Clock.BoundNs > int64(100*time.Millisecond) {
+			t.Errorf("segment %d clock: %+v, want the broker's with a bound of at least its millisecond", s.Index, s.Clock)
+		}
+		// The broker shares this machine's clock: the true offset is 0.
+		if off := s.Clock.OffsetNs; off > s.Clock.BoundNs || -off > s.Clock.BoundNs {
+			t.Errorf("segment %d: offset %d ns outside its bound %d ns of the true 0", s.Index, off, s.Clock.BoundNs)
 		}
 	}
-	if merged.Merged.ClockBoundNs != -1 {
-		t.Errorf("merged clock bound %d, want -1 (unknown)", merged.Merged.ClockBoundNs)
+	if merged.Merged.ClockBoundNs < int64(time.Millisecond) {
+		t.Errorf("merged clock bound %d, want at least the broker clock's millisecond", merged.Merged.ClockBoundNs)
 	}
+	// The run's tear-down, once the segments are done, removes its clock topic with its topic.
+	if got := runTopics(t, k.Addr(), merged.RunID); len(got) != 2 {
+		t.Errorf("topics of run %s before its tear-down: %v, want its topic and its clock topic", merged.RunID, got)
+	}
+	if err := bench.Teardown(context.Background(), scenario(t, yaml), merged.RunID); err != nil {
+		t.Fatal(err)
+	}
+	if got := runTopics(t, k.Addr(), merged.RunID); len(got) != 0 {
+		t.Errorf("topics left after the run's tear-down: %v", got)
+	}
+}
+
+// runTopics lists the topics on the broker at addr whose names hold runID.
+func runTopics(t *testing.T, addr, runID string) []string {
+	t.Helper()
+	conn, err := kafka.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ps, err := conn.ReadPartitions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var topics []string
+	for _, p := range ps { // one per partition
+		if strings.Contains(p.Topic, runID) && !slices.Contains(topics, p.Topic) {
+			topics = append(topics, p.Topic)
+		}
+	}
+	return topics
 }
 
 // segmentsMatchSingle runs the scenario once in one process and once as n segments (in

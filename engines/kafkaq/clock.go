@@ -21,12 +21,12 @@ import (
 // clockSuffix names the clock topic after the run's (or the named) topic.
 const clockSuffix = ".qbench-clock"
 
-// clockState is the engine's clock topic: made on the first PrepareClock, deleted at teardown
-// when this engine created it (another segment of the same run may have, and deletes it).
+// clockState is the engine's clock topic, once PrepareClock made or found it. The topic is the
+// run's, like its main topic: the segments of a run from several machines share it (the first
+// to ask creates it), and the run's teardown deletes it (Teardown).
 type clockState struct {
-	mu      sync.Mutex
-	topic   string // "" until prepared
-	created bool
+	mu    sync.Mutex
+	topic string // "" until prepared
 }
 
 var clockRecord = []byte("qbench clock")
@@ -71,7 +71,6 @@ func (e *engine) PrepareClock(ctx context.Context) (engines.ClockInfo, error) {
 	}
 	switch err := res.Errors[topic]; {
 	case err == nil:
-		c.created = true
 	case errors.Is(err, kafka.TopicAlreadyExists):
 		// kafka-go refreshes its cached metadata after a topic it created, not one it found
 		// (until its MetadataTTL): a metadata request that allows auto-creation makes it fetch
@@ -132,22 +131,26 @@ func (e *engine) appendTime(ctx context.Context, topic string) (time.Time, error
 	return res.LogAppendTime, nil
 }
 
-// teardownClock deletes the clock topic if this engine created it.
+// teardownClock deletes the run's clock topic. The segments of a run do not tear down; a fresh
+// engine does once all are done (qbench run --teardown-only), so it cannot know whether the topic
+// was made: it asks to delete it regardless. A cluster that refuses deleting topics to an engine
+// that never made one is not an error (it would have refused creating one too).
 func (e *engine) teardownClock(ctx context.Context) error {
 	e.clock.mu.Lock()
-	defer e.clock.mu.Unlock()
-	if !e.clock.created {
+	prepared := e.clock.topic != ""
+	e.clock.mu.Unlock()
+	topic := clockTopicName(e.topic)
+	r, err := e.client.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{topic}})
+	if err == nil {
+		err = r.Errors[topic]
+	}
+	switch {
+	case err == nil, errors.Is(err, kafka.UnknownTopicOrPartition):
+		return nil
+	case !prepared && errors.Is(err, kafka.TopicAuthorizationFailed):
 		return nil
 	}
-	r, err := e.client.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{e.clock.topic}})
-	if err == nil {
-		err = r.Errors[e.clock.topic]
-	}
-	if err != nil && !errors.Is(err, kafka.UnknownTopicOrPartition) {
-		return fmt.Errorf("%s: delete clock topic %s: %w", e.name, e.clock.topic, err)
-	}
-	e.clock.created = false
-	return nil
+	return fmt.Errorf("%s: delete clock topic %s: %w", e.name, topic, err)
 }
 
 var _ engines.Clock = (*engine)(nil)
