@@ -17,7 +17,7 @@ const clockPrepareTimeout = 30 * time.Second
 
 // estimateClock estimates this machine's wall-clock offset against the engine's clock, NTP-style:
 // of clockSamples round trips, the one that took least time gives offset = engine time - the
-// midpoint of the local send and receive times, within half its round trip (plus the engine
+// midpoint of the local send and receive times, within half its round trip (plus half the engine
 // clock's resolution, which the engine states: engines.ClockInfo) of the truth. An engine without
 // a clock is reported as local, bound unknown.
 func estimateClock(ctx context.Context, eng engines.Engine) results.Clock {
@@ -51,8 +51,11 @@ func estimateClock(ctx context.Context, eng engines.Engine) results.Clock {
 		}
 		mid := t0.Add(rtt / 2).UnixNano() // wall clock
 		best.RTTNs = int64(rtt)
-		best.OffsetNs = et.UnixNano() - mid
-		best.BoundNs = int64(rtt/2 + info.Resolution)
+		// The engine's clock truncates to its resolution (Redis TIME to the microsecond, Kafka's
+		// LogAppendTime to the millisecond): the true instant lies in [et, et+resolution), so the
+		// estimate takes its middle and the bound half the step.
+		best.OffsetNs = et.UnixNano() + int64(info.Resolution/2) - mid
+		best.BoundNs = int64(rtt/2 + info.Resolution/2)
 	}
 	if best.Samples == 0 {
 		return results.Clock{Source: "local", BoundNs: -1, Note: "the engine's clock did not answer (" + lastErr.Error() + "): stamps carry this machine's wall clock uncorrected"}
