@@ -42,7 +42,7 @@ type Span struct {
 // resolution). Stamps then carry intended times on the engine's clock, and end-to-end latency
 // between two machines is off by at most the sum of their bounds.
 type Clock struct {
-	// Source is where the reference time came from ("redis TIME"), or "local" when the engine
+	// Source is where the reference time came from ("redis TIME", "kafka LogAppendTime"), or "local" when the engine
 	// has no clock to ask: the machine's own wall clock is used as it is.
 	Source string `json:"source"`
 	// OffsetNs is the engine's clock minus this machine's wall clock.
