@@ -26,3 +26,34 @@ func TestPreciseSleepNeverReturnsEarly(t *testing.T) {
 		}
 	}
 }
+
+// A handoff runs its function when the time armed passes before disarm, and never after a
+// disarm that returned true; re-armed, it fires again.
+func TestHandoff(t *testing.T) {
+	fired := make(chan struct{}, 4)
+	h := newHandoff(func() { fired <- struct{}{} })
+	defer h.close()
+	for round := range 3 {
+		h.arm(2 * time.Millisecond)
+		select {
+		case <-fired:
+		case <-time.After(2 * time.Second):
+			t.Fatalf("round %d: armed for 2 ms, not fired after 2 s", round)
+		}
+		if h.disarm() {
+			t.Fatalf("round %d: disarm after firing returned true", round)
+		}
+	}
+	for round := range 20 {
+		h.arm(50 * time.Millisecond)
+		time.Sleep(time.Duration(round) * 100 * time.Microsecond)
+		if !h.disarm() {
+			t.Fatalf("round %d: disarmed well before 50 ms, yet fired", round)
+		}
+	}
+	select {
+	case <-fired:
+		t.Fatal("fired after a successful disarm")
+	case <-time.After(80 * time.Millisecond):
+	}
+}
