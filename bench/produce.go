@@ -182,7 +182,9 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 				// Short waits sleep precisely on this thread; long ones on an interruptible timer,
 				// waking a little early to finish precisely.
 				if wait <= preciseSleepMax {
-					preciseSleep(wait)
+					// Yield while batches are in flight: their answers need a P. With none
+					// (the latency floor), spin without waking an idle thread.
+					preciseSleepYield(wait, pc.busy.Load() > 0)
 					continue
 				}
 				pc.timer.Reset(wait - preciseSleepMax/2)

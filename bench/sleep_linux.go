@@ -99,8 +99,15 @@ func (t *timerFD) sleep(d time.Duration) bool {
 //     would otherwise wait until the sleep ends, about one message interval. End-to-end p90 was
 //     0.44 to 1.15 ms with nanosleep alone, 0.25 to 0.32 ms once the producer yielded first.
 //   - It ends the sleep early by the wake-up latency measured so far (at most d/spinShare) and
-//     spins for the rest: send delay p50 from about 55-100 us to a few us.
-func preciseSleep(d time.Duration) {
+//     spins (yielding) for the rest: send delay p50 from about 55-100 us to a few us.
+func preciseSleep(d time.Duration) { preciseSleepYield(d, true) }
+
+// preciseSleepYield is preciseSleep whose last stretch yields the P (runtime.Gosched) only when
+// asked to or when there is one P. Yielding lets goroutines readied on this P run (a busy
+// producer's answers, consumers), but each Gosched with an idle P wakes an idle thread to look
+// for work (wakep): about half a futex wake per message at 1,000 msg/s with nothing to run. The
+// producer asks to yield only while it has batches in flight (produce.go).
+func preciseSleepYield(d time.Duration, yield bool) {
 	deadline := time.Now().Add(d)
 	est := time.Duration(wakeLateNs.Load())
 	if s := time.Until(deadline) - min(est, d/spinShare); s > 0 {
@@ -114,11 +121,7 @@ func preciseSleep(d time.Duration) {
 		est += (time.Since(wakeAt) - est) / 8
 		wakeLateNs.Store(int64(min(max(est, 0), maxAnticipation)))
 	}
-	// With more than one P the spin does not yield: runtime.Gosched wakes an idle thread to
-	// look for work each time (wakep), half a futex wake per message at 1,000 msg/s, and a
-	// goroutine readied meanwhile on this P wakes one of its own to take it. With one P
-	// nothing else could run, so it yields.
-	yield := runtime.GOMAXPROCS(0) == 1
+	yield = yield || runtime.GOMAXPROCS(0) == 1
 	for time.Now().Before(deadline) {
 		if yield {
 			runtime.Gosched()

@@ -14,11 +14,13 @@ func TestPreciseSleepNeverReturnsEarly(t *testing.T) {
 	defer wakeLateNs.Store(saved)
 	for _, est := range []time.Duration{0, 50 * time.Microsecond, maxAnticipation} {
 		for _, d := range []time.Duration{time.Microsecond, 30 * time.Microsecond, 200 * time.Microsecond, 2 * time.Millisecond} {
-			wakeLateNs.Store(int64(est))
-			start := time.Now()
-			preciseSleep(d)
-			if got := time.Since(start); got < d {
-				t.Errorf("estimate %s: preciseSleep(%s) returned after %s", est, d, got)
+			for _, yield := range []bool{true, false} {
+				wakeLateNs.Store(int64(est))
+				start := time.Now()
+				preciseSleepYield(d, yield)
+				if got := time.Since(start); got < d {
+					t.Errorf("estimate %s, yield %v: preciseSleep(%s) returned after %s", est, yield, d, got)
+				}
 			}
 			if late := time.Duration(wakeLateNs.Load()); late < 0 || late > maxAnticipation {
 				t.Errorf("wake-up estimate %s out of [0, %s]", late, maxAnticipation)
