@@ -60,8 +60,6 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 		pc.pacer.Duration = r.scheduleEnd // a backlog's fill comes before the duration
 	}
 	defer pc.timer.Stop()
-	pc.handoff = newHandoff(pc.mu.Unlock)
-	defer pc.handoff.close()
 	// A producer that has fallen far behind (a dead server, retries) stops at the duration plus
 	// the drain timeout: what it had not sent by then is counted unsent, and a send still in
 	// flight then is cut off and fails.
@@ -87,10 +85,10 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 				if hold {
 					// The next batch is due well after this one's answer should be back:
 					// keep the schedule (no goroutine to wake, none to switch to) unless the
-					// answer is late, when the handoff passes the schedule on.
-					pc.handoff.arm(time.Duration(pc.nextDue - began))
+					// answer is late, when the timer passes the schedule on.
+					t := time.AfterFunc(time.Duration(pc.nextDue-began), pc.mu.Unlock)
 					r.sendBatch(sendCtx, id, p, s, rec, warmupNs, &pc.next)
-					held = pc.handoff.disarm()
+					held = t.Stop()
 				} else {
 					r.sendBatch(sendCtx, id, p, s, rec, warmupNs, &pc.next)
 					held = false
@@ -135,8 +133,6 @@ type pacing struct {
 	// sendNs is a moving average of how long a Send takes, to judge whether the next batch is
 	// due before the current one's answer is back.
 	sendNs atomic.Int64
-	// handoff passes the schedule on when a goroutine keeping it through its Send is late.
-	handoff *handoff
 }
 
 // holdSlack is how much earlier than the next due time a Send's answer must be expected for its
@@ -182,9 +178,7 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 				// Short waits sleep precisely on this thread; long ones on an interruptible timer,
 				// waking a little early to finish precisely.
 				if wait <= preciseSleepMax {
-					// Yield while batches are in flight: their answers need a P. With none
-					// (the latency floor), spin without waking an idle thread.
-					preciseSleepYield(wait, pc.busy.Load() > 0)
+					preciseSleep(wait)
 					continue
 				}
 				pc.timer.Reset(wait - preciseSleepMax/2)

@@ -36,13 +36,21 @@ func quietDialer(s *spinner, dial func(ctx context.Context, network, addr string
 	}
 }
 
+// quietMax is the largest write made raw: a large pipeline's write carries TCP's delivery of it
+// and may take long enough for the runtime to want the P back (sysmon hands a P in a system
+// call to another thread, which a raw call prevents). At 200,000 msg/s (batches of 32 KiB) send
+// delay p99 was worse in 7 of 8 runs alternated with the previous code while writes of every
+// size were raw (and the pacer spun without yielding; see bench/sleep_linux.go).
+const quietMax = 4 << 10
+
 // quietConn is a TCP connection that wakes no other thread of qbench's process on its own
 // account. At the latency floor (one message a millisecond) both Ps are idle between messages,
 // so the runtime's monitor thread (sysmon) goes to sleep; every system call made through
 // syscall.Syscall wakes it again (entersyscall: a futex wake, then its 20 us nanosleep loop,
 // on the vCPU the server needs). A socket's reads and writes never block (the socket is
 // non-blocking; Go's poller does the waiting), so quietConn makes them with RawSyscall, which
-// skips that hand-shake, and waits through the poller as net.Conn does (deadlines included). It
+// skips that hand-shake, and waits through the poller as net.Conn does (deadlines included);
+// writes larger than quietMax go through net.Conn. It
 // also moves its deadlines only when it must (setDeadline), and can busy-poll for a reply
 // (spinner, off by default).
 type quietConn struct {
@@ -113,6 +121,9 @@ func (c *quietConn) Write(p []byte) (int, error) {
 		}
 		c.idleNs.Store(idle)
 		c.wroteNs.Store(now)
+	}
+	if len(p) > quietMax {
+		return c.TCPConn.Write(p)
 	}
 	c.wbuf, c.wn, c.werr = p, 0, 0
 	err := c.rc.Write(c.writeFn)
