@@ -7,7 +7,9 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,10 +36,18 @@ var timerFDs = sync.Pool{New: func() any { return newTimerFD() }}
 // 2-core machine while the replies they waited for, from a server in the same process, could not
 // be read: produce p50 4 ms instead of 0.3 ms in the quickstart.) The timer fires with the
 // kernel's high-resolution clock, not Go's millisecond-grained timers.
+//
+// The timer is read with a raw system call through the file's RawConn: a read through
+// syscall.Syscall wakes the runtime's monitor thread (sysmon), asleep while every P is idle,
+// which at 1,000 msg/s is a futex wake and a few of sysmon's 20 us nanosleeps per message, on
+// the vCPU the server needs. The read never blocks (the timer is non-blocking; the poller waits).
 type timerFD struct {
-	fd   int
-	file *os.File
-	buf  [8]byte
+	fd     int
+	file   *os.File
+	raw    syscall.RawConn
+	buf    [8]byte
+	errno  syscall.Errno
+	readFn func(fd uintptr) bool
 }
 
 func newTimerFD() *timerFD {
@@ -45,17 +55,38 @@ func newTimerFD() *timerFD {
 	if err != nil {
 		return nil
 	}
-	return &timerFD{fd: fd, file: os.NewFile(uintptr(fd), "timerfd")}
+	t := &timerFD{fd: fd, file: os.NewFile(uintptr(fd), "timerfd")}
+	if t.raw, err = t.file.SyscallConn(); err != nil {
+		t.file.Close()
+		return nil
+	}
+	t.readFn = t.rawRead
+	return t
+}
+
+// rawRead reads the expiration count once: done unless the timer has not fired (EAGAIN).
+func (t *timerFD) rawRead(fd uintptr) bool {
+	for {
+		_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&t.buf[0])), uintptr(len(t.buf)))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		t.errno = e
+		return true
+	}
 }
 
 // sleep waits d on the timer; false if the timer could not be used.
 func (t *timerFD) sleep(d time.Duration) bool {
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	if err := unix.TimerfdSettime(t.fd, 0, &spec, nil); err != nil {
+	if err := unix.TimerfdSettime(t.fd, 0, &spec, nil); err != nil { // a raw system call
 		return false
 	}
-	_, err := t.file.Read(t.buf[:])
-	return err == nil
+	t.errno = 0
+	return t.raw.Read(t.readFn) == nil && t.errno == 0
 }
 
 // preciseSleep sleeps d. Go's timers wake up about 1 ms late on Linux (measured: +1.0 ms at the
@@ -69,6 +100,13 @@ func (t *timerFD) sleep(d time.Duration) bool {
 //     0.44 to 1.15 ms with nanosleep alone, 0.25 to 0.32 ms once the producer yielded first.
 //   - It ends the sleep early by the wake-up latency measured so far (at most d/spinShare) and
 //     yields in a loop for the rest: send delay p50 from about 55-100 us to a few us.
+//
+// Each runtime.Gosched of the last stretch, with a P idle, wakes an idle thread to look for work
+// (wakep): about half a futex wake per message at 1,000 msg/s. Spinning without yielding (when
+// the producer had no batch in flight) removed it at the floor, but at 200,000 msg/s send delay
+// p99 was worse in 7 of 8 runs alternated with the previous code while this and raw writes of
+// every size were both in (not told apart), so it still yields: a held P can delay answers and
+// consumers readied on it.
 func preciseSleep(d time.Duration) {
 	deadline := time.Now().Add(d)
 	est := time.Duration(wakeLateNs.Load())

@@ -38,6 +38,8 @@ type engine struct {
 	// version overrides the server's INFO redis_version in Facts (the in-repo server reports the
 	// Redis version it emulates there).
 	version string
+	// spin is the connections' busy-polling policy and counts (spin.go).
+	spin *spinner
 }
 
 // design is the part that differs between queue designs.
@@ -78,13 +80,25 @@ func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *
 	// Honour the caller's deadline (the sampler's 500 ms lag query, the sweep's and tear-down's
 	// bounds, the short ones after Ctrl-C): without this go-redis waits out ReadTimeout.
 	opts.ContextTimeoutEnabled = true
+	// TCP connections make their socket calls without waking the runtime's monitor, move their
+	// deadlines rarely and may busy-poll for replies (quietconn_unix.go, spin.go); not over TLS.
+	spin, err := newSpinner()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Dialer == nil && opts.TLSConfig == nil {
+		if opts.DialTimeout == 0 {
+			opts.DialTimeout = 5 * time.Second // go-redis's default, which its dialer reads from opts
+		}
+		opts.Dialer = quietDialer(spin, redis.NewDialer(opts))
+	}
 	client := redis.NewClient(opts)
 	addr := opts.Addr
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
 		return nil, fmt.Errorf("connecting to %s: %w", addr, err)
 	}
-	e := &engine{spec: spec, target: target, addr: addr, client: client, shards: newShards(spec)}
+	e := &engine{spec: spec, target: target, addr: addr, client: client, shards: newShards(spec), spin: spin}
 	switch spec.Design {
 	case "stream":
 		e.design = newStreamDesign(client, spec, e.shards)
@@ -304,6 +318,7 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 			f.Stats["aof_fsyncs"] = v
 		}
 	}
+	e.spin.stats(f.Stats)
 	for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy"} {
 		if v, err := e.client.ConfigGet(ctx, name).Result(); err == nil {
 			if s, ok := v[name]; ok {
