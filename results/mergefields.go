@@ -193,17 +193,9 @@ func mergeStats(rs []*Result) map[string]int64 {
 
 // mergeConsumers merges each consumer's share by consumer index (summaryRules PerConsumer).
 func mergeConsumers(rs []*Result) []ConsumerShare {
-	by := map[int]*ConsumerShare{}
-	var order []int
-	for _, r := range rs {
-		for _, c := range r.Summary.PerConsumer {
-			m, ok := by[c.Consumer]
-			if !ok {
-				cc := c
-				by[c.Consumer] = &cc
-				order = append(order, c.Consumer)
-				continue
-			}
+	return mergeByIndex(rs, func(r *Result) []ConsumerShare { return r.Summary.PerConsumer },
+		func(c ConsumerShare) int { return c.Consumer },
+		func(m *ConsumerShare, c ConsumerShare) {
 			m.Deliveries += c.Deliveries
 			m.Duplicates += c.Duplicates
 			m.Missed += c.Missed
@@ -215,12 +207,31 @@ func mergeConsumers(rs []*Result) []ConsumerShare {
 				m.Pending = &sum
 			}
 			m.E2E = mergeLatencyBound(m.E2E, c.E2E)
+		})
+}
+
+// mergeByIndex merges the rows of every result that carry the same index (a consumer's, a
+// shard's): the first row of each index is taken as it is and the later ones added to it by add;
+// the merged rows come out in index order.
+func mergeByIndex[T any](rs []*Result, rows func(*Result) []T, index func(T) int, add func(m *T, row T)) []T {
+	by := map[int]*T{}
+	var order []int
+	for _, r := range rs {
+		for _, row := range rows(r) {
+			i := index(row)
+			if m, ok := by[i]; ok {
+				add(m, row)
+				continue
+			}
+			first := row
+			by[i] = &first
+			order = append(order, i)
 		}
 	}
 	sort.Ints(order)
-	var out []ConsumerShare
-	for _, k := range order {
-		out = append(out, *by[k])
+	var out []T
+	for _, i := range order {
+		out = append(out, *by[i])
 	}
 	return out
 }
@@ -242,29 +253,14 @@ func mergeLatencyBound(a, b Latency) Latency {
 
 // mergeShards merges the per-shard lag by shard index (summaryRules PerShard).
 func mergeShards(rs []*Result) []ShardLag {
-	by := map[int]*ShardLag{}
-	var order []int
-	for _, r := range rs {
-		for _, s := range r.Summary.PerShard {
-			m, ok := by[s.Shard]
-			if !ok {
-				ss := s
-				by[s.Shard] = &ss
-				order = append(order, s.Shard)
-				continue
-			}
+	return mergeByIndex(rs, func(r *Result) []ShardLag { return r.Summary.PerShard },
+		func(s ShardLag) int { return s.Shard },
+		func(m *ShardLag, s ShardLag) {
 			m.Backlog, m.Pending = max(m.Backlog, s.Backlog), max(m.Pending, s.Pending)
 			m.MaxBacklog, m.MaxPending = max(m.MaxBacklog, s.MaxBacklog), max(m.MaxPending, s.MaxPending)
 			m.Sent += s.Sent
 			m.Received += s.Received
-		}
-	}
-	sort.Ints(order)
-	var out []ShardLag
-	for _, k := range order {
-		out = append(out, *by[k])
-	}
-	return out
+		})
 }
 
 // mergeBacklog merges the backlog phases (summaryRules Backlog).
