@@ -187,6 +187,9 @@ func recovery(ns int64) string {
 	return FormatNs(ns)
 }
 
+// FormatBytes writes a byte count in B, KiB, MiB or GiB.
+func FormatBytes(b float64) string { return formatBytes(b) }
+
 // formatBytes writes a byte count in B, KiB, MiB or GiB.
 func formatBytes(b float64) string {
 	switch {

@@ -51,6 +51,7 @@ type calShape struct {
 type calRun struct {
 	OfferedRate     float64                    `json:"offered_rate"`
 	ProduceRate     float64                    `json:"produce_rate"`
+	ProduceBytes    float64                    `json:"produce_bytes_rate"`
 	MeasuredSeconds float64                    `json:"measured_seconds"`
 	Latency         map[string]results.Latency `json:"latency"`
 	Generator       results.Generator          `json:"generator"`
@@ -71,6 +72,7 @@ type calStep struct {
 	Pass            bool     `json:"pass"`
 	Reasons         []string `json:"reasons,omitempty"`
 	ProduceRate     float64  `json:"produce_rate"`
+	ProduceBytes    float64  `json:"produce_bytes_rate"`
 	SendDelayP99    int64    `json:"send_delay_p99_ns"`
 	ProduceP99      int64    `json:"produce_p99_ns"`
 	CPUPerMessageNs float64  `json:"cpu_per_message_ns"`
@@ -191,7 +193,7 @@ func calibrate(ctx, stop context.Context, sc *scenarios.Scenario, o calOptions) 
 		return nil, errors.New("interrupted during the floor run")
 	}
 	s := res.Summary
-	cal.Floor = calRun{OfferedRate: s.OfferedRate, ProduceRate: s.ProduceRate, MeasuredSeconds: s.MeasuredSeconds,
+	cal.Floor = calRun{OfferedRate: s.OfferedRate, ProduceRate: s.ProduceRate, ProduceBytes: s.ProduceBytesRate, MeasuredSeconds: s.MeasuredSeconds,
 		Latency: s.Latency, Generator: s.Generator, Warnings: s.Warnings}
 
 	objective := fmt.Sprintf("send_delay.p99 <= %s", o.maxSendDelay)
@@ -212,7 +214,7 @@ func calibrate(ctx, stop context.Context, sc *scenarios.Scenario, o calOptions) 
 		}
 		pass, why := obj.Check(res)
 		s := res.Summary
-		cal.Ceiling.Steps = append(cal.Ceiling.Steps, calStep{Rate: rate, Pass: pass, Reasons: why, ProduceRate: s.ProduceRate,
+		cal.Ceiling.Steps = append(cal.Ceiling.Steps, calStep{Rate: rate, Pass: pass, Reasons: why, ProduceRate: s.ProduceRate, ProduceBytes: s.ProduceBytesRate,
 			SendDelayP99: s.Latency["send_delay"].P99, ProduceP99: s.Latency["produce"].P99,
 			CPUPerMessageNs: s.Generator.CPUPerMessageNs, CPUShare: s.Generator.CPUShare})
 		verdict := "met"
@@ -261,7 +263,7 @@ func writeCalibration(w io.Writer, c *calibration) error {
 		fmt.Fprintln(w, "INTERRUPTED: the rate search was stopped early")
 	}
 	f := c.Floor
-	fmt.Fprintf(w, "\ngenerator floor at %.0f msg/s (%.1f s measured): no engine measures below this\n", f.OfferedRate, f.MeasuredSeconds)
+	fmt.Fprintf(w, "\ngenerator floor at %.0f msg/s, %s/s (%.1f s measured): no engine measures below this\n", f.OfferedRate, results.FormatBytes(f.ProduceBytes), f.MeasuredSeconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency\tp50\tp99\tp99.9\tmax\t")
 	for _, k := range results.LatencyKinds {
@@ -288,13 +290,13 @@ func writeCalibration(w io.Writer, c *calibration) error {
 	}
 	fmt.Fprintf(w, "  a rate is sustained when: %s\n", strings.Join(ce.Objective, ", "))
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  rate\tachieved\tsend delay p99\tproduce p99\tCPU/msg\tCPU share\tverdict")
+	fmt.Fprintln(tw, "  rate\tachieved\tbytes/s\tsend delay p99\tproduce p99\tCPU/msg\tCPU share\tverdict")
 	for _, s := range ce.Steps {
 		verdict := "met"
 		if !s.Pass {
 			verdict = "missed: " + strings.Join(s.Reasons, "; ")
 		}
-		fmt.Fprintf(tw, "  %.0f\t%.0f\t%s\t%s\t%s\t%.0f%%\t%s\n", s.Rate, s.ProduceRate, results.FormatNs(s.SendDelayP99),
+		fmt.Fprintf(tw, "  %.0f\t%.0f\t%s/s\t%s\t%s\t%s\t%.0f%%\t%s\n", s.Rate, s.ProduceRate, results.FormatBytes(s.ProduceBytes), results.FormatNs(s.SendDelayP99),
 			results.FormatNs(s.ProduceP99), formatCPU(s.CPUPerMessageNs), 100*s.CPUShare, verdict)
 	}
 	return tw.Flush()

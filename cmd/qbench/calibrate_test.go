@@ -59,7 +59,7 @@ faults:
 		if s.Pass && s.Rate > c.Best {
 			t.Errorf("step %+v passed above the best rate %v", s, c.Best)
 		}
-		if s.ProduceRate <= 0 || s.CPUPerMessageNs <= 0 {
+		if s.ProduceRate <= 0 || s.CPUPerMessageNs <= 0 || s.ProduceBytes <= 0 {
 			t.Errorf("step %+v has no figures", s)
 		}
 	}
@@ -87,7 +87,7 @@ faults:
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, s := range []string{"calibration of shape on the null engine (design pubsub): 2 producers", "generator floor at 1000 msg/s", "send_delay", "CPU:", "generator ceiling:", "  1000  "} {
+	for _, s := range []string{"calibration of shape on the null engine (design pubsub): 2 producers", "generator floor at 1000 msg/s, ", "KiB/s (", "bytes/s", "send_delay", "CPU:", "generator ceiling:", "  1000  "} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("table lacks %q:\n%s", s, stdout)
 		}
