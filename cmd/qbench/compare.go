@@ -272,8 +272,9 @@ func (g *gating) sameScenario(sc *scenarios.Scenario) error {
 }
 
 // check compares res (written to out) with the baseline and checks the gates: the scenario's
-// absolute ones and the flags'.
-func (g *gating) check(cmd *cobra.Command, out string, res *results.Result) error {
+// absolute ones and the flags'. Its report, when there is one, opens with header (a sweep's cell
+// name; "" for none).
+func (g *gating) check(cmd *cobra.Command, out string, res *results.Result, header string) error {
 	if res.Segment != nil {
 		return nil // a segment is part of a run: its gates are checked on the merged result
 	}
@@ -288,6 +289,9 @@ func (g *gating) check(cmd *cobra.Command, out string, res *results.Result) erro
 		out = "(this run)"
 	}
 	fmt.Fprintln(cmd.OutOrStdout())
+	if header != "" {
+		fmt.Fprintln(cmd.OutOrStdout(), header)
+	}
 	o := g.o
 	c := results.Compare(g.baseline, res, g.baselinePath, out, gates, o.gateOpts(cmd, g.baseline))
 	if err := o.checkSame(c); err != nil {

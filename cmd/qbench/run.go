@@ -97,7 +97,7 @@ func runCmd() *cobra.Command {
 				}
 				fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
 			}
-			return interrupted(res.Interrupted, g.check(cmd, out, res))
+			return interrupted(res.Interrupted, g.check(cmd, out, res, ""))
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file (a directory for a matrix)")

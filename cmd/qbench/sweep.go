@@ -102,7 +102,7 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 			}
 			fmt.Fprintf(os.Stderr, "qbench: wrote %s (%d repetitions merged)\n", out, len(cells[0].Runs))
 		}
-		return interrupted(res.Interrupted || stop.Err() != nil, g.check(cmd, out, res))
+		return interrupted(res.Interrupted || stop.Err() != nil, g.check(cmd, out, res, ""))
 	}
 	if stop.Err() != nil {
 		ix.Interrupted = true
@@ -120,12 +120,11 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 	// Each cell's gates (the scenario's absolute ones and --gate).
 	var errs []error
 	for i, c := range cells {
-		fmt.Fprintf(cmd.OutOrStdout(), "\ncell %s:", c.Cell.Name)
-		if err := g.check(cmd, filepath.Join(out, ix.Cells[i].File), c.Result); err != nil {
+		// A cell without gates or a baseline prints nothing more: no empty "cell NAME:" lines.
+		if err := g.check(cmd, filepath.Join(out, ix.Cells[i].File), c.Result, "cell "+c.Cell.Name+":"); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	fmt.Fprintln(cmd.OutOrStdout())
 	return errors.Join(errs...)
 }
 

@@ -83,6 +83,16 @@ gates:
 	if !strings.Contains(stdout, "rate=400") {
 		t.Errorf("no table on stdout:\n%s", stdout)
 	}
+	if !strings.Contains(stdout, "cell rate=200:\n") {
+		t.Errorf("no gates report headed by its cell:\n%s", stdout)
+	}
+
+	// Without gates a cell has nothing to report after the table: no empty "cell NAME:" lines.
+	plain := writeFile(t, "p.yaml", "name: p\nengine: embedded\nduration: 500ms\nwarmup: 100ms\nmatrix:\n  rate: [200, 400]\n")
+	stdout, stderr, code = qbench(t, "run", "-q", plain, "-o", t.TempDir())
+	if code != 0 || strings.Contains(stdout, "cell rate=") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
 }
 
 // A rate search with a low ceiling: it starts at the scenario's rate, never passes the ceiling,
