@@ -137,6 +137,9 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	r = &run{sc: sc, opts: opts, eng: eng, tag: stampTag(sc, opts.RunID), ledger: book,
 		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed),
 		scheduleEnd: scheduleEnd(sc), binWidth: results.BinWidth(sc.Duration.D(), len(sc.Faults) > 0)}
+	if ip, ok := eng.(engines.InProcess); ok && ip.InProcess() {
+		r.engineInProcess = true
+	}
 	if sc.Backlog.Set() {
 		r.backlog = newBacklogPhase(sc, groups)
 	}
@@ -224,12 +227,15 @@ type run struct {
 	binWidth time.Duration // the latency bins' width (results.BinWidth)
 	opts     Options
 	eng      engines.Engine
-	tag      uint64
-	seg      *segmentRun // nil unless this is one segment of a run from several processes
-	ledger   *ledger.Ledger
-	groupOf  func(consumer int) int
-	started  time.Time
-	epoch    time.Time // the schedule's time zero; set when producers start
+	// engineInProcess: the engine's server runs in this process (engines.InProcess), so the
+	// pacer's spin yields to it.
+	engineInProcess bool
+	tag             uint64
+	seg             *segmentRun // nil unless this is one segment of a run from several processes
+	ledger          *ledger.Ledger
+	groupOf         func(consumer int) int
+	started         time.Time
+	epoch           time.Time // the schedule's time zero; set when producers start
 	// scheduleEnd is when the producers' schedules end, since the epoch (the duration, plus a
 	// backlog's fill when producers keep going).
 	scheduleEnd time.Duration

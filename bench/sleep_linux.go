@@ -99,15 +99,15 @@ func (t *timerFD) sleep(d time.Duration) bool {
 //     would otherwise wait until the sleep ends, about one message interval. End-to-end p90 was
 //     0.44 to 1.15 ms with nanosleep alone, 0.25 to 0.32 ms once the producer yielded first.
 //   - It ends the sleep early by the wake-up latency measured so far (at most d/spinShare) and
-//     yields in a loop for the rest: send delay p50 from about 55-100 us to a few us.
-//
-// Each runtime.Gosched of the last stretch, with a P idle, wakes an idle thread to look for work
-// (wakep): about half a futex wake per message at 1,000 msg/s. Spinning without yielding (when
-// the producer had no batch in flight) removed it at the floor, but at 200,000 msg/s send delay
-// p99 was worse in 7 of 8 runs alternated with the previous code while this and raw writes of
-// every size were both in (not told apart), so it still yields: a held P can delay answers and
-// consumers readied on it.
-func preciseSleep(d time.Duration) {
+//     spins (yielding) for the rest: send delay p50 from about 55-100 us to a few us.
+func preciseSleep(d time.Duration) { preciseSleepYield(d, true) }
+
+// preciseSleepYield is preciseSleep whose last stretch yields the P (runtime.Gosched) only when
+// asked to or when there is one P. Yielding lets goroutines readied on this P run (a busy
+// producer's answers, consumers), but each Gosched with an idle P wakes an idle thread to look
+// for work (wakep): about half a futex wake per message at 1,000 msg/s with nothing to run. The
+// producer asks to yield only while it has batches in flight (produce.go).
+func preciseSleepYield(d time.Duration, yield bool) {
 	deadline := time.Now().Add(d)
 	est := time.Duration(wakeLateNs.Load())
 	if s := time.Until(deadline) - min(est, d/spinShare); s > 0 {
@@ -121,8 +121,11 @@ func preciseSleep(d time.Duration) {
 		est += (time.Since(wakeAt) - est) / 8
 		wakeLateNs.Store(int64(min(max(est, 0), maxAnticipation)))
 	}
+	yield = yield || runtime.GOMAXPROCS(0) == 1
 	for time.Now().Before(deadline) {
-		runtime.Gosched()
+		if yield {
+			runtime.Gosched()
+		}
 	}
 }
 
@@ -139,4 +142,74 @@ func sleepOn(s time.Duration) bool {
 		t.file.Close()
 	}
 	return ok
+}
+
+// handoff runs fn when a timer armed by arm expires before disarm, for a producer that keeps
+// the schedule through its Send (produce.go). It waits on a timerfd of its own in a goroutine
+// parked on the network poller: arming and disarming are raw system calls that wake nobody,
+// where a Go timer armed per message (time.AfterFunc) woke an idle thread to watch it
+// (wakeNetPoller), a fifth of a futex wake per message at 1,000 msg/s.
+type handoff struct {
+	t  *timerFD
+	fn func()
+	// state is 0 (idle), 1 (armed) or 2 (fired); whoever moves it from 1 owns the outcome.
+	state atomic.Int32
+	done  chan struct{}
+	// fallback is used when no timerfd could be had.
+	fallback *time.Timer
+}
+
+func newHandoff(fn func()) *handoff {
+	h := &handoff{t: newTimerFD(), fn: fn, done: make(chan struct{})}
+	if h.t == nil {
+		close(h.done)
+		return h
+	}
+	go func() {
+		defer close(h.done)
+		for {
+			h.t.errno = 0
+			if h.t.raw.Read(h.t.readFn) != nil || h.t.errno != 0 {
+				return // closed
+			}
+			if h.state.CompareAndSwap(1, 2) {
+				h.fn()
+			}
+		}
+	}()
+	return h
+}
+
+// arm runs fn after d unless disarm comes first.
+func (h *handoff) arm(d time.Duration) {
+	if h.t == nil {
+		h.fallback = time.AfterFunc(d, h.fn)
+		return
+	}
+	h.state.Store(1)
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(max(d, 1)))}
+	if unix.TimerfdSettime(h.t.fd, 0, &spec, nil) != nil && h.state.CompareAndSwap(1, 2) {
+		h.fn() // cannot wait: hand the schedule on now
+	}
+}
+
+// disarm cancels the timer; false if fn has run or is running.
+func (h *handoff) disarm() bool {
+	if h.t == nil {
+		return h.fallback.Stop()
+	}
+	if !h.state.CompareAndSwap(1, 0) {
+		return false
+	}
+	// Disarming also clears an expiration not yet read, so a late wake finds nothing.
+	unix.TimerfdSettime(h.t.fd, 0, &unix.ItimerSpec{}, nil)
+	return true
+}
+
+// close stops the goroutine; the timer must not be armed.
+func (h *handoff) close() {
+	if h.t != nil {
+		h.t.file.Close()
+	}
+	<-h.done
 }
