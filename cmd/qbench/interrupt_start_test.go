@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,23 +87,7 @@ func ctrlCDuringStartUp(t *testing.T, yaml string) {
 	}
 	time.Sleep(50 * time.Millisecond) // inside the start-up, more nodes starting
 	started = children(cmd.Process.Pid)
-	sent := time.Now()
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		t.Fatal("qbench did not stop within 20 s of Ctrl-C")
-	}
-	took := time.Since(sent)
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
-		t.Fatalf("exit: %v, want exit code 4 (interrupted); stderr: %s", err, stderr.String())
-	}
+	took := ctrlC(t, cmd, done, stderr.String)
 	if !strings.Contains(stderr.String(), "interrupted during the engine's start-up") {
 		t.Errorf("stderr does not say the start-up was interrupted: %s", stderr.String())
 	}

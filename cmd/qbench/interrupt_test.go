@@ -29,25 +29,9 @@ func TestCtrlCStopsWithinASecond(t *testing.T) {
 				t.Fatal(err)
 			}
 			time.Sleep(2 * time.Second) // into the work, or into the stall
-			sent := time.Now()
-			if err := cmd.Process.Signal(os.Interrupt); err != nil {
-				t.Fatal(err)
-			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(20 * time.Second):
-				cmd.Process.Kill()
-				<-done
-				t.Fatal("qbench did not stop within 20 s of Ctrl-C")
-			}
-			took := time.Since(sent)
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 4 {
-				t.Fatalf("exit: %v, want exit code 4 (interrupted)", err)
-			}
+			took := ctrlC(t, cmd, done, func() string { return "" })
 			if took > time.Second {
 				t.Errorf("took %s after Ctrl-C to exit, want at most 1s", took.Round(time.Millisecond))
 			}
@@ -61,4 +45,29 @@ func TestCtrlCStopsWithinASecond(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ctrlC sends the first Ctrl-C to cmd (whose Wait reports on done), waits at most 20 s for it to
+// exit, fails unless it exited with 4 (interrupted), and returns how long it took after the signal.
+// stderr gives what the process wrote, shown on failure.
+func ctrlC(t *testing.T, cmd *exec.Cmd, done <-chan error, stderr func() string) time.Duration {
+	t.Helper()
+	sent := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("qbench did not stop within 20 s of Ctrl-C")
+	}
+	took := time.Since(sent)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 4 {
+		t.Fatalf("exit: %v, want exit code 4 (interrupted); stderr: %s", err, stderr())
+	}
+	return took
 }
