@@ -2,10 +2,16 @@
 # The latency floor against redis-benchmark -c 1 on the same idle redis-server, interleaved:
 #   scenarios/bench/floor-vs-redis-benchmark.sh [ROUNDS]
 # Starts redis-server (no persistence) on a free loopback port, then ROUNDS times (default 3)
-# runs redis-benchmark -c 1 LPUSH of 256 B and qbench's floor-list scenario (1,000 msg/s, 1+1,
-# list) against it, and prints produce p50/p99 and e2e p99 beside redis-benchmark's p50/p99, with
-# the ratios. Run it on a quiet machine: nothing else running. Needs redis-server,
-# redis-benchmark, go, python3.
+# runs, one after the other against it:
+#   redis-benchmark -c 1 LPUSH of 256 B (closed loop: each request follows the last reply);
+#   qbench's floor-list scenario (1,000 msg/s, 1+1, list: paced);
+#   qbench's floor-closed scenario (1+1, list, rate: max with one message in flight: closed loop,
+#     redis-benchmark's shape, so qbench's own path is compared like with like);
+#   paced-reference.py (1,000 msg/s, 1+1, list, Python's standard library and raw sockets: what
+#     pacing itself costs on this machine, with nothing of qbench or Go in it);
+# and prints each one's produce p50/p99 (and e2e p99), with the ratios to redis-benchmark.
+# Run it on a quiet machine: nothing else running. Needs redis-server, redis-benchmark, go,
+# python3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds="${1:-3}"
@@ -19,21 +25,32 @@ redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$w
 pid=$!
 for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
 go build -o "$work/qbench" ./cmd/qbench
-sed -e "s/^engine: redis$/engine: redis-url\naddress: 127.0.0.1:${port}/" scenarios/bench/floor-list.yaml >"$work/floor.yaml"
+for f in floor-list floor-closed; do
+	sed -e "s/^engine: redis$/engine: redis-url\naddress: 127.0.0.1:${port}/" "scenarios/bench/$f.yaml" >"$work/$f.yaml"
+done
 
 printf '%-6s %-16s %10s %10s %10s\n' round tool p50_us p99_us e2e_p99_us
 for r in $(seq "$rounds"); do
 	redis-benchmark -p "$port" -c 1 -n 20000 -d 256 -t lpush --csv 2>/dev/null | tail -1 >"$work/rb.csv"
-	"$work/qbench" run -q "$work/floor.yaml" -o "$work/q.json" >/dev/null
-	python3 - "$r" "$work/rb.csv" "$work/q.json" <<'PY'
+	"$work/qbench" run -q "$work/floor-list.yaml" -o "$work/q.json" >/dev/null
+	"$work/qbench" run -q "$work/floor-closed.yaml" -o "$work/c.json" >/dev/null
+	python3 scenarios/bench/paced-reference.py "$port" 1000 12 2 >"$work/py.txt"
+	python3 - "$r" "$work/rb.csv" "$work/q.json" "$work/c.json" "$work/py.txt" <<'PY'
 import csv, json, sys
-r, rb, q = sys.argv[1], sys.argv[2], sys.argv[3]
+r, rb, q, c, py = sys.argv[1:6]
 row = next(csv.reader(open(rb)))
 rb50, rb99 = float(row[4]) * 1000, float(row[6]) * 1000
-lat = json.load(open(q))["summary"]["latency"]
-p50, p99, e99 = lat["produce"]["p50_ns"] / 1e3, lat["produce"]["p99_ns"] / 1e3, lat["e2e"]["p99_ns"] / 1e3
+def qb(path):
+    lat = json.load(open(path))["summary"]["latency"]
+    return lat["produce"]["p50_ns"] / 1e3, lat["produce"]["p99_ns"] / 1e3, lat["e2e"]["p99_ns"] / 1e3
+p50, p99, e99 = qb(q)
+c50, c99, ce99 = qb(c)
+f = open(py).read().split()
+y50, y99, ye99 = float(f[1]), float(f[3]), float(f[5])
 print(f"{r:<6} {'redis-benchmark':<16} {rb50:10.0f} {rb99:10.0f} {'':>10}")
 print(f"{r:<6} {'qbench':<16} {p50:10.0f} {p99:10.0f} {e99:10.0f}")
 print(f"{r:<6} {'ratio':<16} {p50/rb50:10.2f} {p99/rb99:10.2f} {e99/p99:10.2f}  (qbench/redis-benchmark; e2e p99/produce p99)")
+print(f"{r:<6} {'qbench closed':<16} {c50:10.0f} {c99:10.0f} {'':>10}  ratio {c50/rb50:.2f} {c99/rb99:.2f} (closed loop, like redis-benchmark)")
+print(f"{r:<6} {'python paced':<16} {y50:10.0f} {y99:10.0f} {ye99:10.0f}  ratio {y50/rb50:.2f} {y99/rb99:.2f}; qbench/python {p50/y50:.2f} {p99/y99:.2f}")
 PY
 done
