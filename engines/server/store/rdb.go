@@ -449,7 +449,6 @@ type RDBLimits struct {
 // DecodeRDBDump decodes a DUMP payload written by Redis 7.0 (or by AppendRDBDump), checking
 // its RDB version and CRC.
 func DecodeRDBDump(p []byte, lim RDBLimits) (any, error) {
-	intsetMax, hashMaxEntries, hashMaxValue := lim.IntsetMax, lim.HashMaxEntries, lim.HashMaxValue
 	if len(p) < 10 {
 		return nil, ErrRDBChecksum // verifyDumpPayload's answer to a short payload
 	}
@@ -462,8 +461,22 @@ func DecodeRDBDump(p []byte, lim RDBLimits) (any, error) {
 		return nil, errRDBBad
 	}
 	r := &rdbReader{p: body[1:]}
+	v, err := r.value(body[0], lim)
+	if err != nil {
+		return nil, err
+	}
+	if r.bad || len(r.p) != 0 {
+		return nil, errRDBBad
+	}
+	return v, nil
+}
+
+// value decodes one object of RDB type typ (a DUMP payload's or an RDB file's, rdbfile.go);
+// ErrRDBUnsupported for a type this server does not have.
+func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
+	intsetMax, hashMaxEntries, hashMaxValue := lim.IntsetMax, lim.HashMaxEntries, lim.HashMaxValue
 	var v any
-	switch body[0] {
+	switch typ {
 	case rdbString:
 		v = &String{B: r.str()}
 	case rdbListQuicklist2:
@@ -550,7 +563,7 @@ func DecodeRDBDump(p []byte, lim RDBLimits) (any, error) {
 	default:
 		return nil, ErrRDBUnsupported
 	}
-	if r.bad || len(r.p) != 0 {
+	if r.bad {
 		return nil, errRDBBad
 	}
 	return v, nil
