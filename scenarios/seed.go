@@ -24,6 +24,10 @@ func (s *Scenario) seedPath() string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
+	// Absolute: the server target's child runs in a directory of its own.
+	if abs, err := filepath.Abs(filepath.Join(s.dir, p)); err == nil {
+		return abs
+	}
 	return filepath.Join(s.dir, p)
 }
 
