@@ -34,9 +34,9 @@ func (p *persistence) seedLocked() (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%w %s: %v", ErrSeed, path, err)
 	}
-	seen := make(map[[2]string]bool, len(keys))
+	seen := make(map[dbKey]bool, len(keys))
 	for _, k := range keys {
-		id := [2]string{fmt.Sprint(k.DB), k.Key}
+		id := dbKey{k.DB, k.Key}
 		if seen[id] {
 			// Redis refuses such a file too ("Duplicate key found in RDB file").
 			return 0, fmt.Errorf("%w %s: duplicate key %q in db %d", ErrSeed, path, k.Key, k.DB)

@@ -387,7 +387,9 @@ func (r *rdbReader) str() []byte {
 	case 3:
 		clen, _ := r.length()
 		ulen, _ := r.length()
-		if r.bad || clen > uint64(len(r.p)) || ulen > 1<<32 {
+		// LZF expands 3 input bytes to at most 264 (a back reference of 7+255+2): a larger
+		// claimed length is damage, refused before it is allocated.
+		if r.bad || clen > uint64(len(r.p)) || ulen > 1<<32 || ulen > clen*lzfMaxRatio+lzfMaxRatio {
 			r.bad = true
 			return nil
 		}
@@ -400,6 +402,9 @@ func (r *rdbReader) str() []byte {
 	r.bad = true
 	return nil
 }
+
+// lzfMaxRatio bounds LZF's expansion per input byte (264 output bytes for 3 input bytes).
+const lzfMaxRatio = 88
 
 // lzfDecompress is liblzf's lzf_decompress into exactly ulen bytes.
 func lzfDecompress(in []byte, ulen int) ([]byte, bool) {

@@ -146,3 +146,18 @@ func FuzzReadRDBFile(f *testing.F) {
 		}
 	})
 }
+
+// TestLZFClaimBounded: a compressed string claiming far more than LZF can expand to is refused
+// before anything of that size is allocated.
+func TestLZFClaimBounded(t *testing.T) {
+	// type string, key "k", value: LZF (0xC3), clen 2, ulen 0x80 + 4 GiB-1
+	rec := cat([]byte{rdbString}, rdbStr("k"), []byte{0xC3, 2, 0x80, 0xff, 0xff, 0xff, 0xff, 0, 'a'})
+	if _, err := ReadRDBFile(rdbFile("0010", true, rec), testLimits); err == nil || !strings.Contains(err.Error(), `key "k"`) {
+		t.Fatalf("error %v", err)
+	}
+	// 176 bytes from 2 is within bounds but not what the data holds: refused too.
+	rec = cat([]byte{rdbString}, rdbStr("k"), []byte{0xC3, 2, 0x40, 176, 0, 'a'})
+	if _, err := ReadRDBFile(rdbFile("0010", true, rec), testLimits); err == nil {
+		t.Fatal("accepted")
+	}
+}
