@@ -559,14 +559,14 @@ func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
 			h.Set(els[i], els[i+1], hashMaxEntries, hashMaxValue)
 		}
 		v = h
-	case rdbStreamListpacks2:
-		st, err := decodeRDBStream(r, lim)
+	case rdbStreamListpacks2, rdbStreamListpacks:
+		st, err := decodeRDBStream(r, lim, typ == rdbStreamListpacks)
 		if err != nil {
 			return nil, err
 		}
 		v = st
 	default:
-		return nil, ErrRDBUnsupported
+		return r.ziplistValue(typ, lim) // Redis 6's encodings (rdb_ziplist.go), or unsupported
 	}
 	if r.bad {
 		return nil, errRDBBad

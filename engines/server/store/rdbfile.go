@@ -10,7 +10,8 @@ import (
 // Reading a whole RDB file (Redis's dump.rdb, versions 9 and 10: Redis 6.x and 7.0), to seed
 // the server with what a real Redis saved. The per-key values go through the DUMP decoders
 // (rdbReader.value), so the two paths accept the same encodings. The file is decoded completely
-// before anything is loaded: a key of a type this server lacks, a module or function section,
+// before anything is loaded: a key of a type this server lacks (sorted sets, modules, zipmaps:
+// Redis 6's ziplists are read, rdb_ziplist.go), a module or function section,
 // a bad checksum or a truncation refuses the whole file, never half of it.
 
 // RDB file opcodes (rdb.h).
