@@ -111,7 +111,19 @@ func TestReadRDBFileTruncations(t *testing.T) {
 	}
 	var records [][]byte
 	records = append(records, []byte{rdbOpSelectDB, 1}, expireMs(1<<40), rdbStringKey("s", "v"))
-	for k, v := range map[string]any{"l": l, "st": sampleStream()} {
+	// A small stream with every part (a tombstone, a group, a consumer, pending entries): every
+	// prefix is decoded, so the file stays short (a second under -race).
+	st := NewStream()
+	for i := uint64(1); i <= 12; i++ {
+		st.Append(ID{i, 0}, [][]byte{[]byte("f"), []byte{byte(i)}})
+	}
+	st.Delete(ID{3, 0})
+	g, _ := st.CreateGroup("g", ID{5, 0}, 4)
+	c, _ := g.CreateConsumer("c", 5)
+	for i := uint64(4); i <= 5; i++ {
+		c.PEL.Add(g.PEL.Add(Nack{ID: ID{i, 0}, DeliveryTime: int64(100 + i), DeliveryCount: 1, Consumer: c}))
+	}
+	for k, v := range map[string]any{"l": l, "st": st} {
 		d, _ := AppendRDBDump(nil, v)
 		d = d[:len(d)-10] // the type byte and the value, without the DUMP footer
 		records = append(records, cat(d[:1], rdbStr(k), d[1:]))
