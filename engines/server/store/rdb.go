@@ -227,7 +227,12 @@ func decodeListpack(p []byte) ([][]byte, error) {
 	if len(p) < 7 || int(binary.LittleEndian.Uint32(p)) != len(p) || p[len(p)-1] != 0xff {
 		return nil, errRDBBad
 	}
+	// Sized from the header's count (65535: unknown), bounded by the bytes there are: growing
+	// the slice was most of a large file's load time.
 	var out [][]byte
+	if n := int(binary.LittleEndian.Uint16(p[4:])); n < 65535 && n <= len(p) {
+		out = make([][]byte, 0, n)
+	}
 	i, end := 6, len(p)-1
 	for i < end {
 		c := p[i]

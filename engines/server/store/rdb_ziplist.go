@@ -65,6 +65,9 @@ func decodeZiplist(p []byte) ([][]byte, error) {
 		return nil, errRDBBad
 	}
 	var out [][]byte
+	if n := int(binary.LittleEndian.Uint16(p[8:])); n < 65535 && n <= len(p) {
+		out = make([][]byte, 0, n)
+	}
 	i, end := 10, len(p)-1
 	for i < end {
 		// prevlen: one byte, or 0xfe and four

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/binary"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -171,5 +172,22 @@ func TestLZFClaimBounded(t *testing.T) {
 	rec = cat([]byte{rdbString}, rdbStr("k"), []byte{0xC3, 2, 0x40, 176, 0, 'a'})
 	if _, err := ReadRDBFile(rdbFile("0010", true, rec), testLimits); err == nil {
 		t.Fatal("accepted")
+	}
+}
+
+// BenchmarkReadRDBFile: a file with one 100,000-entry stream (Redis's layout, as DUMP writes it).
+func BenchmarkReadRDBFile(b *testing.B) {
+	st := NewStream()
+	for i := uint64(1); i <= 100000; i++ {
+		st.Append(ID{1700000000000 + i/10, i % 10}, [][]byte{[]byte("d"), []byte("payload-" + strconv.Itoa(int(i)))})
+	}
+	d, _ := AppendRDBDump(nil, st)
+	file := rdbFile("0010", true, cat(d[:1], rdbStr("st"), d[1:len(d)-10]))
+	b.SetBytes(int64(len(file)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := ReadRDBFile(file, testLimits); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
