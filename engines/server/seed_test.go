@@ -198,22 +198,37 @@ func TestSeedRefusals(t *testing.T) {
 			}
 		})
 	}
-	// The undamaged file loads, and a restart over a snapshot does not seed again.
-	dir := t.TempDir()
+	// The undamaged file loads, and a restart over the server's own files (a snapshot, or the
+	// AOF whose base the seed became) does not seed again; with neither, it does.
 	path := writeTemp(t, loadable)
-	s := startServer(t, Config{Dir: dir, SeedRDB: path})
-	qc := dialRaw(t, s.Addr())
-	for _, l := range []string{"DEL a", "SAVE"} {
-		qc.send(splitLine(t, l))
-		if _, err := qc.readReply(5 * time.Second); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.Close()
-	s2 := startServer(t, Config{Dir: dir, SeedRDB: path})
-	qc = dialRaw(t, s2.Addr())
-	qc.send(splitLine(t, "EXISTS a"))
-	if b, _ := qc.readReply(5 * time.Second); string(b) != ":0\r\n" {
-		t.Errorf("after a restart with a snapshot, EXISTS a = %q: the seed was loaded again", b)
+	for _, tc := range []struct {
+		name    string
+		cfg     Config
+		script  []string
+		restart string // EXISTS a after the restart
+	}{
+		{"snapshot", Config{}, []string{"DEL a", "SAVE"}, ":0\r\n"},
+		{"aof", Config{AppendOnly: true, AppendFsync: "always"}, []string{"DEL a"}, ":0\r\n"},
+		{"no-persistence", Config{}, []string{"DEL a"}, ":1\r\n"},
+	} {
+		t.Run("restart-"+tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			cfg.Dir, cfg.SeedRDB = t.TempDir(), path
+			s := startServer(t, cfg)
+			qc := dialRaw(t, s.Addr())
+			for _, l := range append(tc.script, "EXISTS l") {
+				qc.send(splitLine(t, l))
+				b, err := qc.readReply(5 * time.Second)
+				if err != nil || (l == "EXISTS l" && string(b) != ":1\r\n") {
+					t.Fatalf("%s: %q %v", l, b, err)
+				}
+			}
+			s.Close()
+			qc = dialRaw(t, startServer(t, cfg).Addr())
+			qc.send(splitLine(t, "EXISTS a"))
+			if b, _ := qc.readReply(5 * time.Second); string(b) != tc.restart {
+				t.Errorf("after a restart, EXISTS a = %q, want %q", b, tc.restart)
+			}
+		})
 	}
 }
