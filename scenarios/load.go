@@ -78,7 +78,7 @@ func Parse(file string, data []byte, c Checks) (*Scenario, error) {
 		return nil, &Error{File: file, Msg: "empty scenario"}
 	}
 	root := doc.Content[0]
-	s := &Scenario{keys: map[string]int{}, checks: c}
+	s := &Scenario{keys: map[string]int{}, checks: c, dir: filepath.Dir(file)}
 	d := decoder{file: file}
 	if root.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(root.Content); i += 2 {

@@ -117,6 +117,8 @@ type Scenario struct {
 	designSwept bool
 	// checks are those Parse was given, for Cells.
 	checks Checks
+	// dir is the scenario file's directory: a relative persistence.seed-rdb is read from there.
+	dir string
 }
 
 // StreamOptions configure the stream design.
@@ -315,8 +317,9 @@ var Policies = map[string]map[string]string{
 }
 
 // EffectivePersistence is the policy's settings overlaid with the explicit persistence settings.
+// A seed-rdb path comes out absolute (seed.go).
 func (s *Scenario) EffectivePersistence() map[string]string {
-	if s.Policy == "" {
+	if s.Policy == "" && s.Persistence[SeedRDBKey] == "" {
 		return s.Persistence
 	}
 	out := map[string]string{}
@@ -325,6 +328,9 @@ func (s *Scenario) EffectivePersistence() map[string]string {
 	}
 	for k, v := range s.Persistence {
 		out[k] = v
+	}
+	if out[SeedRDBKey] != "" {
+		out[SeedRDBKey] = s.seedPath()
 	}
 	return out
 }

@@ -289,6 +289,7 @@ func (s *Scenario) validate(c Checks) Errors {
 	if s.List.MaxDeliveries < 0 {
 		bad("list.max_deliveries", "must not be negative (got %d)", s.List.MaxDeliveries)
 	}
+	s.validateSeed(bad)
 	errs = append(errs, s.validateFaultOverlap()...)
 	errs = append(errs, s.validateGates(c.Gate)...)
 	// When the matrix sweeps the engine, each cell is checked with its own engine instead.

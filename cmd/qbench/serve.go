@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -21,7 +22,7 @@ func serveCmd() *cobra.Command {
 	var port int
 	var bind, requirePass, requirePassFile string
 	var maxClients int
-	var dir, appendonly, appendfsync, save string
+	var dir, appendonly, appendfsync, save, seedRDB string
 	var simFS bool
 	var enableDebug, enableProtected string
 	cmd := &cobra.Command{
@@ -51,6 +52,14 @@ func serveCmd() *cobra.Command {
 			if appendonly != "yes" && appendonly != "no" {
 				return usageError{fmt.Errorf("--appendonly %q: must be yes or no", appendonly)}
 			}
+			if seedRDB != "" {
+				// Checked here too, so a wrong path is a usage error (exit 2) naming the file.
+				f, err := os.Open(seedRDB)
+				if err != nil {
+					return usageError{fmt.Errorf("--seed-rdb: %w", err)}
+				}
+				f.Close()
+			}
 			var fs fsys.FS
 			if simFS {
 				sim := fsys.NewSim()
@@ -67,12 +76,13 @@ func serveCmd() *cobra.Command {
 				AppendOnly:  appendonly == "yes",
 				AppendFsync: appendfsync,
 				Save:        save,
+				SeedRDB:     seedRDB,
 
 				EnableDebugCommand:     enableDebug,
 				EnableProtectedConfigs: enableProtected,
 			})
 			if err := s.Start(); err != nil {
-				if strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "save \"") || strings.Contains(err.Error(), "enable-") {
+				if errors.Is(err, server.ErrSeed) || strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "save \"") || strings.Contains(err.Error(), "enable-") {
 					return usageError{err}
 				}
 				return err
@@ -130,6 +140,7 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&simFS, "simulated-fs", false, "keep --dir in memory on a file system that tracks fsyncs: SIGUSR1 then simulates a power loss, SIGUSR2 a process crash (each followed by recovery)")
 	cmd.Flags().StringVar(&enableDebug, "enable-debug-command", "no", "DEBUG (it can stall every client): no, yes, or local (loopback clients only), as Redis 7")
 	cmd.Flags().StringVar(&enableProtected, "enable-protected-configs", "no", "CONFIG SET dir/dbfilename at run time: no, yes, or local, as Redis 7")
+	cmd.Flags().StringVar(&seedRDB, "seed-rdb", "", "start from this dump.rdb written by Redis 6.x/7.0 (strings, lists, sets, hashes, streams; expired keys dropped) when --dir holds no snapshot and no AOF")
 	cmd.Flags().StringVar(&save, "save", "", `snapshot rules "<seconds> <changes> ...", e.g. "3600 1 300 100"; "" = none`)
 	return cmd
 }

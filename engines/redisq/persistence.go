@@ -29,8 +29,10 @@ func applyPersistence(cfg *server.Config, key, value string) error {
 		}
 	case "save":
 		cfg.Save = value
+	case "seed-rdb": // scenarios.SeedRDBKey: a Redis dump.rdb the dataset starts from
+		cfg.SeedRDB = value
 	default:
-		return fmt.Errorf("persistence setting %q is not one the in-repo server has (appendonly, appendfsync, save)", key)
+		return fmt.Errorf("persistence setting %q is not one the in-repo server has (appendonly, appendfsync, save, seed-rdb)", key)
 	}
 	return nil
 }

@@ -13,7 +13,8 @@ import (
 )
 
 // load runs at Start, before the listener opens: with appendonly yes it loads the AOF (base,
-// then incremental files) and opens the log; otherwise it loads the snapshot, if any.
+// then incremental files) and opens the log; otherwise it loads the snapshot, if any. When
+// neither exists and Config.SeedRDB names a file, the dataset starts from it (persist_seed.go).
 func (p *persistence) load() error {
 	s := p.s
 	s.mu.Lock()
@@ -23,7 +24,10 @@ func (p *persistence) load() error {
 	start := time.Now()
 	c := &client{s: s, proto: 2, authed: true}
 	if !s.cfg.AppendOnly {
-		n, err := p.loadSnapshot(c)
+		n, found, err := p.loadSnapshot(c)
+		if err == nil && !found {
+			n, err = p.seedLocked()
+		}
 		p.loadedRecords, p.loadTime = n, time.Since(start)
 		return err
 	}
@@ -33,8 +37,13 @@ func (p *persistence) load() error {
 		return err
 	}
 	if !found {
-		// A first start with the AOF on: take over a snapshot if there is one, as the base.
-		if _, err := p.loadSnapshot(c); err != nil {
+		// A first start with the AOF on: take over a snapshot (or else the seed) as the base,
+		// so a restart recovers from the AOF and never seeds again.
+		_, found, err := p.loadSnapshot(c)
+		if err == nil && !found {
+			_, err = p.seedLocked()
+		}
+		if err != nil {
 			return err
 		}
 		return p.startAOFLocked()
@@ -77,23 +86,23 @@ func (p *persistence) load() error {
 	return nil
 }
 
-func (p *persistence) loadSnapshot(c *client) (int64, error) {
+// loadSnapshot loads dump.qdb; found is false when there is none.
+func (p *persistence) loadSnapshot(c *client) (n int64, found bool, err error) {
 	data, err := p.fs.ReadFile(p.snapshotPath())
 	if fsys.IsNotExist(err) {
-		return 0, nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return 0, err
+		return 0, true, err
 	}
-	var n int64
 	_, err = aof.Scan(p.snapshotPath(), data, func(_ int64, r aof.Record) error {
 		n++
 		return p.apply(c, r)
 	})
 	if err != nil {
-		return n, fmt.Errorf("loading the snapshot: %w", err)
+		return n, true, fmt.Errorf("loading the snapshot: %w", err)
 	}
-	return n, nil
+	return n, true, nil
 }
 
 // startAOFLocked turns the AOF on: the current dataset becomes a base file, a new incremental

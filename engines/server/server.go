@@ -39,6 +39,9 @@ type Config struct {
 	AppendFsync string  // "appendfsync": "always", "everysec" (the default, "") or "no"
 	Save        string  // "save" rules, e.g. "3600 1 300 100"; "" = no automatic snapshots
 	FS          fsys.FS // nil = the real file system; *fsys.Sim to simulate power loss
+	// SeedRDB is a dump.rdb written by Redis (6.x or 7.0) that the dataset starts from when Dir
+	// holds no snapshot and no AOF (persist_seed.go); "" = none. Read from the real file system.
+	SeedRDB string
 
 	// Redis 7.0's protected actions (protect.go): "no" (the default, ""), "yes" or "local".
 	EnableProtectedConfigs string // CONFIG SET dir / dbfilename

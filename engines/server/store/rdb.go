@@ -227,7 +227,12 @@ func decodeListpack(p []byte) ([][]byte, error) {
 	if len(p) < 7 || int(binary.LittleEndian.Uint32(p)) != len(p) || p[len(p)-1] != 0xff {
 		return nil, errRDBBad
 	}
+	// Sized from the header's count (65535: unknown), bounded by the bytes there are: growing
+	// the slice was most of a large file's load time.
 	var out [][]byte
+	if n := int(binary.LittleEndian.Uint16(p[4:])); n < 65535 && n <= len(p) {
+		out = make([][]byte, 0, n)
+	}
 	i, end := 6, len(p)-1
 	for i < end {
 		c := p[i]
@@ -387,7 +392,9 @@ func (r *rdbReader) str() []byte {
 	case 3:
 		clen, _ := r.length()
 		ulen, _ := r.length()
-		if r.bad || clen > uint64(len(r.p)) || ulen > 1<<32 {
+		// LZF expands 3 input bytes to at most 264 (a back reference of 7+255+2): a larger
+		// claimed length is damage, refused before it is allocated.
+		if r.bad || clen > uint64(len(r.p)) || ulen > 1<<32 || ulen > clen*lzfMaxRatio+lzfMaxRatio {
 			r.bad = true
 			return nil
 		}
@@ -400,6 +407,9 @@ func (r *rdbReader) str() []byte {
 	r.bad = true
 	return nil
 }
+
+// lzfMaxRatio bounds LZF's expansion per input byte (264 output bytes for 3 input bytes).
+const lzfMaxRatio = 88
 
 // lzfDecompress is liblzf's lzf_decompress into exactly ulen bytes.
 func lzfDecompress(in []byte, ulen int) ([]byte, bool) {
@@ -449,7 +459,6 @@ type RDBLimits struct {
 // DecodeRDBDump decodes a DUMP payload written by Redis 7.0 (or by AppendRDBDump), checking
 // its RDB version and CRC.
 func DecodeRDBDump(p []byte, lim RDBLimits) (any, error) {
-	intsetMax, hashMaxEntries, hashMaxValue := lim.IntsetMax, lim.HashMaxEntries, lim.HashMaxValue
 	if len(p) < 10 {
 		return nil, ErrRDBChecksum // verifyDumpPayload's answer to a short payload
 	}
@@ -462,8 +471,22 @@ func DecodeRDBDump(p []byte, lim RDBLimits) (any, error) {
 		return nil, errRDBBad
 	}
 	r := &rdbReader{p: body[1:]}
+	v, err := r.value(body[0], lim)
+	if err != nil {
+		return nil, err
+	}
+	if r.bad || len(r.p) != 0 {
+		return nil, errRDBBad
+	}
+	return v, nil
+}
+
+// value decodes one object of RDB type typ (a DUMP payload's or an RDB file's, rdbfile.go);
+// ErrRDBUnsupported for a type this server does not have.
+func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
+	intsetMax, hashMaxEntries, hashMaxValue := lim.IntsetMax, lim.HashMaxEntries, lim.HashMaxValue
 	var v any
-	switch body[0] {
+	switch typ {
 	case rdbString:
 		v = &String{B: r.str()}
 	case rdbListQuicklist2:
@@ -541,16 +564,16 @@ func DecodeRDBDump(p []byte, lim RDBLimits) (any, error) {
 			h.Set(els[i], els[i+1], hashMaxEntries, hashMaxValue)
 		}
 		v = h
-	case rdbStreamListpacks2:
-		st, err := decodeRDBStream(r, lim)
+	case rdbStreamListpacks2, rdbStreamListpacks:
+		st, err := decodeRDBStream(r, lim, typ == rdbStreamListpacks)
 		if err != nil {
 			return nil, err
 		}
 		v = st
 	default:
-		return nil, ErrRDBUnsupported
+		return r.ziplistValue(typ, lim) // Redis 6's encodings (rdb_ziplist.go), or unsupported
 	}
-	if r.bad || len(r.p) != 0 {
+	if r.bad {
 		return nil, errRDBBad
 	}
 	return v, nil

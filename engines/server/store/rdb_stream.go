@@ -12,6 +12,10 @@ import (
 // groups with their PEL and consumers.
 const rdbStreamListpacks2 = 19
 
+// rdbStreamListpacks is Redis 6's stream (RDB 9): no first ID, max-deleted ID, entries-added
+// or groups' entries-read, which Redis 7.0's load derives as decodeRDBStream does.
+const rdbStreamListpacks = 15
+
 func appendRawID(b []byte, id ID) []byte {
 	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(b, id.Ms), id.Seq)
 }
@@ -105,8 +109,8 @@ func (r *rdbReader) le64() int64 {
 }
 
 // decodeRDBStream reads a stream serialization; entries are appended anew (node boundaries
-// follow this server's limits), then the metadata is set as dumped.
-func decodeRDBStream(r *rdbReader, lim RDBLimits) (*Stream, error) {
+// follow this server's limits), then the metadata is set as dumped. v1 is Redis 6's layout.
+func decodeRDBStream(r *rdbReader, lim RDBLimits, v1 bool) (*Stream, error) {
 	s := NewStream()
 	s.NodeMaxEntries, s.NodeMaxBytes = lim.NodeMaxEntries, lim.NodeMaxBytes
 	var deleted []ID
@@ -178,18 +182,32 @@ func decodeRDBStream(r *rdbReader, lim RDBLimits) (*Stream, error) {
 	}
 	length := r.u64()
 	lastID := ID{r.u64(), r.u64()}
-	firstID := ID{r.u64(), r.u64()}
-	maxDel := ID{r.u64(), r.u64()}
-	added := r.u64()
-	if r.bad || length != s.length {
-		return nil, errRDBBad
+	if v1 {
+		// As Redis 7.0 loads a 6.x stream: no tombstones known, every entry counted as added,
+		// the first ID the first live entry's (kept by Append and Delete above).
+		if r.bad || length != s.length {
+			return nil, errRDBBad
+		}
+		s.LastID, s.MaxDeletedID, s.EntriesAdded = lastID, ID{}, length
+	} else {
+		firstID := ID{r.u64(), r.u64()}
+		maxDel := ID{r.u64(), r.u64()}
+		added := r.u64()
+		if r.bad || length != s.length {
+			return nil, errRDBBad
+		}
+		s.LastID, s.FirstID, s.MaxDeletedID, s.EntriesAdded = lastID, firstID, maxDel, added
 	}
-	s.LastID, s.FirstID, s.MaxDeletedID, s.EntriesAdded = lastID, firstID, maxDel, added
 	ng := r.count()
 	for i := 0; i < ng && !r.bad; i++ {
 		name := r.str()
 		glast := ID{r.u64(), r.u64()}
-		read := int64(r.u64())
+		var read int64
+		if v1 {
+			read = s.EstimateDistanceFromFirstEverEntry(glast)
+		} else {
+			read = int64(r.u64())
+		}
 		if r.bad {
 			break
 		}

@@ -1,0 +1,62 @@
+package server
+
+// Seeding from a Redis dump.rdb (Config.SeedRDB): a run can start from data a real Redis saved.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"qbench/engines/server/store"
+)
+
+// ErrSeed wraps every seed failure, so callers can tell a bad seed file (a usage error) from
+// other start-up failures.
+var ErrSeed = errors.New("seed RDB file")
+
+// seedLocked loads Config.SeedRDB into the empty dataset, as Redis loads its dump.rdb at start:
+// keys whose expiry has passed are dropped, every database is kept. The whole file is decoded
+// first, so a refused file leaves the dataset empty. It returns the keys loaded. Store lock held.
+func (p *persistence) seedLocked() (int64, error) {
+	s := p.s
+	path := s.cfg.SeedRDB
+	if path == "" {
+		return 0, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("%w %s: %v", ErrSeed, path, err)
+	}
+	st := s.conf
+	keys, err := store.ReadRDBFile(data, store.RDBLimits{
+		IntsetMax: st.setMaxIntsetEntries, HashMaxEntries: st.hashMaxListpackEntries, HashMaxValue: st.hashMaxListpackValue,
+		NodeMaxEntries: st.streamNodeMaxEntries, NodeMaxBytes: st.streamNodeMaxBytes})
+	if err != nil {
+		return 0, fmt.Errorf("%w %s: %v", ErrSeed, path, err)
+	}
+	seen := make(map[dbKey]bool, len(keys))
+	for _, k := range keys {
+		id := dbKey{k.DB, k.Key}
+		if seen[id] {
+			// Redis refuses such a file too ("Duplicate key found in RDB file").
+			return 0, fmt.Errorf("%w %s: duplicate key %q in db %d", ErrSeed, path, k.Key, k.DB)
+		}
+		seen[id] = true
+	}
+	now := s.store.NowMs()
+	var loaded, expired int64
+	for _, k := range keys {
+		if k.ExpireAtMs != 0 && k.ExpireAtMs <= now {
+			expired++
+			continue
+		}
+		db := s.store.DBs[k.DB]
+		db.SetClearTTL(k.Key, s.reencode(k.Value))
+		if k.ExpireAtMs != 0 {
+			db.Expire(k.Key, k.ExpireAtMs)
+		}
+		loaded++
+	}
+	s.logf("DB seeded from RDB file %s: %d keys loaded, %d expired keys dropped", path, loaded, expired)
+	return loaded, nil
+}

@@ -1,0 +1,128 @@
+package store
+
+import (
+	"encoding/binary"
+	"strconv"
+)
+
+// Redis 6's ziplist encodings (RDB 9, still read by Redis 7.0): a list as one ziplist or a
+// quicklist of ziplists, a small hash as one ziplist of fields and values. Sorted sets and the
+// older zipmap stay unsupported.
+const (
+	rdbListZiplist   = 10
+	rdbHashZiplist   = 13
+	rdbListQuicklist = 14
+)
+
+// ziplistValue decodes the Redis 6 types; ErrRDBUnsupported for any other.
+func (r *rdbReader) ziplistValue(typ byte, lim RDBLimits) (any, error) {
+	switch typ {
+	case rdbListZiplist, rdbListQuicklist:
+		nodes := 1
+		if typ == rdbListQuicklist {
+			nodes = r.count()
+		}
+		l := &List{}
+		for i := 0; i < nodes && !r.bad; i++ {
+			blob := r.str()
+			if r.bad {
+				break
+			}
+			els, err := decodeZiplist(blob)
+			if err != nil {
+				return nil, err
+			}
+			for _, e := range els {
+				l.PushRight(e)
+			}
+		}
+		if r.bad {
+			return nil, errRDBBad
+		}
+		return l, nil
+	case rdbHashZiplist:
+		blob := r.str()
+		if r.bad {
+			return nil, errRDBBad
+		}
+		els, err := decodeZiplist(blob)
+		if err != nil || len(els)%2 != 0 {
+			return nil, errRDBBad
+		}
+		h := NewHash()
+		for i := 0; i < len(els); i += 2 {
+			h.Set(els[i], els[i+1], lim.HashMaxEntries, lim.HashMaxValue)
+		}
+		return h, nil
+	}
+	return nil, ErrRDBUnsupported
+}
+
+// decodeZiplist returns a ziplist's elements (integers as their decimal strings): zlbytes,
+// zltail, zllen, then entries of prevlen, encoding and data, then 0xff (ziplist.c).
+func decodeZiplist(p []byte) ([][]byte, error) {
+	if len(p) < 11 || int(binary.LittleEndian.Uint32(p)) != len(p) || p[len(p)-1] != 0xff {
+		return nil, errRDBBad
+	}
+	var out [][]byte
+	if n := int(binary.LittleEndian.Uint16(p[8:])); n < 65535 && n <= len(p) {
+		out = make([][]byte, 0, n)
+	}
+	i, end := 10, len(p)-1
+	for i < end {
+		// prevlen: one byte, or 0xfe and four
+		if p[i] == 0xfe {
+			i += 5
+		} else {
+			i++
+		}
+		if i >= end {
+			return nil, errRDBBad
+		}
+		c := p[i]
+		need := func(k int) bool { return i+k <= end }
+		var e []byte
+		var n int // encoding + data length
+		switch {
+		case c>>6 == 0, c>>6 == 1, c == 0x80:
+			var l, h int
+			switch c >> 6 {
+			case 0:
+				l, h = int(c&0x3f), 1
+			case 1:
+				if !need(2) {
+					return nil, errRDBBad
+				}
+				l, h = int(c&0x3f)<<8|int(p[i+1]), 2
+			default:
+				if !need(5) {
+					return nil, errRDBBad
+				}
+				l, h = int(binary.BigEndian.Uint32(p[i+1:])), 5
+			}
+			if l < 0 || !need(h+l) {
+				return nil, errRDBBad
+			}
+			n, e = h+l, append([]byte(nil), p[i+h:i+h+l]...)
+		case c >= 0xf1 && c <= 0xfd: // an immediate 0 to 12
+			n, e = 1, strconv.AppendInt(nil, int64(c&0x0f)-1, 10)
+		default:
+			w := map[byte]int{0xc0: 2, 0xd0: 4, 0xe0: 8, 0xf0: 3, 0xfe: 1}[c]
+			if w == 0 || !need(1+w) {
+				return nil, errRDBBad
+			}
+			var u uint64
+			for k := w - 1; k >= 0; k-- {
+				u = u<<8 | uint64(p[i+1+k])
+			}
+			v := int64(u<<(64-8*w)) >> (64 - 8*w) // sign-extend
+			n, e = 1+w, strconv.AppendInt(nil, v, 10)
+		}
+		i += n
+		out = append(out, e)
+	}
+	if i != end {
+		return nil, errRDBBad
+	}
+	return out, nil
+}
