@@ -455,6 +455,9 @@ func TestDiffRedisStrHashNotify(t *testing.T) {
 					t.Errorf("reply to %q: redis %q, qbench %q", script[i], wr[i], gr[i])
 				}
 			}
+			if len(we) < 20 {
+				t.Fatalf("only %d events from redis-server: the trace is not watching", len(we))
+			}
 			if w, g := strings.Join(we, ""), strings.Join(ge, ""); w != g {
 				t.Errorf("events differ:\n%s", sideBySide(we, ge))
 			}
