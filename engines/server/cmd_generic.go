@@ -297,13 +297,10 @@ func cmdExpire(unit time.Duration, at bool) handler {
 		c.touch(args[1])
 		if when <= now {
 			db.Delete(key)
-			c.logAs = [][]byte{[]byte("DEL"), clone(args[1])}
 			c.notify(notifyGeneric, "del", args[1])
 			return 1, nil
 		}
 		db.Expire(key, when)
-		// Logged with the absolute time, so a replayed log keeps the same deadline.
-		c.logAs = [][]byte{[]byte("PEXPIREAT"), clone(args[1]), strconv.AppendInt(nil, when, 10)}
 		c.notify(notifyGeneric, "expire", args[1])
 		return 1, nil
 	}

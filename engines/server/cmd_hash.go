@@ -143,8 +143,6 @@ func cmdHincrbyfloat(c *client, args [][]byte) (any, error) {
 	out := []byte(humanLongDouble(sum))
 	st := c.s.conf
 	h.Set(clone(args[2]), out, st.hashMaxListpackEntries, st.hashMaxListpackValue)
-	// Logged as HSET of the result, as Redis propagates it.
-	c.logAs = [][]byte{[]byte("HSET"), clone(args[1]), clone(args[2]), out}
 	c.touch(args[1])
 	c.notify(notifyHash, "hincrbyfloat", args[1])
 	return out, nil

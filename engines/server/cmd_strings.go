@@ -167,11 +167,6 @@ func (c *client) setGeneric(flags int, key, val, expire []byte, cmd string, okRe
 	c.notify(notifyString, "set", key)
 	if expire != nil {
 		db.Expire(k, at)
-		// Logged with the absolute time, so a replayed log keeps the same deadline.
-		c.logAs = [][]byte{[]byte("SET"), clone(key), clone(val), []byte("PXAT"), strconv.AppendInt(nil, at, 10)}
-		if flags&strKeepTTL != 0 {
-			c.logAs = append(c.logAs, []byte("KEEPTTL"))
-		}
 		c.notify(notifyGeneric, "expire", key)
 	}
 	if flags&strGet != 0 {
@@ -370,16 +365,13 @@ func cmdGetex(c *client, args [][]byte) (any, error) {
 	case flags&(strEXAT|strPXAT) != 0 && at <= c.s.store.NowMs():
 		// An absolute time already past deletes the key (checkAlreadyExpired).
 		db.Delete(k)
-		c.logAs = [][]byte{[]byte("DEL"), clone(args[1])}
 		c.touch(args[1])
 		c.notify(notifyGeneric, "del", args[1])
 	case expire != nil:
 		db.Expire(k, at)
-		c.logAs = [][]byte{[]byte("PEXPIREAT"), clone(args[1]), strconv.AppendInt(nil, at, 10)}
 		c.touch(args[1])
 		c.notify(notifyGeneric, "expire", args[1])
 	case flags&strPersist != 0:
-		c.logAs = [][]byte{[]byte("PERSIST"), clone(args[1])}
 		if db.Persist(k) {
 			c.touch(args[1])
 			c.notify(notifyGeneric, "persist", args[1])

@@ -414,6 +414,31 @@ func TestDiffRedisStrHash(t *testing.T) {
 		{"sets-resp3", "HELLO 3\n" + strhashSets},
 		{"generic", strhashGeneric},
 		{"generic-resp3", "HELLO 3\n" + strhashGeneric},
+		{"copy-wakes-watch-sees", `
+			@1& BLPOP dst 0
+			RPUSH src a b
+			COPY src dst
+			@1 <
+			LRANGE dst 0 -1
+			@2 WATCH w1 w2 w3 w4 w5 w6
+			SADD a 1
+			SUNIONSTORE w1 a
+			SMOVE a w2 1
+			APPEND w3 x
+			SETRANGE w4 1 x
+			HSETNX w5 f v
+			COPY w5 w6
+			@2 MULTI
+			@2 PING
+			@2 EXEC
+			@3 WATCH w1
+			GETEX w1
+			EXPIRETIME w1
+			TOUCH w1
+			@3 MULTI
+			@3 PING
+			@3 EXEC
+		`},
 		{"hash-hashtable-to-scan", func() string {
 			// A hash past hash-max-listpack-entries converts on HSETNX too.
 			var b strings.Builder
@@ -421,6 +446,24 @@ func TestDiffRedisStrHash(t *testing.T) {
 			b.WriteString("HSETNX g d 4\nOBJECT ENCODING g\nHLEN g\nCONFIG SET hash-max-listpack-entries 128\n")
 			return b.String()
 		}()},
+	}
+	// Each write touches the watched key (EXEC aborts) or not (EXEC runs), as in Redis.
+	for _, w := range []string{
+		"SETNX k v", "SETNX w v", "SETEX k 10 v", "PSETEX k 10000 v", "MSETNX k v", "MSETNX w v k v",
+		"APPEND k x", "SETRANGE k 0 x", "SETRANGE k 0 \"\"", "GETDEL k", "GETDEL nokey", "GETEX k EX 100",
+		"GETEX k", "GETEX w PERSIST", "DECRBY w 1", "COPY w k", "COPY k k2", "COPY k w REPLACE",
+		"EXPIREAT k 4102444800", "PEXPIREAT k 1", "EXPIREAT k 4102444800 XX", "TOUCH k",
+	} {
+		cases = append(cases, struct{ name, script string }{"watch " + w,
+			"SET w 5\nSET k v\n@1 WATCH k\n" + w + "\n@1 MULTI\n@1 GET k\n@1 EXEC"})
+	}
+	for _, w := range []string{
+		"HSETNX k f v", "HSETNX k a v", "HINCRBYFLOAT k a 1", "HMGET k a", "HRANDFIELD k", "HSCAN k 0",
+		"SMOVE s k 1", "SMOVE s k 5", "SMOVE k s 1", "SINTERSTORE k s s", "SUNIONSTORE k nokey",
+		"SDIFFSTORE k s s", "SMISMEMBER k 1", "SSCAN k 0",
+	} {
+		cases = append(cases, struct{ name, script string }{"watch " + w,
+			"HSET k a 1\nSADD s 1 2\n@1 WATCH k\n" + w + "\n@1 MULTI\n@1 TYPE k\n@1 EXEC"})
 	}
 	runDiffCases(t, cases)
 }
