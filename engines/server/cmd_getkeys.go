@@ -4,7 +4,7 @@ import "qbench/engines/server/resp"
 
 // COMMAND GETKEYS: the key positions of a command as Redis's getKeysSubcommandImpl finds
 // them, from the table's first/last/step and, for the commands whose keys move (XREAD,
-// XREADGROUP, LMPOP, BLMPOP), from their arguments.
+// XREADGROUP, LMPOP, BLMPOP, SINTERCARD), from their arguments.
 
 // movableKeys finds the keys of commands whose positions depend on their arguments; ok is
 // false when the command has none of its own rule.
@@ -19,7 +19,7 @@ func movableKeys(cmd *command, args [][]byte) (keys [][]byte, ok bool) {
 			}
 		}
 		return nil, true
-	case "lmpop", "blmpop":
+	case "lmpop", "blmpop", "sintercard":
 		at := 1
 		if cmd.fullname == "blmpop" {
 			at = 2

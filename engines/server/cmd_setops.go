@@ -11,6 +11,7 @@ var setOpCommands = []*command{
 	{name: "smove", arity: 4, flags: flagWrite | flagFast, firstKey: 1, lastKey: 2, step: 1, group: "set", summary: "Move a member from one set to another", h: cmdSmove},
 	{name: "sinter", arity: -2, flags: flagReadonly, firstKey: 1, lastKey: -1, step: 1, group: "set", summary: "Intersect multiple sets", h: cmdSetOp(setInter, false)},
 	{name: "sinterstore", arity: -3, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: -1, step: 1, group: "set", summary: "Intersect multiple sets and store the resulting set in a key", h: cmdSetOp(setInter, true)},
+	{name: "sintercard", arity: -3, flags: flagReadonly, group: "set", summary: "Intersect multiple sets and return the cardinality of the result", h: cmdSintercard},
 	{name: "sunion", arity: -2, flags: flagReadonly, firstKey: 1, lastKey: -1, step: 1, group: "set", summary: "Add multiple sets", h: cmdSetOp(setUnion, false)},
 	{name: "sunionstore", arity: -3, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: -1, step: 1, group: "set", summary: "Add multiple sets and store the resulting set in a key", h: cmdSetOp(setUnion, true)},
 	{name: "sdiff", arity: -2, flags: flagReadonly, firstKey: 1, lastKey: -1, step: 1, group: "set", summary: "Subtract multiple sets", h: cmdSetOp(setDiff, false)},
@@ -153,6 +154,73 @@ func cmdSetOp(op setOp, storeIt bool) handler {
 		c.notify(notifySet, storeEvents[op], dst)
 		return res.Len(), nil
 	}
+}
+
+// cmdSintercard is SINTERCARD numkeys key [key ...] [LIMIT limit]: the intersection's size,
+// counting stops at limit (0: no limit).
+func cmdSintercard(c *client, args [][]byte) (any, error) {
+	// Redis's own messages replace the integer error too (getRangeLongFromObjectOrReply).
+	numkeys, ok := parseInt(args[1])
+	if !ok || numkeys < 1 {
+		return nil, redisError("ERR numkeys should be greater than 0")
+	}
+	if numkeys > int64(len(args)-2) {
+		return nil, redisError("ERR Number of keys can't be greater than number of args")
+	}
+	limit := int64(0)
+	for j := 2 + int(numkeys); j < len(args); j++ {
+		if eq(args[j], "limit") && j < len(args)-1 {
+			j++
+			n, ok := parseInt(args[j])
+			if !ok || n < 0 {
+				return nil, redisError("ERR LIMIT can't be negative")
+			}
+			limit = n
+		} else {
+			return nil, errSyntax
+		}
+	}
+	keys := args[2 : 2+numkeys]
+	sets := make([]*store.Set, len(keys))
+	for i, k := range keys {
+		s, err := c.getSet(k)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			// Every key is still type-checked first, as in Redis.
+			for _, k2 := range keys[i+1:] {
+				if _, err := c.getSet(k2); err != nil {
+					return nil, err
+				}
+			}
+			return 0, nil
+		}
+		sets[i] = s
+	}
+	smallest := sets[0]
+	for _, s := range sets[1:] {
+		if s.Len() < smallest.Len() {
+			smallest = s
+		}
+	}
+	n := int64(0)
+	for _, m := range smallest.Members() {
+		in := true
+		for _, s := range sets {
+			if s != smallest && !s.Has(m) {
+				in = false
+				break
+			}
+		}
+		if in {
+			n++
+			if limit > 0 && n >= limit {
+				break
+			}
+		}
+	}
+	return n, nil
 }
 
 func cmdSmismember(c *client, args [][]byte) (any, error) {
