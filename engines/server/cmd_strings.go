@@ -349,15 +349,16 @@ func cmdGetex(c *client, args [][]byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The key is looked up before the time is checked, as in getexCommand.
+	sv, err := c.getString(args[1])
+	if err != nil || sv == nil {
+		return nil, err
+	}
 	var at int64
 	if expire != nil {
 		if at, err = c.expireMs(expire, flags, "getex"); err != nil {
 			return nil, err
 		}
-	}
-	sv, err := c.getString(args[1])
-	if err != nil || sv == nil {
-		return nil, err
 	}
 	db := c.keyspace()
 	k := string(args[1])

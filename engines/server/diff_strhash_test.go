@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -520,6 +522,83 @@ func TestDiffRedisStrHashNotify(t *testing.T) {
 			if w, g := strings.Join(we, ""), strings.Join(ge, ""); w != g {
 				t.Errorf("events differ:\n%s", sideBySide(we, ge))
 			}
+		})
+	}
+}
+
+// TestDiffRedisRandomStrHash: random string, hash, set-algebra and generic commands of issue 17
+// over a few shared keys in two databases (wrong types, copies and deadlines meet), some inside
+// MULTI, RESP3 for even seeds. Set members are integers (intsets keep Redis's order), hashes
+// stay listpacks, deadlines are absolute (EXPIREAT, EXAT) so both servers agree to the ms, and
+// random answers are asked only for a whole collection.
+func TestDiffRedisRandomStrHash(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	for seed := int64(1); seed <= 8; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewSource(seed))
+			pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
+			key := func() string { return pick("s1", "s2", "h1", "h2", "k1", "k2") }
+			member := func() string { return fmt.Sprint(r.Intn(10) - 2) }
+			field := func() string { return pick("f1", "f2", "n") }
+			num := func() string { return pick("1", "-3", "0", "x", "2.5", "") }
+			at := func() string { return pick("4102444800", "4102444900", "1", "0", "x") }
+			gens := []func() string{
+				func() string { return fmt.Sprintf("SADD %s %s %s", key(), member(), member()) },
+				func() string { return fmt.Sprintf("SET %s %s %s", key(), pick("1", "ab", "7"), pick("", "NX", "XX", "GET", "KEEPTTL", "EXAT "+at(), "PXAT "+at()+"000")) },
+				func() string { return fmt.Sprintf("SETNX %s %s", key(), pick("1", "v")) },
+				func() string { return fmt.Sprintf("MSETNX %s 1 %s 2", key(), key()) },
+				func() string { return fmt.Sprintf("APPEND %s %s", key(), pick("1", "xy")) },
+				func() string { return "STRLEN " + key() },
+				func() string { return fmt.Sprintf("GETRANGE %s %s %s", key(), pick("0", "-2", "1"), pick("-1", "2", "0")) },
+				func() string { return fmt.Sprintf("SETRANGE %s %s %s", key(), pick("0", "3", "-1"), pick("z", `""`)) },
+				func() string { return "GETDEL " + key() },
+				func() string { return fmt.Sprintf("GETEX %s %s", key(), pick("", "PERSIST", "EXAT "+at(), "PXAT "+at()+"000", "EX 0")) },
+				func() string { return fmt.Sprintf("DECRBY %s %s", key(), num()) },
+				func() string { return fmt.Sprintf("HMGET %s %s %s", key(), field(), field()) },
+				func() string { return fmt.Sprintf("%s %s", pick("HLEN", "HKEYS", "HVALS"), key()) },
+				func() string { return fmt.Sprintf("HEXISTS %s %s", key(), field()) },
+				func() string { return fmt.Sprintf("HSETNX %s %s %s", key(), field(), pick("1", "v")) },
+				func() string { return fmt.Sprintf("HSET %s %s %s", key(), field(), pick("1", "v", "1.5")) },
+				func() string { return fmt.Sprintf("HSTRLEN %s %s", key(), field()) },
+				func() string { return fmt.Sprintf("HINCRBYFLOAT %s %s %s", key(), field(), num()) },
+				func() string { return fmt.Sprintf("HRANDFIELD %s %s", key(), pick("100", "100 WITHVALUES", "0")) },
+				func() string { return fmt.Sprintf("HSCAN %s 0 %s", key(), pick("", "MATCH f*", "COUNT 0")) },
+				func() string { return fmt.Sprintf("SMOVE %s %s %s", key(), key(), member()) },
+				func() string {
+					return fmt.Sprintf("%s %s %s", pick("SINTER", "SUNION", "SDIFF"), key(), key())
+				},
+				func() string {
+					return fmt.Sprintf("%s %s %s %s", pick("SINTERSTORE", "SUNIONSTORE", "SDIFFSTORE"), key(), key(), key())
+				},
+				func() string { return fmt.Sprintf("SINTERCARD 2 %s %s", key(), key()) },
+				func() string { return fmt.Sprintf("SMISMEMBER %s %s %s", key(), member(), member()) },
+				func() string { return fmt.Sprintf("SSCAN %s 0 %s", key(), pick("", "MATCH 1*")) },
+				func() string { return "SMEMBERS " + key() },
+				func() string { return fmt.Sprintf("COPY %s %s %s", key(), key(), pick("", "REPLACE", "DB 1", "DB 1 REPLACE")) },
+				func() string { return fmt.Sprintf("TOUCH %s %s", key(), key()) },
+				func() string { return fmt.Sprintf("%s %s %s %s", pick("EXPIREAT", "PEXPIREAT"), key(), at(), pick("", "NX", "XX", "GT", "LT")) },
+				func() string { return fmt.Sprintf("%s %s", pick("EXPIRETIME", "PEXPIRETIME"), key()) },
+				func() string { return "OBJECT ENCODING " + key() },
+				func() string { return "SELECT " + pick("0", "1") },
+				func() string { return "DEL " + key() },
+			}
+			var lines []string
+			if seed%2 == 0 {
+				lines = append(lines, "HELLO 3")
+			}
+			for i := 0; i < 1000; i++ {
+				if r.Intn(40) == 0 {
+					lines = append(lines, "MULTI")
+					for j := 0; j < 3; j++ {
+						lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
+					}
+					lines = append(lines, "EXEC")
+					continue
+				}
+				lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
+			}
+			runDiff(t, realAddr, s.Addr(), lines)
 		})
 	}
 }
