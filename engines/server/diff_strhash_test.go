@@ -545,15 +545,21 @@ func TestDiffRedisRandomStrHash(t *testing.T) {
 			at := func() string { return pick("4102444800", "4102444900", "1", "0", "x") }
 			gens := []func() string{
 				func() string { return fmt.Sprintf("SADD %s %s %s", key(), member(), member()) },
-				func() string { return fmt.Sprintf("SET %s %s %s", key(), pick("1", "ab", "7"), pick("", "NX", "XX", "GET", "KEEPTTL", "EXAT "+at(), "PXAT "+at()+"000")) },
+				func() string {
+					return fmt.Sprintf("SET %s %s %s", key(), pick("1", "ab", "7"), pick("", "NX", "XX", "GET", "KEEPTTL", "EXAT "+at(), "PXAT "+at()+"000"))
+				},
 				func() string { return fmt.Sprintf("SETNX %s %s", key(), pick("1", "v")) },
 				func() string { return fmt.Sprintf("MSETNX %s 1 %s 2", key(), key()) },
 				func() string { return fmt.Sprintf("APPEND %s %s", key(), pick("1", "xy")) },
 				func() string { return "STRLEN " + key() },
-				func() string { return fmt.Sprintf("GETRANGE %s %s %s", key(), pick("0", "-2", "1"), pick("-1", "2", "0")) },
+				func() string {
+					return fmt.Sprintf("GETRANGE %s %s %s", key(), pick("0", "-2", "1"), pick("-1", "2", "0"))
+				},
 				func() string { return fmt.Sprintf("SETRANGE %s %s %s", key(), pick("0", "3", "-1"), pick("z", `""`)) },
 				func() string { return "GETDEL " + key() },
-				func() string { return fmt.Sprintf("GETEX %s %s", key(), pick("", "PERSIST", "EXAT "+at(), "PXAT "+at()+"000", "EX 0")) },
+				func() string {
+					return fmt.Sprintf("GETEX %s %s", key(), pick("", "PERSIST", "EXAT "+at(), "PXAT "+at()+"000", "EX 0"))
+				},
 				func() string { return fmt.Sprintf("DECRBY %s %s", key(), num()) },
 				func() string { return fmt.Sprintf("HMGET %s %s %s", key(), field(), field()) },
 				func() string { return fmt.Sprintf("%s %s", pick("HLEN", "HKEYS", "HVALS"), key()) },
@@ -575,9 +581,13 @@ func TestDiffRedisRandomStrHash(t *testing.T) {
 				func() string { return fmt.Sprintf("SMISMEMBER %s %s %s", key(), member(), member()) },
 				func() string { return fmt.Sprintf("SSCAN %s 0 %s", key(), pick("", "MATCH 1*")) },
 				func() string { return "SMEMBERS " + key() },
-				func() string { return fmt.Sprintf("COPY %s %s %s", key(), key(), pick("", "REPLACE", "DB 1", "DB 1 REPLACE")) },
+				func() string {
+					return fmt.Sprintf("COPY %s %s %s", key(), key(), pick("", "REPLACE", "DB 1", "DB 1 REPLACE"))
+				},
 				func() string { return fmt.Sprintf("TOUCH %s %s", key(), key()) },
-				func() string { return fmt.Sprintf("%s %s %s %s", pick("EXPIREAT", "PEXPIREAT"), key(), at(), pick("", "NX", "XX", "GT", "LT")) },
+				func() string {
+					return fmt.Sprintf("%s %s %s %s", pick("EXPIREAT", "PEXPIREAT"), key(), at(), pick("", "NX", "XX", "GT", "LT"))
+				},
 				func() string { return fmt.Sprintf("%s %s", pick("EXPIRETIME", "PEXPIRETIME"), key()) },
 				func() string { return "OBJECT ENCODING " + key() },
 				func() string { return "SELECT " + pick("0", "1") },
