@@ -106,6 +106,21 @@ const strhashStrings = `
 	INCR int
 	OBJECT ENCODING int
 	SETRANGE l 0 x
+	SET kt v EX 100
+	APPEND kt x
+	TTL kt
+	SETRANGE kt 0 y
+	TTL kt
+	SETNX kt z
+	SET kt2 v PX 1
+	DEBUG SLEEP 0.01
+	SETNX kt2 w
+	GET kt2
+	TTL kt2
+	MSETNX kt2 a
+	SET kt3 v EX 100
+	GETDEL kt3
+	TTL kt3
 	GETDEL int
 	GETDEL int
 	GETDEL l
