@@ -18,12 +18,19 @@ var genericCommands = []*command{
 	{name: "keys", arity: 2, flags: flagReadonly, group: "generic", summary: "Find all keys matching the given pattern", h: cmdKeys},
 	{name: "scan", arity: -2, flags: flagReadonly, group: "generic", summary: "Incrementally iterate the keys space", h: cmdScan},
 	{name: "dbsize", arity: 1, flags: flagReadonly | flagFast, group: "server", summary: "Return the number of keys in the selected database", h: cmdDbsize},
-	{name: "expire", arity: -3, flags: flagWrite | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Set a key's time to live in seconds", h: cmdExpire(time.Second)},
-	{name: "pexpire", arity: -3, flags: flagWrite | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Set a key's time to live in milliseconds", h: cmdExpire(time.Millisecond)},
+	{name: "expire", arity: -3, flags: flagWrite | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Set a key's time to live in seconds", h: cmdExpire(time.Second, false)},
+	{name: "pexpire", arity: -3, flags: flagWrite | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Set a key's time to live in milliseconds", h: cmdExpire(time.Millisecond, false)},
+	{name: "expireat", arity: -3, flags: flagWrite | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Set the expiration for a key as a UNIX timestamp", h: cmdExpire(time.Second, true)},
+	{name: "pexpireat", arity: -3, flags: flagWrite | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Set the expiration for a key as a UNIX timestamp specified in milliseconds", h: cmdExpire(time.Millisecond, true)},
+	{name: "expiretime", arity: 2, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Get the expiration Unix timestamp for a key", h: cmdExpiretime(time.Second)},
+	{name: "pexpiretime", arity: 2, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Get the expiration Unix timestamp for a key in milliseconds", h: cmdExpiretime(time.Millisecond)},
+	{name: "touch", arity: -2, flags: flagReadonly | flagFast, firstKey: 1, lastKey: -1, step: 1, group: "generic", summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", h: cmdExists},
+	{name: "randomkey", arity: 1, flags: flagReadonly, group: "generic", summary: "Return a random key from the keyspace", h: cmdRandomkey},
+	{name: "copy", arity: -3, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: 2, step: 1, group: "generic", summary: "Copy a key", h: cmdCopy},
+	{name: "role", arity: 1, flags: flagNoScript | flagLoading | flagStale | flagFast, group: "server", summary: "Return the role of the instance in the context of replication", h: cmdRole},
 	{name: "ttl", arity: 2, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Get the time to live for a key in seconds", h: cmdTTL(time.Second)},
 	{name: "pttl", arity: 2, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Get the time to live for a key in milliseconds", h: cmdTTL(time.Millisecond)},
 	{name: "persist", arity: 2, flags: flagWrite | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Remove the expiration from a key", h: cmdPersist},
-	{name: "set", arity: -3, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: 1, step: 1, group: "string", summary: "Set the string value of a key", h: cmdSet},
 	{name: "get", arity: 2, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "string", summary: "Get the value of a key", h: cmdGet},
 	{name: "incr", arity: 2, flags: flagWrite | flagDenyOOM | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "string", summary: "Increment the integer value of a key by one", h: cmdIncrBy(1, false)},
 	{name: "decr", arity: 2, flags: flagWrite | flagDenyOOM | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "string", summary: "Decrement the integer value of a key by one", h: cmdIncrBy(-1, false)},
@@ -230,12 +237,10 @@ func parseUintArg(b []byte) (uint64, bool) {
 
 func cmdDbsize(c *client, args [][]byte) (any, error) { return c.keyspace().Len(), nil }
 
-func cmdExpire(unit time.Duration) handler {
+// cmdExpire is EXPIRE and PEXPIRE, or with at EXPIREAT and PEXPIREAT: expireGenericCommand,
+// options parsed before the time, as Redis does.
+func cmdExpire(unit time.Duration, at bool) handler {
 	return func(c *client, args [][]byte) (any, error) {
-		n, ok := parseInt(args[2])
-		if !ok {
-			return nil, errNotInteger
-		}
 		var nx, xx, gt, lt bool
 		for _, o := range args[3:] {
 			switch {
@@ -257,18 +262,24 @@ func cmdExpire(unit time.Duration) handler {
 		if gt && lt {
 			return nil, redisError("ERR GT and LT options at the same time are not compatible")
 		}
-		ms := n
+		when, ok := parseInt(args[2])
+		if !ok {
+			return nil, errNotInteger
+		}
+		invalid := errorf("ERR invalid expire time in '%s' command", lowerASCII(args[0]))
 		if unit == time.Second {
-			if n > math.MaxInt64/1000 || n < math.MinInt64/1000 {
-				return nil, errorf("ERR invalid expire time in '%s' command", lowerASCII(args[0]))
+			if when > math.MaxInt64/1000 || when < math.MinInt64/1000 {
+				return nil, invalid
 			}
-			ms = n * 1000
+			when *= 1000
 		}
 		now := c.s.store.NowMs()
-		if ms > 0 && now > math.MaxInt64-ms {
-			return nil, errorf("ERR invalid expire time in '%s' command", lowerASCII(args[0]))
+		if !at {
+			if when > math.MaxInt64-now {
+				return nil, invalid
+			}
+			when += now
 		}
-		at := now + ms
 		db := c.keyspace()
 		key := string(args[1])
 		if db.Get(key) == nil {
@@ -278,20 +289,41 @@ func cmdExpire(unit time.Duration) handler {
 		switch {
 		case nx && has, xx && !has:
 			return 0, nil
-		case gt && (!has || at <= cur):
+		case gt && (!has || when <= cur):
 			return 0, nil
-		case lt && has && at >= cur:
+		case lt && has && when >= cur:
 			return 0, nil
 		}
 		c.touch(args[1])
-		if at <= now {
+		if when <= now {
 			db.Delete(key)
 			c.notify(notifyGeneric, "del", args[1])
 			return 1, nil
 		}
-		db.Expire(key, at)
+		db.Expire(key, when)
 		c.notify(notifyGeneric, "expire", args[1])
 		return 1, nil
+	}
+}
+
+// cmdExpiretime is EXPIRETIME and PEXPIRETIME: the absolute Unix time, -1 without a TTL,
+// -2 without the key.
+func cmdExpiretime(unit time.Duration) handler {
+	return func(c *client, args [][]byte) (any, error) {
+		db := c.keyspace()
+		key := string(args[1])
+		if db.Get(key) == nil {
+			return -2, nil
+		}
+		at, ok := db.ExpireAt(key)
+		if !ok {
+			return -1, nil
+		}
+		at = max(at, 0)
+		if unit == time.Second {
+			return (at + 500) / 1000, nil
+		}
+		return at, nil
 	}
 }
 
@@ -326,85 +358,6 @@ func cmdPersist(c *client, args [][]byte) (any, error) {
 		return 1, nil
 	}
 	return 0, nil
-}
-
-func cmdSet(c *client, args [][]byte) (any, error) {
-	var nx, xx, get, keepTTL bool
-	expireMs := int64(-1)
-	now := c.s.store.NowMs()
-	for i := 3; i < len(args); i++ {
-		more := i+1 < len(args)
-		o := args[i]
-		switch {
-		case eq(o, "nx") && !xx:
-			nx = true
-		case eq(o, "xx") && !nx:
-			xx = true
-		case eq(o, "get"):
-			get = true
-		case eq(o, "keepttl") && expireMs < 0:
-			keepTTL = true
-		case (eq(o, "ex") || eq(o, "px") || eq(o, "exat") || eq(o, "pxat")) && more && !keepTTL && expireMs < 0:
-			i++
-			n, ok := parseInt(args[i])
-			if !ok {
-				return nil, errNotInteger
-			}
-			if n <= 0 {
-				return nil, errInvalidExpire
-			}
-			switch {
-			case eq(o, "ex"):
-				expireMs = now + n*1000
-			case eq(o, "px"):
-				expireMs = now + n
-			case eq(o, "exat"):
-				expireMs = n * 1000
-			default:
-				expireMs = n
-			}
-		default:
-			return nil, errSyntax
-		}
-	}
-	db := c.keyspace()
-	key := string(args[1])
-	old := db.Get(key)
-	var oldVal any
-	if get {
-		if old != nil {
-			sv, ok := old.(*store.String)
-			if !ok {
-				return nil, errWrongType
-			}
-			oldVal = sv.B
-		}
-	}
-	if (nx && old != nil) || (xx && old == nil) {
-		if get {
-			return oldVal, nil
-		}
-		return nil, nil
-	}
-	c.touch(args[1])
-	v := &store.String{B: clone(args[2])}
-	if old == nil {
-		c.keyAdded(args[1])
-	}
-	if keepTTL {
-		db.Set(key, v)
-	} else {
-		db.SetClearTTL(key, v)
-	}
-	c.notify(notifyString, "set", args[1])
-	if expireMs >= 0 {
-		db.Expire(key, expireMs)
-		c.notify(notifyGeneric, "expire", args[1])
-	}
-	if get {
-		return oldVal, nil
-	}
-	return resp.OK, nil
 }
 
 func cmdGet(c *client, args [][]byte) (any, error) {
@@ -455,4 +408,86 @@ func cmdIncrBy(delta int64, fromArg bool) handler {
 		c.notify(notifyString, "incrby", args[1])
 		return cur, nil
 	}
+}
+
+// cmdRandomkey answers the first live key of a map iteration, which Go starts at a random
+// place: random, though not uniform (Redis's dictGetFairRandomKey is not uniform either).
+func cmdRandomkey(c *client, args [][]byte) (any, error) {
+	var out any
+	c.keyspace().Keys(func(k string, _ any) bool {
+		out = []byte(k)
+		return false
+	})
+	return out, nil
+}
+
+// cmdCopy is COPY source destination [DB n] [REPLACE]: a deep copy keeping the source's
+// encoding and TTL (db.c copyCommand).
+func cmdCopy(c *client, args [][]byte) (any, error) {
+	dstID, replace := c.db, false
+	for j := 3; j < len(args); j++ {
+		switch {
+		case eq(args[j], "replace"):
+			replace = true
+		case eq(args[j], "db") && j < len(args)-1:
+			n, ok := parseInt(args[j+1])
+			if !ok || n < math32Min || n > math32Max {
+				return nil, errNotInteger
+			}
+			if n < 0 || n >= store.NumDBs {
+				return nil, errDBIndex
+			}
+			dstID = int(n)
+			j++
+		default:
+			return nil, errSyntax
+		}
+	}
+	if dstID == c.db && string(args[1]) == string(args[2]) {
+		return nil, redisError("ERR source and destination objects are the same")
+	}
+	src, dst := c.keyspace(), c.s.store.DBs[dstID]
+	key, newKey := string(args[1]), string(args[2])
+	v := src.Get(key)
+	if v == nil {
+		return 0, nil
+	}
+	at, hasTTL := src.ExpireAt(key)
+	if dst.Get(newKey) != nil {
+		if !replace {
+			return 0, nil
+		}
+		dst.Delete(newKey)
+	}
+	nv, err := copyValue(v)
+	if err != nil {
+		return nil, err
+	}
+	dst.SetClearTTL(newKey, nv)
+	c.s.notify(notifyNew, "new", args[2], dstID)
+	c.s.signalKey(dstID, newKey) // a list or stream copied in serves clients blocked on it
+	if hasTTL {
+		dst.Expire(newKey, at)
+	}
+	c.s.touch(dstID, args[2])
+	c.s.notify(notifyGeneric, "copy_to", args[2], dstID)
+	return 1, nil
+}
+
+// copyValue deep-copies a value. Strings keep their flags; the other types go through their
+// dump encoding, which keeps set and hash encodings and a stream's groups and pending entries.
+func copyValue(v any) (any, error) {
+	if sv, ok := v.(*store.String); ok {
+		return &store.String{B: clone(sv.B), NoInt: sv.NoInt, Raw: sv.Raw}, nil
+	}
+	nv, err := store.DecodeDump(store.AppendDump(nil, v))
+	if err != nil {
+		return nil, redisError("ERR unknown type object")
+	}
+	return nv, nil
+}
+
+// cmdRole answers as a master without replicas: the server does not replicate.
+func cmdRole(c *client, args [][]byte) (any, error) {
+	return resp.Array{[]byte("master"), 0, resp.Array{}}, nil
 }

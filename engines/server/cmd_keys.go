@@ -258,6 +258,9 @@ func cmdSwapdb(c *client, args [][]byte) (any, error) {
 func (s *Server) encodingOf(v any) string {
 	switch v := v.(type) {
 	case *store.String:
+		if v.Raw {
+			return "raw"
+		}
 		if !v.NoInt && len(v.B) <= 20 {
 			if _, ok := parseInt(v.B); ok {
 				return "int"
@@ -314,7 +317,7 @@ func cmdObjectRefcount(c *client, args [][]byte) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	if sv, ok := v.(*store.String); ok && !sv.NoInt {
+	if sv, ok := v.(*store.String); ok && !sv.NoInt && !sv.Raw {
 		if n, ok := parseInt(sv.B); ok && n >= 0 && n < 10000 {
 			return math.MaxInt32, nil
 		}

@@ -35,6 +35,7 @@ var serverCommands = []*command{
 		{name: "info", arity: -2, flags: flagLoading | flagStale, group: "server", summary: "Get array of specific Redis command details, or all when no argument is given.", h: cmdCommandInfo},
 		{name: "docs", arity: -2, flags: flagLoading | flagStale, group: "server", summary: "Get array of specific Redis command documentation", h: cmdCommandDocs},
 		{name: "list", arity: -2, flags: flagLoading | flagStale, group: "server", summary: "Get an array of Redis command names", h: cmdCommandList},
+		{name: "getkeys", arity: -4, flags: flagLoading | flagStale, group: "server", summary: "Extract keys given a full Redis command", h: cmdCommandGetkeys},
 		{name: "help", arity: 2, flags: flagLoading | flagStale, group: "server", summary: "Show helpful text about the different subcommands", h: cmdCommandHelp},
 	}},
 	{name: "memory", arity: -2, group: "server", summary: "A container for memory diagnostics commands", subs: []*command{

@@ -48,10 +48,12 @@ type DB struct {
 }
 
 // String is a string value; NoInt marks one Redis would not store as an integer
-// (INCRBYFLOAT results are embstr even when they read as integers).
+// (INCRBYFLOAT results are embstr even when they read as integers); Raw one Redis keeps
+// "raw" whatever its length (APPEND and SETRANGE unshare the value into a raw sds).
 type String struct {
 	B     []byte
 	NoInt bool
+	Raw   bool
 }
 
 // Get returns the live value at key, or nil. An expired key is deleted on access, as in Redis.
