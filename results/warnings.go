@@ -19,6 +19,9 @@ const (
 	// WarnCPUShare: a generator using this share of every core is short of CPU for itself, and
 	// its timing (pacing, receipt stamps) degrades before it reaches 100%.
 	WarnCPUShare = 0.8
+	// WarnMachineCPUShare: when qbench and the engine's server together use this share of
+	// every core, the machine is out of CPU: the figures describe that limit, not the engine.
+	WarnMachineCPUShare = 0.8
 	// WarnDeliverShare: consumers delivering less than this share of the produced rate (per
 	// receiving group) fell behind over the measured window.
 	WarnDeliverShare = 0.9
@@ -48,6 +51,9 @@ func Warnings(s Summary) []string {
 			out = append(out, fmt.Sprintf("qbench used %.0f%% of the machine's CPU: the load generator is near its limit, so the figures may describe it rather than the engine (qbench calibrate shows its ceiling)",
 				100*g.CPUShare))
 		}
+	} else if both := g.CPUShare + g.EngineCPUShare; g.EngineCPUShare > 0 && both >= WarnMachineCPUShare {
+		out = append(out, fmt.Sprintf("qbench (%.0f%%) and the engine's server (%.0f%%) together used %.0f%% of the machine's CPU: the machine is out of CPU, so the figures describe it rather than the engine alone",
+			100*g.CPUShare, 100*g.EngineCPUShare, 100*both))
 	}
 	if g.InFlightFull > 0 {
 		out = append(out, fmt.Sprintf("producers reached their in-flight limit (%d batches) %d times: those messages waited for earlier acknowledgements before being sent (raise in_flight, or the engine is slower than the offered rate)",
