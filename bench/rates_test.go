@@ -1,7 +1,11 @@
 package bench_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+
+	"qbench/results"
 )
 
 // The delivery rate is deliveries inside the measured window divided by the window: a consumer
@@ -55,6 +59,18 @@ warmup: 500ms
 			}
 			if got := s.DeliverRatePerGroup * float64(s.Groups); got < s.DeliverRate*0.999 || got > s.DeliverRate*1.001 {
 				t.Errorf("deliver rate %.0f is not %d groups x %.0f", s.DeliverRate, s.Groups, s.DeliverRatePerGroup)
+			}
+			// The summary's line says the same: per group when every group is owed every message.
+			var b strings.Builder
+			if err := results.WriteSummary(&b, res); err != nil {
+				t.Fatal(err)
+			}
+			want := fmt.Sprintf("delivered %.0f msg/s (", s.DeliverRate)
+			if tc.groups > 1 {
+				want = fmt.Sprintf("delivered %.0f msg/s to each of %d receiving groups (%.0f deliveries/s, ", s.DeliverRatePerGroup, tc.groups, s.DeliverRate)
+			}
+			if !strings.Contains(b.String(), want) || (tc.groups == 1) == strings.Contains(b.String(), "receiving groups") {
+				t.Errorf("summary lacks %q (or names groups for one):\n%s", want, b.String())
 			}
 			if s.DrainSeconds < 0 {
 				t.Errorf("drain seconds %.3f", s.DrainSeconds)

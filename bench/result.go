@@ -137,7 +137,11 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		res.Errors = append(res.Errors, results.ErrorCount{Where: k[0], Message: k[1], Count: n})
 	}
 	sort.Slice(res.Errors, func(i, j int) bool { return res.Errors[i].Count > res.Errors[j].Count })
-	r.cost.fill(&res.Summary.Generator, totals.Sent+totals.Deliveries, r.eng)
+	engineCPU, known := res.Engine.Stats["proc_cpu_ns"]
+	if !known {
+		engineCPU = -1
+	}
+	r.cost.fill(&res.Summary.Generator, totals.Sent+totals.Deliveries, r.eng, engineCPU)
 	// Last, once every figure they read is in.
 	res.Summary.Warnings = append(res.Summary.Warnings, results.Warnings(res.Summary)...)
 	if n := r.foreign.Load(); n > 0 {

@@ -252,9 +252,9 @@ func (r *run) segmentResult(res *results.Result, err error) (*results.Result, er
 	if r.sc.Producers > 0 {
 		res.Summary.OfferedRate *= float64(g.producers.Count) / float64(r.sc.Producers)
 	}
-	res.Summary.Warnings = append(results.Warnings(res.Summary), fmt.Sprintf(
-		"segment %d/%d of run %s: a partial result; lost, queued and duplicates across segments are known only once qbench merge joins all %d",
-		g.opts.Index, g.opts.Count, res.RunID, g.opts.Count))
+	// The ledger's figures changed: the rules read them again, and any other warning stays.
+	res.Summary.Warnings = append(results.Rewarn(res.Summary, res.Summary.Warnings),
+		results.SegmentWarning(g.opts.Index, g.opts.Count, res.RunID))
 	return res, nil
 }
 

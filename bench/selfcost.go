@@ -28,11 +28,16 @@ func (c *selfCost) stop() {
 }
 
 // fill sets g's CPU fields (the in-flight ones are the producers' business). messages is what
-// the generator handled: messages sent plus deliveries received.
-func (c *selfCost) fill(g *results.Generator, messages int64, eng engines.Engine) {
+// the generator handled: messages sent plus deliveries received. engineCPUNs is the engine's
+// server process's CPU over the same span (/proc), negative when not known.
+func (c *selfCost) fill(g *results.Generator, messages int64, eng engines.Engine, engineCPUNs int64) {
 	user, sys := c.user1-c.user0, c.sys1-c.sys0
 	g.UserSeconds, g.SysSeconds = user.Seconds(), sys.Seconds()
-	g.CPUPerMessageNs, g.CPUShare = cpuFigures(user+sys, c.endAt.Sub(c.startAt), runtime.NumCPU(), messages)
+	wall := c.endAt.Sub(c.startAt)
+	g.CPUPerMessageNs, g.CPUShare = cpuFigures(user+sys, wall, runtime.NumCPU(), messages)
+	if engineCPUNs >= 0 {
+		_, g.EngineCPUShare = cpuFigures(time.Duration(engineCPUNs), wall, runtime.NumCPU(), 0)
+	}
 	if ip, ok := eng.(engines.InProcess); ok && ip.InProcess() {
 		g.InProcessEngine = true
 	}

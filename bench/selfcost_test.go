@@ -2,8 +2,11 @@ package bench
 
 import (
 	"math"
+	"runtime"
 	"testing"
 	"time"
+
+	"qbench/results"
 )
 
 func TestCPUFigures(t *testing.T) {
@@ -37,5 +40,33 @@ func TestCPUTimesAdvance(t *testing.T) {
 	u1, s1 := cpuTimes()
 	if (u1+s1)-(u0+s0) < 10*time.Millisecond {
 		t.Fatalf("30 ms of spinning took %v of CPU (x=%d)", (u1+s1)-(u0+s0), x)
+	}
+}
+
+// The engine server's CPU is a share of the same window as qbench's, and unknown stays 0.
+func TestSelfCostFillsEngineShare(t *testing.T) {
+	t0 := time.Now()
+	cpus := float64(runtime.NumCPU())
+	cases := []struct {
+		name     string
+		engineNs int64
+		want     float64
+	}{
+		{"known: one core for the whole window", int64(2 * time.Second), 1 / cpus},
+		{"known: idle", 0, 0},
+		{"not known", -1, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc := selfCost{startAt: t0, endAt: t0.Add(2 * time.Second), user1: time.Second}
+			var g results.Generator
+			sc.fill(&g, 100, nil, c.engineNs)
+			if math.Abs(g.EngineCPUShare-c.want) > 1e-9 {
+				t.Fatalf("engine share %v, want %v", g.EngineCPUShare, c.want)
+			}
+			if math.Abs(g.CPUShare-0.5/cpus) > 1e-9 {
+				t.Fatalf("qbench share %v, want %v", g.CPUShare, 0.5/cpus)
+			}
+		})
 	}
 }

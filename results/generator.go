@@ -2,7 +2,8 @@ package results
 
 // mergeGenerator combines the runs' generator figures: CPU seconds and in-flight waits add up, CPU
 // per message is the total CPU over every message handled, and the share of the machine is the
-// largest any run reached (the warning it feeds is about a limit, which one busy run hits).
+// largest any run reached (the warning it feeds is about a limit, which one busy run hits), for
+// qbench's and the engine's alike.
 func mergeGenerator(rs []*Result) Generator {
 	var g Generator
 	var messages int64
@@ -11,6 +12,7 @@ func mergeGenerator(rs []*Result) Generator {
 		g.UserSeconds += rg.UserSeconds
 		g.SysSeconds += rg.SysSeconds
 		g.CPUShare = max(g.CPUShare, rg.CPUShare)
+		g.EngineCPUShare = max(g.EngineCPUShare, rg.EngineCPUShare)
 		g.InProcessEngine = g.InProcessEngine || rg.InProcessEngine
 		g.InFlight = max(g.InFlight, rg.InFlight)
 		g.InFlightFull += rg.InFlightFull

@@ -193,7 +193,12 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	s.Knee = mergeKnee(rs, opt.Mode, out.Series)
 	out.Engine.Stats = mergeStats(rs)
 	out.Faults = mergeFaults(rs, opt.Mode)
-	s.Warnings = Warnings(s)
+	// The rules read the merged figures again; what the runs wrote of themselves is kept.
+	var earlier [][]string
+	for _, r := range rs {
+		earlier = append(earlier, r.Summary.Warnings)
+	}
+	s.Warnings = Rewarn(s, earlier...)
 	out.Summary = s
 	return out, nil
 }

@@ -53,7 +53,7 @@ var summaryRules = map[string]mergeRule{
 	"DrainSeconds":        same("the longest"),
 	"SweepSeconds":        same("the longest"),
 	"Generator":           same("CPU seconds and in-flight waits summed, CPU per message read again, share and limit their largest (mergeGenerator)"),
-	"Warnings":            same("read again from the merged summary"),
+	"Warnings":            same("the rules read again from the merged summary; the runs' other warnings (the message cap's) kept once (Rewarn)"),
 	"Knee":                {"found again in the merged series", "the earliest break: the repetition that broke at the lowest offered rate (each repetition's own is in repetitions)"},
 	"OfferedRate":         {"summed", "the first repetition's"},
 	"Latency":             same("read from the added histograms"),

@@ -208,6 +208,10 @@ type Generator struct {
 	// InProcessEngine is true when the engine runs inside qbench's process (embedded, null), so
 	// the CPU figures include the engine's own work.
 	InProcessEngine bool `json:"in_process_engine,omitempty"`
+	// EngineCPUShare is the engine's server process's CPU (from /proc, when qbench started it
+	// and knows its PID) over the same wall time x CPUs; 0 when not known (an engine elsewhere,
+	// or inside qbench's process, whose cost CPUShare already holds).
+	EngineCPUShare float64 `json:"engine_cpu_share,omitempty"`
 	// InFlight is the per-producer limit of batches in flight; InFlightFull counts the times a
 	// due batch had to wait because the limit was reached (those messages are late, and their
 	// send delay says by how much).

@@ -167,8 +167,9 @@ func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 	if len(out.Faults) > 0 && !contains(out.Summary.NotKnown, "faults.lost") {
 		out.Summary.NotKnown = append(out.Summary.NotKnown, "faults.lost")
 	}
-	// The segments' own partial-result warnings are not the run's; the run's are read again.
-	out.Summary.Warnings = Warnings(out.Summary)
+	// The segments' own partial-result warnings are not the run's; the run's are read again,
+	// and what the segments wrote of themselves (kept by Merge) stays.
+	out.Summary.Warnings = Rewarn(out.Summary, out.Summary.Warnings)
 	return out, nil
 }
 

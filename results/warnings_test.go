@@ -49,6 +49,18 @@ func TestWarnings(t *testing.T) {
 		{"CPU under the threshold", func(s *Summary) {
 			s.Generator.CPUShare, s.Generator.InProcessEngine = 0.79, true
 		}, nil},
+		{"qbench and the engine's server fill the machine", func(s *Summary) {
+			s.Generator.CPUShare, s.Generator.EngineCPUShare = 0.74, 0.22
+		}, []string{"qbench (74%) and the engine's server (22%) together used 96% of the machine's CPU: the machine is out of CPU"}},
+		{"qbench and the engine's server under the threshold", func(s *Summary) {
+			s.Generator.CPUShare, s.Generator.EngineCPUShare = 0.5, 0.29
+		}, nil},
+		{"engine's CPU not known: qbench alone under the threshold", func(s *Summary) {
+			s.Generator.CPUShare = 0.79
+		}, nil},
+		{"qbench alone over the threshold: one CPU warning, not two", func(s *Summary) {
+			s.Generator.CPUShare, s.Generator.EngineCPUShare = 0.85, 0.1
+		}, []string{"qbench used 85% of the machine's CPU: the load generator is near its limit"}},
 		{"in-flight limit reached", func(s *Summary) {
 			s.Generator.InFlightFull = 12
 		}, []string{"producers reached their in-flight limit (8 batches) 12 times"}},

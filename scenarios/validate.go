@@ -177,7 +177,9 @@ func (s *Scenario) validate(c Checks) Errors {
 		bad("batch", "must be between 1 and 100000 (got %d)", s.Batch)
 	}
 	if s.InFlight < 0 || s.InFlight > 1024 {
-		bad("in_flight", "must be between 1 and 1024 batches per producer (got %d)", s.InFlight)
+		// 0 (or no in_flight) became the default in ApplyDefaults, as every zero does; the
+		// message says so, so that 0 is not read as "unlimited" or "closed loop".
+		bad("in_flight", "must be between 1 and 1024 batches per producer, or 0 for the default %d (got %d)", DefaultInFlight, s.InFlight)
 	}
 	if s.List.Count < 0 || s.List.Count > 100000 {
 		bad("list.count", "must be between 1 and 100000 (got %d)", s.List.Count)

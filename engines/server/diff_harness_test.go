@@ -47,16 +47,11 @@ var (
 )
 
 // startRealRedis starts redis-server on a free loopback port in a temp dir, once per test
-// binary. Missing redis-server skips the test, unless CI=true, where it fails.
+// binary. A missing redis-server, or one of another version than the tests compare with
+// (differentialRedis), skips the test, unless CI=true, where it fails.
 func startRealRedis(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server not found and CI=true: %v", err)
-		}
-		t.Skipf("redis-server not found: %v", err)
-	}
+	path := differentialRedis(t)
 	realRedisOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "qbench-redis-")
 		if err != nil {
@@ -77,13 +72,7 @@ func startRealRedis(t *testing.T) string {
 // startOwnRealRedis starts a private redis-server for one test, killed by PID at cleanup.
 func startOwnRealRedis(t testing.TB, extra ...string) string {
 	t.Helper()
-	path, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server not found and CI=true: %v", err)
-		}
-		t.Skipf("redis-server not found: %v", err)
-	}
+	path := differentialRedis(t)
 	r, err := launchRedis(path, t.TempDir(), extra...)
 	if err != nil {
 		t.Fatal(err)
