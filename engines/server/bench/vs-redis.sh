@@ -14,7 +14,9 @@
 # measures redis-benchmark, not the server: its req/s ratio sits at 1.0 +- noise, and CPU per
 # request is the figure that still compares the servers. /proc ticks are 10 ms: at -P 16 with
 # N=100000 a round lasts ~0.1 s, so raise N there for CPU figures finer than ~10%.
-# Usage: [ROUNDS=3] [N=100000] [SKIP_MEM=1] [SKIP_ALWAYS=1] engines/server/bench/vs-redis.sh [qbench-binary]
+# THREADS2=1 adds the unpipelined cells again with redis-benchmark --threads 2, only to show
+# what bounds them (a client no longer saturated); they are not headline cells.
+# Usage: [ROUNDS=3] [N=100000] [SKIP_MEM=1] [SKIP_ALWAYS=1] [THREADS2=1] engines/server/bench/vs-redis.sh [qbench-binary]
 # Run from the repository root (Linux: /proc). Public tools only: go, redis-server,
 # redis-benchmark, redis-cli, /usr/bin/time.
 set -euo pipefail
@@ -40,6 +42,7 @@ start() { # server(q|r) fsync(none|always) -> sets PID and PORT
 stop() { kill -TERM "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
 VALUE=$(head -c 256 /dev/zero | tr '\0' v)
 TCK=$(getconf CLK_TCK)
+RB_EXTRA=() # extra redis-benchmark options for the timed run (THREADS2)
 ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; } # the server's utime+stime, all threads
 now() { date +%s%N; }
 # port test clients pipeline requests -> "req/s server-us/req client-cpu% server-cpu%"
@@ -50,7 +53,7 @@ rps() {
   [ "$2" = rpop ] && redis-benchmark -p "$1" -c "$3" -P 16 -n "$5" -d 256 -t lpush -q >/dev/null 2>&1
   local k0 k1 w0 w1 r
   k0=$(ticks); w0=$(now)
-  r=$(/usr/bin/time -f '%U %S' -o "$WORK/time" redis-benchmark -p "$1" -c "$3" -P "$4" -n "$5" -d 256 --csv "${t[@]}" 2>/dev/null | tail -1 | tr -d '"' | cut -d, -f2)
+  r=$(/usr/bin/time -f '%U %S' -o "$WORK/time" redis-benchmark -p "$1" -c "$3" -P "$4" -n "$5" -d 256 --csv "${RB_EXTRA[@]}" "${t[@]}" 2>/dev/null | tail -1 | tr -d '"' | cut -d, -f2)
   w1=$(now); k1=$(ticks)
   awk -v r="$r" -v k=$((k1 - k0)) -v tck="$TCK" -v n="$5" -v w=$((w1 - w0)) -v c="$(tail -1 "$WORK/time")" '
     BEGIN { split(c, u, " "); s = w / 1e9
@@ -66,7 +69,9 @@ med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)
 span() { printf '%s (%s-%s)' "$(med "$@")" "$(printf '%s\n' "$@" | sort -g | head -1)" "$(printf '%s\n' "$@" | sort -g | tail -1)"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (b > 0) printf "%.2f", a/b; else print "inf"}'; }
 # client% server% -> which side ran at ~a full core (the client first: it bounds the cell)
-saturated() { awk -v c="$1" -v s="$2" 'BEGIN{print (c >= 90 ? "client" : s >= 90 ? "server" : "-")}'; }
+# (CLIENT_CORES: the client's threads, each of which can fill a core)
+CLIENT_CORES=1
+saturated() { awk -v c="$1" -v s="$2" -v k="$CLIENT_CORES" 'BEGIN{print (c >= 90 * k ? "client" : s >= 90 ? "server" : "-")}'; }
 cell() { # label test clients pipeline fsync requests
   local q=() r=() ratios=() qc=() rc=() cratios=() qu=() ru=() qs=() rs=() a b
   for _ in $(seq "$ROUNDS"); do
@@ -84,6 +89,12 @@ cell() { # label test clients pipeline fsync requests
 for t in xadd lpush rpop; do
   for p in 1 16; do cell "$t -c 50 -P $p" "$t" 50 "$p" none "$N"; done
 done
+if [ -n "${THREADS2:-}" ]; then
+  # Client CPU % here is of one core: up to 200 with two threads.
+  RB_EXTRA=(--threads 2) CLIENT_CORES=2
+  for t in xadd lpush rpop; do cell "$t -c 50 -P 1 --threads 2 (not headline)" "$t" 50 1 none "$N"; done
+  RB_EXTRA=() CLIENT_CORES=1
+fi
 if [ -z "${SKIP_ALWAYS:-}" ]; then
   cell "lpush always -c 1" lpush 1 1 always $((N / 20))
   cell "lpush always -c 50" lpush 50 1 always $((N / 2))
