@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"runtime"
 	"strings"
 	"testing"
@@ -84,6 +85,30 @@ func TestConnModes(t *testing.T) {
 			writeAll(t, a, cmds...)
 			r := readN(t, a, 102)
 			return fmt.Sprintf("%d bytes, ends %q", len(r), r[len(r)-7:])
+		}},
+		// The loop's sockets are edge-triggered: these two leave bytes (or the end of stream)
+		// in the socket that no later arrival reports, so the loop must read again itself.
+		{"commands then a half-close", func(t *testing.T, addr string) string {
+			a := dialRaw(t, addr)
+			writeAll(t, a, cmd("PING"), cmd("SET", "h", "1"), cmd("GET", "h"))
+			if err := a.c.(*net.TCPConn).CloseWrite(); err != nil {
+				t.Fatal(err)
+			}
+			got := readN(t, a, 3)
+			a.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			_, err := a.br.ReadByte()
+			return got + fmt.Sprintf("then: %v", err) // EOF: the server closed, not a timeout
+		}},
+		{"a pipeline many times the read buffer in one write", func(t *testing.T, addr string) string {
+			a := dialRaw(t, addr)
+			var cmds [][][]byte
+			for i := range 3000 {
+				cmds = append(cmds, cmd("RPUSH", "p", fmt.Sprintf("%0100d", i)))
+			}
+			cmds = append(cmds, cmd("LINDEX", "p", "-1"))
+			writeAll(t, a, cmds...)
+			r := readN(t, a, len(cmds))
+			return fmt.Sprintf("%d bytes, ends %q", len(r), r[len(r)-12:])
 		}},
 		{"client kill", func(t *testing.T, addr string) string {
 			a, b := dialRaw(t, addr), dialRaw(t, addr)

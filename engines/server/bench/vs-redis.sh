@@ -5,9 +5,20 @@
 #   cells: XADD, LPUSH, RPOP with -c 50 -d 256, unpipelined and -P 16 (no persistence);
 #          LPUSH -d 256 with --appendonly yes --appendfsync always, 1 and 50 clients.
 # Prints a Markdown table: requests/s per server (median of the rounds) and ours/Redis as
-# median (min-max over rounds), with the load average before and after.
-# Usage: [ROUNDS=3] [N=100000] [SKIP_MEM=1] [SKIP_ALWAYS=1] engines/server/bench/vs-redis.sh [qbench-binary]
-# Run from the repository root. Public tools only: go, redis-server, redis-benchmark, redis-cli.
+# median (min-max over rounds), with the load average before and after. Beside them, per round:
+# the server's CPU per request (utime+stime from /proc/PID/stat around the timed redis-benchmark,
+# divided by the requests; ours/Redis as median (min-max)), redis-benchmark's own CPU as a share
+# of its wall time (from /usr/bin/time), and which side was saturated: "client" when
+# redis-benchmark (single-threaded) used >= 90% of a core, "server" when the server did (Redis's
+# main thread; ours may use more than one core), else "-". A cell whose client is saturated
+# measures redis-benchmark, not the server: its req/s ratio sits at 1.0 +- noise, and CPU per
+# request is the figure that still compares the servers. /proc ticks are 10 ms: at -P 16 with
+# N=100000 a round lasts ~0.1 s, so raise N there for CPU figures finer than ~10%.
+# THREADS2=1 adds the unpipelined cells again with redis-benchmark --threads 2, only to show
+# what bounds them (a client no longer saturated); they are not headline cells.
+# Usage: [ROUNDS=3] [N=100000] [SKIP_MEM=1] [SKIP_ALWAYS=1] [THREADS2=1] engines/server/bench/vs-redis.sh [qbench-binary]
+# Run from the repository root (Linux: /proc). Public tools only: go, redis-server,
+# redis-benchmark, redis-cli, /usr/bin/time.
 set -euo pipefail
 ROUNDS=${ROUNDS:-3} N=${N:-100000}
 WORK=$(mktemp -d)
@@ -30,32 +41,60 @@ start() { # server(q|r) fsync(none|always) -> sets PID and PORT
 }
 stop() { kill -TERM "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
 VALUE=$(head -c 256 /dev/zero | tr '\0' v)
-rps() { # port test clients pipeline requests (redis-benchmark 7.0 has no xadd test: a custom command)
+TCK=$(getconf CLK_TCK)
+RB_EXTRA=() # extra redis-benchmark options for the timed run (THREADS2)
+ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; } # the server's utime+stime, all threads
+now() { date +%s%N; }
+# port test clients pipeline requests -> "req/s server-us/req client-cpu% server-cpu%"
+# (redis-benchmark 7.0 has no xadd test: a custom command)
+rps() {
   local t=(-t "$2"); [ "$2" = xadd ] && t=(XADD qb:s '*' payload "$VALUE")
   # RPOP pops what an untimed LPUSH round pushed, as in -t lpush,rpop (not nil from an empty list).
   [ "$2" = rpop ] && redis-benchmark -p "$1" -c "$3" -P 16 -n "$5" -d 256 -t lpush -q >/dev/null 2>&1
-  redis-benchmark -p "$1" -c "$3" -P "$4" -n "$5" -d 256 --csv "${t[@]}" 2>/dev/null | tail -1 | tr -d '"' | cut -d, -f2
+  local k0 k1 w0 w1 r
+  k0=$(ticks); w0=$(now)
+  r=$(/usr/bin/time -f '%U %S' -o "$WORK/time" redis-benchmark -p "$1" -c "$3" -P "$4" -n "$5" -d 256 --csv "${RB_EXTRA[@]}" "${t[@]}" 2>/dev/null | tail -1 | tr -d '"' | cut -d, -f2)
+  w1=$(now); k1=$(ticks)
+  awk -v r="$r" -v k=$((k1 - k0)) -v tck="$TCK" -v n="$5" -v w=$((w1 - w0)) -v c="$(tail -1 "$WORK/time")" '
+    BEGIN { split(c, u, " "); s = w / 1e9
+            printf "%s %.2f %.0f %.0f\n", r, k / tck / n * 1e6, (u[1] + u[2]) / s * 100, k / tck / s * 100 }'
 }
 fsyncs() { redis-cli -p "$1" info persistence | tr -d '\r' | awk -F: '$1=="aof_writes_per_fsync"{print $2}'; }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; redis $(redis-server --version | awk '{print $3}')"
 echo
-echo "| cell | qbench req/s | redis req/s | ours/redis median (min-max) |"
-echo "|---|---|---|---|"
+echo "| cell | qbench req/s | redis req/s | ours/redis median (min-max) | qbench CPU us/req | redis CPU us/req | ours/redis CPU median (min-max) | client CPU % (q/r) | saturated (q/r) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+span() { printf '%s (%s-%s)' "$(med "$@")" "$(printf '%s\n' "$@" | sort -g | head -1)" "$(printf '%s\n' "$@" | sort -g | tail -1)"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (b > 0) printf "%.2f", a/b; else print "inf"}'; }
+# client% server% -> which side ran at ~a full core (the client first: it bounds the cell)
+# (CLIENT_CORES: the client's threads, each of which can fill a core)
+CLIENT_CORES=1
+saturated() { awk -v c="$1" -v s="$2" -v k="$CLIENT_CORES" 'BEGIN{print (c >= 90 * k ? "client" : s >= 90 ? "server" : "-")}'; }
 cell() { # label test clients pipeline fsync requests
-  local q=() r=() ratios=()
+  local q=() r=() ratios=() qc=() rc=() cratios=() qu=() ru=() qs=() rs=() a b
   for _ in $(seq "$ROUNDS"); do
-    start q "$5"; local a; a=$(rps "$PORT" "$2" "$3" "$4" "$6"); stop
-    start r "$5"; local b; b=$(rps "$PORT" "$2" "$3" "$4" "$6"); stop
-    q+=("$a"); r+=("$b"); ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", a/b}')")
+    start q "$5"; a=($(rps "$PORT" "$2" "$3" "$4" "$6")); stop
+    start r "$5"; b=($(rps "$PORT" "$2" "$3" "$4" "$6")); stop
+    q+=("${a[0]}"); r+=("${b[0]}"); ratios+=("$(ratio "${a[0]}" "${b[0]}")")
+    qc+=("${a[1]}"); rc+=("${b[1]}"); cratios+=("$(ratio "${a[1]}" "${b[1]}")")
+    qu+=("${a[2]}"); ru+=("${b[2]}"); qs+=("$(saturated "${a[2]}" "${a[3]}")"); rs+=("$(saturated "${b[2]}" "${b[3]}")")
   done
-  med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
-  local lo hi; lo=$(printf '%s\n' "${ratios[@]}" | sort -g | head -1); hi=$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)
-  printf '| %s | %.0f | %.0f | %s (%s-%s) |\n' "$1" "$(med "${q[@]}")" "$(med "${r[@]}")" "$(med "${ratios[@]}")" "$lo" "$hi"
+  # The saturated side most rounds agree on (ties: the first round's).
+  most() { printf '%s\n' "$@" | sort | uniq -c | sort -k1,1nr -s | head -1 | awk '{print $2}'; }
+  printf '| %s | %.0f | %.0f | %s | %s | %s | %s | %s/%s | %s/%s |\n' "$1" "$(med "${q[@]}")" "$(med "${r[@]}")" "$(span "${ratios[@]}")" \
+    "$(med "${qc[@]}")" "$(med "${rc[@]}")" "$(span "${cratios[@]}")" "$(med "${qu[@]}")" "$(med "${ru[@]}")" "$(most "${qs[@]}")" "$(most "${rs[@]}")"
 }
 for t in xadd lpush rpop; do
   for p in 1 16; do cell "$t -c 50 -P $p" "$t" 50 "$p" none "$N"; done
 done
+if [ -n "${THREADS2:-}" ]; then
+  # Client CPU % here is of one core: up to 200 with two threads.
+  RB_EXTRA=(--threads 2) CLIENT_CORES=2
+  for t in xadd lpush rpop; do cell "$t -c 50 -P 1 --threads 2 (not headline)" "$t" 50 1 none "$N"; done
+  RB_EXTRA=() CLIENT_CORES=1
+fi
 if [ -z "${SKIP_ALWAYS:-}" ]; then
   cell "lpush always -c 1" lpush 1 1 always $((N / 20))
   cell "lpush always -c 50" lpush 50 1 always $((N / 2))

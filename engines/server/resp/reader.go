@@ -139,6 +139,11 @@ func (r *Reader) Fill() error {
 	if r.r == r.w && len(r.buf) > 1<<20 {
 		// A huge argument grew the buffer; do not keep it for the connection's life.
 		r.buf, r.r, r.w, r.raw = make([]byte, 16<<10), 0, 0, nil
+	} else if r.r == r.w {
+		// All consumed: read into the whole buffer, not the 4 KB or so left after the last
+		// command. A read that fills its room may leave bytes in the socket, which costs the
+		// event loop (edge-triggered) a read of its own next turn; pipelined batches are ~5 KB.
+		r.r, r.w, r.raw = 0, 0, nil
 	}
 	// Grow towards what the pending bulk needs, but by at most what has already arrived (and
 	// bigArg): an announced length reserves memory only as its bytes arrive, as Redis's query
@@ -154,6 +159,10 @@ func (r *Reader) Fill() error {
 	}
 	return err
 }
+
+// Full reports whether the buffer has no room left after what was read: after Fill, that its
+// read took all the room it had (Fill always makes room first), so the source may hold more.
+func (r *Reader) Full() bool { return r.w == len(r.buf) }
 
 // makeRoom makes at least n bytes free after w, compacting before growing.
 func (r *Reader) makeRoom(n int) {
