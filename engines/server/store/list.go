@@ -28,10 +28,12 @@ type lchunk struct {
 	pooled bool
 }
 
-// blockPool hands out listBlock-sized blocks; freed blocks are reused (slabs stay mapped).
+// blockPool hands out listBlock-sized blocks: freed ones first (they are resident), else the
+// next block of the current slab, faulted in a step ahead (see prefault). Slabs stay mapped.
 type blockPool struct {
 	mu   sync.Mutex
 	free [][]byte
+	slab chunk // the slab being carved; off is the next fresh block
 }
 
 var listBlocks = &blockPool{}
@@ -39,18 +41,23 @@ var listBlocks = &blockPool{}
 func (p *blockPool) get() []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.free) == 0 {
-		mem, err := mapChunk(listSlab, true)
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b
+	}
+	s := &p.slab
+	if s.off+listBlock > len(s.mem) {
+		mem, err := mapChunk(listSlab)
 		if err != nil {
 			return nil
 		}
 		arenaMapped.Add(listSlab)
-		for off := 0; off+listBlock <= len(mem); off += listBlock {
-			p.free = append(p.free, mem[off:off+listBlock:off+listBlock])
-		}
+		*s = chunk{mem: mem}
 	}
-	b := p.free[len(p.free)-1]
-	p.free = p.free[:len(p.free)-1]
+	s.ready = prefault(s.mem, s.ready, s.off+listBlock)
+	b := s.mem[s.off : s.off+listBlock : s.off+listBlock]
+	s.off += listBlock
 	return b
 }
 
