@@ -46,6 +46,18 @@ var memLoads = []struct {
 	{"stream-1M", []func(testing.TB, string, int){xaddMany}},
 	{"pel-1M", []func(testing.TB, string, int){xaddMany, readIntoPEL}},
 	{"list-1M", []func(testing.TB, string, int){lpushMany}},
+	// Other element sizes, so what the list saves is not tuned to one: 16 bytes (18 a listpack
+	// entry, 455 to a block) and 1 KiB (7 to a block, as to one of Redis's 8 KB listpacks).
+	{"list-1M-16B", []func(testing.TB, string, int){lpushSized(16)}},
+	{"list-1M-1KiB", []func(testing.TB, string, int){lpushSized(1024)}},
+}
+
+// lpushSized pushes n elements of size bytes onto list "memlist".
+func lpushSized(size int) func(testing.TB, string, int) {
+	return func(tb testing.TB, addr string, n int) {
+		payload := strings.Repeat("x", size-1)
+		pipeline(tb, addr, n, func(i int) []string { return []string{"LPUSH", "memlist", payload + strconv.Itoa(i%10)} })
+	}
 }
 
 // readIntoPEL reads the whole of stream "mem" into one group's PEL, 10,000 entries per
