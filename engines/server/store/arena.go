@@ -19,12 +19,32 @@ import (
 //
 // Nothing may keep a slice of a node's bytes beyond the node's life: readers copy (replies
 // are encoded while the store lock is held).
+//
+// Chunks (and the list's slabs) are faulted in populateStep at a time just ahead of the write
+// position, not on first touch: a page fault per 4 KB inside the event loop was 7.6% of an
+// unpipelined LPUSH's CPU. Not all at once either: a whole populated 1 MB slab, most of it
+// unused at the end of a load, was what put the RSS of a 1 M list or stream 1-3% over Redis's.
 
 const (
 	minChunk    = 16 << 10
 	maxChunk    = 1 << 20
 	maxArenaObj = maxChunk / 8 // larger node data stays on the Go heap
+
+	// populateStep is how far ahead fresh memory is faulted in: one system call per 16 pages,
+	// and at most 64 KB resident beyond what is used.
+	populateStep = 64 << 10
 )
+
+// prefault makes mem[:end] resident given that mem[:ready] is, faulting in whole steps (mem
+// comes from mapChunk, so step boundaries are page boundaries); it returns the new mark.
+func prefault(mem []byte, ready, end int) int {
+	if end <= ready {
+		return ready
+	}
+	to := min(len(mem), (end+populateStep-1)/populateStep*populateStep)
+	populate(mem[ready:to])
+	return to
+}
 
 var arenaMapped atomic.Int64
 
@@ -32,9 +52,10 @@ var arenaMapped atomic.Int64
 func ArenaBytes() int64 { return arenaMapped.Load() }
 
 type chunk struct {
-	mem  []byte
-	off  int
-	live int // blocks not yet released
+	mem   []byte
+	off   int
+	ready int // mem[:ready] is faulted in
+	live  int // blocks not yet released
 }
 
 // streamArena allocates one stream's node bytes. Used under the store lock, except freeAll,
@@ -58,7 +79,7 @@ func (a *streamArena) alloc(n int) ([]byte, *chunk) {
 			size *= 2
 		}
 		a.next = min(2*size, maxChunk)
-		mem, err := mapChunk(size, true)
+		mem, err := mapChunk(size)
 		if err != nil {
 			return make([]byte, n), nil
 		}
@@ -71,6 +92,7 @@ func (a *streamArena) alloc(n int) ([]byte, *chunk) {
 		}
 	}
 	c := a.cur
+	c.ready = prefault(c.mem, c.ready, c.off+n)
 	b := c.mem[c.off : c.off+n : c.off+n]
 	c.off += n
 	c.live++

@@ -2,4 +2,6 @@
 
 package store
 
-const mapPopulate = 0
+func mapPopulate() int { return 0 }
+
+func populate([]byte) {}

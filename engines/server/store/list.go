@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"runtime"
 	"sync"
+	"unsafe"
 )
 
 // A List is a quicklist-like deque of chunks. Each chunk is one byte block holding consecutive
@@ -21,17 +22,30 @@ const (
 	listSlab  = 1 << 20
 )
 
+// lchunk is 32 bytes (the size class it fills): a list of small elements has one per 8 KB
+// block, and a slice header and three ints made it 64, which with the ring's pointer was most
+// of a 1 M list's Go heap. A chunk's block is at most an element's size, which RESP caps far
+// below 2 GB, so int32 offsets do.
 type lchunk struct {
-	buf    []byte
-	lo, hi int // used bytes are buf[lo:hi]
-	n      int
+	p      *byte // the block: off the heap (pooled) or a heap slice's array
+	size   int32
+	lo, hi int32 // used bytes are buf()[lo:hi]
+	n      int32
 	pooled bool
 }
 
-// blockPool hands out listBlock-sized blocks; freed blocks are reused (slabs stay mapped).
+func (ch *lchunk) buf() []byte { return unsafe.Slice(ch.p, ch.size) }
+
+func (ch *lchunk) setBuf(b []byte, pooled bool) {
+	ch.p, ch.size, ch.pooled = unsafe.SliceData(b), int32(len(b)), pooled
+}
+
+// blockPool hands out listBlock-sized blocks: freed ones first (they are resident), else the
+// next block of the current slab, faulted in a step ahead (see prefault). Slabs stay mapped.
 type blockPool struct {
 	mu   sync.Mutex
 	free [][]byte
+	slab chunk // the slab being carved; off is the next fresh block
 }
 
 var listBlocks = &blockPool{}
@@ -39,18 +53,23 @@ var listBlocks = &blockPool{}
 func (p *blockPool) get() []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.free) == 0 {
-		mem, err := mapChunk(listSlab, true)
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b
+	}
+	s := &p.slab
+	if s.off+listBlock > len(s.mem) {
+		mem, err := mapChunk(listSlab)
 		if err != nil {
 			return nil
 		}
 		arenaMapped.Add(listSlab)
-		for off := 0; off+listBlock <= len(mem); off += listBlock {
-			p.free = append(p.free, mem[off:off+listBlock:off+listBlock])
-		}
+		*s = chunk{mem: mem}
 	}
-	b := p.free[len(p.free)-1]
-	p.free = p.free[:len(p.free)-1]
+	s.ready = prefault(s.mem, s.ready, s.off+listBlock)
+	b := s.mem[s.off : s.off+listBlock : s.off+listBlock]
+	s.off += listBlock
 	return b
 }
 
@@ -86,9 +105,9 @@ func (c *listChunks) freeAll() {
 	for i := 0; i < c.k; i++ {
 		ch := c.at(i)
 		if ch.pooled {
-			bs = append(bs, ch.buf)
+			bs = append(bs, ch.buf())
 		}
-		ch.buf = nil
+		ch.p = nil
 	}
 	if len(bs) > 0 {
 		listBlocks.put(bs...)
@@ -141,9 +160,9 @@ func (c *listChunks) popBack() *lchunk {
 
 func releaseChunk(ch *lchunk) {
 	if ch.pooled {
-		listBlocks.put(ch.buf)
+		listBlocks.put(ch.buf())
 	}
-	ch.buf = nil
+	ch.p = nil
 }
 
 // encLen is the encoded size of an element of length n.
@@ -202,14 +221,14 @@ func newChunk(need int, atFront bool) *lchunk {
 	ch := &lchunk{}
 	if need <= listBlock {
 		if b := listBlocks.get(); b != nil {
-			ch.buf, ch.pooled = b, true
+			ch.setBuf(b, true)
 		}
 	}
-	if ch.buf == nil {
-		ch.buf = make([]byte, max(need, listBlock))
+	if ch.p == nil {
+		ch.setBuf(make([]byte, max(need, listBlock)), false)
 	}
 	if atFront {
-		ch.lo, ch.hi = len(ch.buf), len(ch.buf)
+		ch.lo, ch.hi = ch.size, ch.size
 	}
 	return ch
 }
@@ -224,7 +243,7 @@ func (l *List) PushLeft(v []byte) {
 	var ch *lchunk
 	if l.c.k > 0 {
 		ch = l.c.at(0)
-		if ch.lo < need {
+		if int(ch.lo) < need {
 			ch = nil
 		}
 	}
@@ -232,8 +251,8 @@ func (l *List) PushLeft(v []byte) {
 		ch = newChunk(need, true)
 		l.c.pushFront(ch)
 	}
-	ch.lo -= need
-	putElem(ch.buf[ch.lo:], v)
+	ch.lo -= int32(need)
+	putElem(ch.buf()[ch.lo:], v)
 	ch.n++
 	l.n++
 }
@@ -245,7 +264,7 @@ func (l *List) PushRight(v []byte) {
 	var ch *lchunk
 	if l.c.k > 0 {
 		ch = l.c.at(l.c.k - 1)
-		if len(ch.buf)-ch.hi < need {
+		if int(ch.size-ch.hi) < need {
 			ch = nil
 		}
 	}
@@ -253,8 +272,8 @@ func (l *List) PushRight(v []byte) {
 		ch = newChunk(need, false)
 		l.c.pushBack(ch)
 	}
-	putElem(ch.buf[ch.hi:], v)
-	ch.hi += need
+	putElem(ch.buf()[ch.hi:], v)
+	ch.hi += int32(need)
 	ch.n++
 	l.n++
 }
@@ -275,9 +294,9 @@ func (l *List) AppendPopLeft(dst []byte) (out []byte, ok bool) {
 		return dst, false
 	}
 	ch := l.c.at(0)
-	v, next := elemAt(ch.buf, ch.lo)
+	v, next := elemAt(ch.buf(), int(ch.lo))
 	dst = append(dst, v...)
-	ch.lo = next
+	ch.lo = int32(next)
 	ch.n--
 	l.n--
 	if ch.n == 0 {
@@ -301,9 +320,9 @@ func (l *List) AppendPopRight(dst []byte) (out []byte, ok bool) {
 		return dst, false
 	}
 	ch := l.c.at(l.c.k - 1)
-	v, start := elemBefore(ch.buf, ch.hi)
+	v, start := elemBefore(ch.buf(), int(ch.hi))
 	dst = append(dst, v...)
-	ch.hi = start
+	ch.hi = int32(start)
 	ch.n--
 	l.n--
 	if ch.n == 0 {
@@ -322,13 +341,14 @@ func (l *List) Each(from int, reverse bool, fn func(i int, e []byte) bool) {
 		base := 0
 		for ci := 0; ci < l.c.k; ci++ {
 			ch := l.c.at(ci)
-			if base+ch.n <= from {
-				base += ch.n
+			if base+int(ch.n) <= from {
+				base += int(ch.n)
 				continue
 			}
-			for off, i := ch.lo, base; off < ch.hi; i++ {
+			buf := ch.buf()
+			for off, i := int(ch.lo), base; off < int(ch.hi); i++ {
 				var v []byte
-				v, off = elemAt(ch.buf, off)
+				v, off = elemAt(buf, off)
 				if i < from {
 					continue
 				}
@@ -336,20 +356,21 @@ func (l *List) Each(from int, reverse bool, fn func(i int, e []byte) bool) {
 					return
 				}
 			}
-			base += ch.n
+			base += int(ch.n)
 		}
 		return
 	}
 	top := l.n
 	for ci := l.c.k - 1; ci >= 0; ci-- {
 		ch := l.c.at(ci)
-		if top-ch.n > from {
-			top -= ch.n
+		if top-int(ch.n) > from {
+			top -= int(ch.n)
 			continue
 		}
-		for end, i := ch.hi, top-1; end > ch.lo; i-- {
+		buf := ch.buf()
+		for end, i := int(ch.hi), top-1; end > int(ch.lo); i-- {
 			var v []byte
-			v, end = elemBefore(ch.buf, end)
+			v, end = elemBefore(buf, end)
 			if i > from {
 				continue
 			}
@@ -357,7 +378,7 @@ func (l *List) Each(from int, reverse bool, fn func(i int, e []byte) bool) {
 				return
 			}
 		}
-		top -= ch.n
+		top -= int(ch.n)
 	}
 }
 
