@@ -129,6 +129,15 @@ func preciseSleepYield(d time.Duration, yield bool) {
 	}
 }
 
+// coarseSleep sleeps about d on a timerfd, without preciseSleep's early wake and spin: for a
+// sleep at whose end no message is due (a coalesced sleep, produce.go), waking late only adds
+// to the batch, and the spin (up to d/spinShare, yielding) would be CPU spent on nothing.
+func coarseSleep(d time.Duration) {
+	if !sleepOn(d) {
+		preciseSleepYield(d, true)
+	}
+}
+
 // sleepOn sleeps s on a pooled timerfd; false when none can be had.
 func sleepOn(s time.Duration) bool {
 	t, _ := timerFDs.Get().(*timerFD)

@@ -8,6 +8,8 @@ func preciseSleep(d time.Duration) { time.Sleep(d) }
 
 func preciseSleepYield(d time.Duration, _ bool) { time.Sleep(d) }
 
+func coarseSleep(d time.Duration) { time.Sleep(d) }
+
 // handoff runs fn when a timer armed by arm expires before disarm.
 type handoff struct {
 	fn func()
