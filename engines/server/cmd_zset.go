@@ -264,6 +264,9 @@ func parseScoreBound(b []byte) (float64, bool, bool) {
 	if ex {
 		b = b[1:]
 	}
+	if len(b) == 0 {
+		return 0, ex, true // strtod of "" is 0 and stops at the end: Redis accepts it
+	}
 	f, ok := parseFloat(b)
 	return f, ex, ok
 }
@@ -400,8 +403,9 @@ func (r *zrangeReply) AppendRESP(b []byte, proto int) []byte {
 	return b
 }
 
-func cmdZrange(kind rangeKind, dir rangeDir) handler {
+func cmdZrange(kindArg rangeKind, dirArg rangeDir) handler {
 	return func(c *client, args [][]byte) (any, error) {
+		kind, dir := kindArg, dirArg // the options may set them: per call
 		withScores := false
 		offset, limit := int64(0), int64(-1)
 		for j := 4; j < len(args); j++ {
@@ -733,8 +737,8 @@ func cmdZrandmember(c *client, args [][]byte) (any, error) {
 		for i := int64(0); i < -n; i++ {
 			out.items = append(out.items, z.Random())
 		}
-	case n >= int64(z.Len()): // the whole zset, in order
-		out.items = z.Entries(0, z.Len()-1, false)
+	case n >= int64(z.Len()): // the whole zset, highest first (Redis's zset iterator runs from the tail)
+		out.items = z.Entries(0, z.Len()-1, true)
 	default: // distinct members, in random order
 		all := z.Entries(0, z.Len()-1, false)
 		rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })

@@ -68,6 +68,9 @@ func randomLevel() int {
 // Set sets member's score, adding it if new, and reports whether it was new. maxEntries and
 // maxValue are zset-max-listpack-entries and zset-max-listpack-value.
 func (z *Zset) Set(member []byte, score float64, maxEntries, maxValue int) bool {
+	if score == 0 && z.listpack {
+		score = 0 // a listpack stores scores as text and integers: -0 reads back as 0
+	}
 	if old, ok := z.dict[string(member)]; ok {
 		if old != score {
 			z.delete(old, string(member))
