@@ -362,3 +362,30 @@ func TestDiffRedisZsetNotifications(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffRedisZsetReload: DEBUG RELOAD gives zsets the encoding Redis's RDB load gives them by
+// the current limits (a small skiplist comes back a listpack, with -0 read as 0).
+func TestDiffRedisZsetReload(t *testing.T) {
+	runDiffCases(t, []struct{ name, script string }{
+		{"reload", `
+			CONFIG SET zset-max-listpack-entries 1
+			ZADD a 1 x 2 y
+			CONFIG SET zset-max-listpack-entries 0
+			ZADD n -0 x
+			ZADD n 1 y
+			OBJECT ENCODING a
+			OBJECT ENCODING n
+			ZSCORE n x
+			CONFIG SET zset-max-listpack-entries 128
+			ZADD b 1 x 2 y
+			DEBUG RELOAD
+			OBJECT ENCODING a
+			OBJECT ENCODING n
+			ZSCORE n x
+			ZRANGE n 0 -1 WITHSCORES
+			CONFIG SET zset-max-listpack-entries 1
+			DEBUG RELOAD
+			OBJECT ENCODING b
+			CONFIG SET zset-max-listpack-entries 128`},
+	})
+}

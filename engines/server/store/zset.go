@@ -457,3 +457,27 @@ func (z *Zset) Random() Entry {
 	x := z.byRank(rand.Intn(z.length))
 	return Entry{[]byte(x.member), x.score}
 }
+
+// Reencode returns the zset with the encoding Redis's RDB load gives it by the current limits:
+// a listpack when it fits (rebuilt, so -0 scores read 0 as in a listpack), else a skiplist.
+func (z *Zset) Reencode(maxEntries, maxValue int) *Zset {
+	fits := z.length <= maxEntries
+	for m := range z.dict {
+		if !fits {
+			break
+		}
+		fits = len(m) <= maxValue
+	}
+	switch {
+	case fits && !z.listpack:
+		nz := NewZset(true)
+		z.Range(0, z.length-1, false, func(m []byte, s float64) bool {
+			nz.Set(m, s, 1<<62, 1<<62)
+			return true
+		})
+		return nz
+	case !fits:
+		z.listpack = false
+	}
+	return z
+}
