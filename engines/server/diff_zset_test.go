@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -388,4 +389,88 @@ func TestDiffRedisZsetReload(t *testing.T) {
 			OBJECT ENCODING b
 			CONFIG SET zset-max-listpack-entries 128`},
 	})
+}
+
+// TestDiffRedisRandomZsets: random sorted-set commands over a few shared keys (with a list key
+// for wrong types), scores with ties, infinities and fractions, members shared across keys,
+// lex ranges over a key whose scores are all 0, some inside MULTI, in RESP2 and (even seeds) RESP3, against redis-server. The listpack limit
+// is small so keys cross to skiplists and back through deletions. ZRANDMEMBER is asked only for
+// at least as many members as there are (its answer is then determined).
+func TestDiffRedisRandomZsets(t *testing.T) {
+	realAddr := startRealRedis(t)
+	s := startServer(t, Config{})
+	for seed := int64(1); seed <= 3; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewSource(seed))
+			pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
+			key := func() string { return pick("z1", "z2", "z3", "l") }
+			member := func() string { return pick("a", "b", "c", "d", "e", "f", "g", "h", "aa", "b1", "1", "10") }
+			score := func() string { return pick("0", "1", "1", "2", "2.5", "-1", "3", "7", "inf", "-inf", "0.1", "100") }
+			bound := func() string { return pick("", "(") + score() }
+			// Lex ranges are defined only over members of one score (Redis's walk over mixed
+			// scores depends on its skiplist's random levels): they go to lx, all scores 0.
+			lexKey := func() string { return pick("lx", "lx", "lx", "nokey") }
+			lex := func() string { return pick("-", "+", "[a", "(b", "[c", "(d", "[aa", "[h", "(1") }
+			idx := func() string { return pick("0", "1", "-1", "-2", "3", "10", "-10") }
+			gens := []func() string{
+				func() string {
+					return fmt.Sprintf("ZADD %s %s %s %s %s %s", key(), pick("", "NX", "XX", "GT", "LT", "CH", "XX GT", "GT CH", "LT CH"), score(), member(), score(), member())
+				},
+				func() string {
+					return fmt.Sprintf("ZADD %s %s INCR %s %s", key(), pick("", "NX", "XX", "GT", "LT"), score(), member())
+				},
+				func() string { return fmt.Sprintf("ZADD lx 0 %s 0 %s 0 %s", member(), member(), member()) },
+				func() string { return fmt.Sprintf("ZINCRBY %s %s %s", key(), score(), member()) },
+				func() string { return fmt.Sprintf("ZREM %s %s %s", key(), member(), member()) },
+				func() string { return "ZCARD " + key() },
+				func() string { return fmt.Sprintf("ZSCORE %s %s", key(), member()) },
+				func() string { return fmt.Sprintf("ZMSCORE %s %s %s", key(), member(), member()) },
+				func() string { return fmt.Sprintf("%s %s %s", pick("ZRANK", "ZREVRANK"), key(), member()) },
+				func() string { return fmt.Sprintf("ZCOUNT %s %s %s", key(), bound(), bound()) },
+				func() string { return fmt.Sprintf("ZLEXCOUNT %s %s %s", lexKey(), lex(), lex()) },
+				func() string {
+					return fmt.Sprintf("%s %s %s %s %s", pick("ZRANGE", "ZREVRANGE"), key(), idx(), idx(), pick("", "WITHSCORES"))
+				},
+				func() string {
+					return fmt.Sprintf("ZRANGE %s %s %s BYSCORE %s %s %s", key(), bound(), bound(), pick("", "REV"), pick("", "WITHSCORES"), pick("", "LIMIT 1 2", "LIMIT 0 -1"))
+				},
+				func() string {
+					return fmt.Sprintf("%s %s %s %s %s", pick("ZRANGEBYSCORE", "ZREVRANGEBYSCORE"), key(), bound(), bound(), pick("", "WITHSCORES", "LIMIT 1 1"))
+				},
+				func() string {
+					return fmt.Sprintf("%s %s %s %s %s", pick("ZRANGEBYLEX", "ZREVRANGEBYLEX"), lexKey(), lex(), lex(), pick("", "LIMIT 0 2", "LIMIT 2 -1"))
+				},
+				func() string {
+					return fmt.Sprintf("%s %s %s", pick("ZPOPMIN", "ZPOPMAX"), key(), pick("", "1", "2", "100"))
+				},
+				func() string { return fmt.Sprintf("%s %s %s 0.001", pick("BZPOPMIN", "BZPOPMAX"), key(), key()) },
+				func() string { return fmt.Sprintf("ZREMRANGEBYSCORE %s %s %s", key(), bound(), bound()) },
+				func() string { return fmt.Sprintf("ZREMRANGEBYRANK %s %s %s", key(), idx(), idx()) },
+				func() string { return fmt.Sprintf("ZREMRANGEBYLEX %s %s %s", lexKey(), lex(), lex()) },
+				func() string { return fmt.Sprintf("ZRANDMEMBER %s 100 %s", key(), pick("", "WITHSCORES")) },
+				func() string { return fmt.Sprintf("RPUSH %s x", key()) },
+				func() string { return fmt.Sprintf("%s %s %s", pick("RENAME", "RENAMENX"), key(), key()) },
+				func() string { return "OBJECT ENCODING " + key() },
+				func() string { return "TYPE " + key() },
+				func() string { return "DEL " + key() },
+			}
+			lines := []string{"CONFIG SET zset-max-listpack-entries 4"}
+			if seed%2 == 0 {
+				lines = append(lines, "HELLO 3")
+			}
+			for i := 0; i < 700; i++ {
+				if r.Intn(40) == 0 {
+					lines = append(lines, "MULTI")
+					for j := 0; j < 3; j++ {
+						lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
+					}
+					lines = append(lines, "EXEC")
+					continue
+				}
+				lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
+			}
+			lines = append(lines, "CONFIG SET zset-max-listpack-entries 128")
+			runDiff(t, realAddr, s.Addr(), lines)
+		})
+	}
 }
