@@ -42,8 +42,8 @@ func TestZsetMatchesModel(t *testing.T) {
 		every   int // check after every this many operations
 	}{
 		{"few-members-many-ties", 8, 2, 400, 1},
-		{"many-members", 300, 50, 2000, 50},
-		{"one-score-lex", 60, 1, 800, 5},
+		{"many-members", 300, 50, 1200, 100},
+		{"one-score-lex", 60, 1, 600, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewSource(int64(tc.members)))
