@@ -82,6 +82,9 @@ func debugMore(c *client, args [][]byte) (v any, err error, ok bool) {
 // reencode gives a loaded value the encoding Redis gives it on load, by the current limits.
 func (s *Server) reencode(v any) any {
 	st := s.conf
+	if z, ok := v.(*store.Zset); ok {
+		return z.Reencode(st.zsetMaxListpackEntries, st.zsetMaxListpackValue)
+	}
 	return store.Reencode(v, st.setMaxIntsetEntries, st.hashMaxListpackEntries, st.hashMaxListpackValue)
 }
 

@@ -284,6 +284,8 @@ func (s *Server) encodingOf(v any) string {
 			return "listpack"
 		}
 		return "hashtable"
+	case *store.Zset:
+		return zsetEncoding(v)
 	}
 	return "unknown"
 }

@@ -337,6 +337,9 @@ func cmdMemoryUsage(c *client, args [][]byte) (any, error) {
 	case *store.Hash:
 		size += 32
 		v.Each(func(f, val []byte) { size += int64(len(f)+len(val)) + 24 })
+	case *store.Zset:
+		size += 32
+		v.Range(0, v.Len()-1, false, func(m []byte, _ float64) bool { size += int64(len(m)) + 48; return true })
 	}
 	return size, nil
 }

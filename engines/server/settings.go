@@ -26,6 +26,8 @@ type settings struct {
 	setMaxIntsetEntries    int
 	hashMaxListpackEntries int
 	hashMaxListpackValue   int
+	zsetMaxListpackEntries int
+	zsetMaxListpackValue   int
 	listMaxListpackSize    int
 	// notify-keyspace-events as flags (notify.go)
 	notifyFlags int
@@ -48,6 +50,8 @@ func newSettings(s *Server) *settings {
 		setMaxIntsetEntries:    512,
 		hashMaxListpackEntries: 512,
 		hashMaxListpackValue:   64,
+		zsetMaxListpackEntries: 128,
+		zsetMaxListpackValue:   64,
 		listMaxListpackSize:    -2,
 		other: map[string]string{
 			"databases":                       "16",
@@ -56,8 +60,6 @@ func newSettings(s *Server) *settings {
 			"timeout":                         "0",
 			"tcp-keepalive":                   "300",
 			"hz":                              "10",
-			"zset-max-listpack-entries":       "128",
-			"zset-max-listpack-value":         "64",
 			"replica-serve-stale-data":        "yes",
 			"replica-ignore-maxmemory":        "yes",
 			"replica-lazy-flush":              "no",
@@ -125,6 +127,10 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 		return strconv.Itoa(st.hashMaxListpackEntries), true
 	case "hash-max-listpack-value":
 		return strconv.Itoa(st.hashMaxListpackValue), true
+	case "zset-max-listpack-entries":
+		return strconv.Itoa(st.zsetMaxListpackEntries), true
+	case "zset-max-listpack-value":
+		return strconv.Itoa(st.zsetMaxListpackValue), true
 	case "list-max-listpack-size":
 		return strconv.Itoa(st.listMaxListpackSize), true
 	case "notify-keyspace-events":
@@ -171,8 +177,8 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 func (st *settings) names() []string {
 	n := []string{"requirepass", "maxclients", "protected-mode", "proto-max-bulk-len", "stream-node-max-entries",
 		"stream-node-max-bytes", "client-output-buffer-limit", "port", "bind", "set-max-intset-entries",
-		"hash-max-listpack-entries", "hash-max-listpack-value", "list-max-listpack-size", "notify-keyspace-events",
-		"enable-protected-configs", "enable-debug-command"}
+		"hash-max-listpack-entries", "hash-max-listpack-value", "zset-max-listpack-entries", "zset-max-listpack-value",
+		"list-max-listpack-size", "notify-keyspace-events", "enable-protected-configs", "enable-debug-command"}
 	for a := range configAliases {
 		n = append(n, a)
 	}
@@ -253,6 +259,10 @@ func (st *settings) set(s *Server, name, val string) error {
 		return intIn(&st.hashMaxListpackEntries, 0, math.MaxInt64, false)
 	case "hash-max-listpack-value":
 		return intIn(&st.hashMaxListpackValue, 0, math.MaxInt64, true)
+	case "zset-max-listpack-entries":
+		return intIn(&st.zsetMaxListpackEntries, 0, math.MaxInt64, false)
+	case "zset-max-listpack-value":
+		return intIn(&st.zsetMaxListpackValue, 0, math.MaxInt64, true)
 	case "list-max-listpack-size":
 		return intIn(&st.listMaxListpackSize, math.MinInt32, math.MaxInt32, false)
 	case "notify-keyspace-events":

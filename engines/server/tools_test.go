@@ -42,6 +42,7 @@ func TestRedisBenchmark(t *testing.T) {
 		{"lpush-rpop", []string{"-c", "10", "-n", "5000", "-d", "256", "-t", "lpush,rpop"}, []string{"LPUSH:", "RPOP:"}},
 		{"lpush-rpop-pipelined", []string{"-c", "10", "-n", "5000", "-d", "256", "-t", "lpush,rpop", "-P", "16"}, []string{"LPUSH:", "RPOP:"}},
 		{"xadd", []string{"-c", "10", "-n", "5000", "XADD", "bench", "*", "f", "v"}, []string{"XADD bench * f v:"}},
+		{"zadd-zpopmin", []string{"-c", "10", "-n", "2000", "-t", "zadd,zpopmin"}, []string{"ZADD:", "ZPOPMIN:"}}, // sorted sets: its default list stopped there
 		{"xadd-pipelined", []string{"-c", "10", "-n", "5000", "-P", "16", "XADD", "bench", "*", "f", "v"}, []string{"XADD bench * f v:"}},
 	}
 	for _, r := range runs {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"sort"
 )
 
@@ -17,6 +18,7 @@ const (
 	dumpStream = 'x'
 	dumpSet    = 'S' // then a byte: 1 = intset, 0 = hashtable; a count; the members
 	dumpHash   = 'H' // then a byte: 1 = listpack, 0 = hashtable; a count; field, value pairs
+	dumpZset   = 'Z' // then a byte: 1 = listpack, 0 = skiplist; a count; member, 8-byte score pairs, ascending
 )
 
 // AppendDump appends v's dump encoding to b.
@@ -98,6 +100,15 @@ func AppendDump(b []byte, v any) []byte {
 			b = appendBytes(b, p[0])
 			b = appendBytes(b, p[1])
 		}
+		return b
+	case *Zset:
+		b = append(b, dumpZset, boolByte(v.IsListpack()))
+		b = binary.AppendUvarint(b, uint64(v.Len()))
+		v.Range(0, v.Len()-1, false, func(m []byte, s float64) bool {
+			b = appendBytes(b, m)
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s)) // exact, inf included
+			return true
+		})
 		return b
 	}
 	panic("store: AppendDump of unknown value type")
@@ -232,6 +243,29 @@ func DecodeDump(b []byte) (any, error) {
 			return nil, errBadDump
 		}
 		return v, nil
+	case dumpZset:
+		if len(r.p) == 0 || r.p[0] > 1 {
+			return nil, errBadDump
+		}
+		z := NewZset(r.p[0] == 1)
+		r.p = r.p[1:]
+		n := r.count()
+		for i := 0; i < n && !r.bad; i++ {
+			m := r.bytes()
+			if r.bad || len(r.p) < 8 {
+				return nil, errBadDump
+			}
+			s := math.Float64frombits(binary.LittleEndian.Uint64(r.p))
+			r.p = r.p[8:]
+			// The encoding is restored as dumped: no limit converts it on load.
+			if math.IsNaN(s) || !z.Set(m, s, 1<<62, 1<<62) {
+				return nil, errBadDump
+			}
+		}
+		if r.bad || len(r.p) != 0 {
+			return nil, errBadDump
+		}
+		return z, nil
 	case dumpStream:
 		s := NewStream() // with its arena
 		s.LastID, s.FirstID, s.MaxDeletedID = r.id(), r.id(), r.id()

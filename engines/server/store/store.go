@@ -39,7 +39,7 @@ func (s *Store) FlushAll() {
 	}
 }
 
-// DB is one numbered database. Values are *String, *List, *Stream, *Set or *Hash.
+// DB is one numbered database. Values are *String, *List, *Stream, *Set, *Hash or *Zset.
 type DB struct {
 	store   *Store
 	id      int
@@ -201,6 +201,8 @@ func TypeName(v any) string {
 		return "set"
 	case *Hash:
 		return "hash"
+	case *Zset:
+		return "zset"
 	}
 	return "unknown"
 }
