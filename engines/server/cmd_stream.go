@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"sync"
 
 	"qbench/engines/server/resp"
 	"qbench/engines/server/store"
@@ -146,7 +147,11 @@ func entryReply(id store.ID, fv [][]byte) resp.Raw {
 	for _, v := range fv {
 		n += len(v) + 16
 	}
-	b := make([]byte, 0, n)
+	return resp.Raw(appendEntry(make([]byte, 0, n), id, fv))
+}
+
+// appendEntry appends one entry as entryReply encodes it.
+func appendEntry(b []byte, id store.ID, fv [][]byte) []byte {
 	b = append(b, "*2\r\n"...)
 	var idb [48]byte
 	b = resp.AppendBulk(b, id.Append(idb[:0]))
@@ -154,7 +159,61 @@ func entryReply(id store.ID, fv [][]byte) resp.Raw {
 	for _, v := range fv {
 		b = resp.AppendBulk(b, v)
 	}
-	return resp.Raw(b)
+	return b
+}
+
+// entriesReply is an array of stream entries (or of IDs, for XCLAIM JUSTID) encoded as the
+// handler reads them, into one pooled buffer, for the replies that can be large (XRANGE,
+// XREAD, XREADGROUP, XCLAIM). A value per entry, then the tree encoded into a connection
+// buffer growing by quarters, made ~10 bytes of garbage per byte of a 10,000-entry reply, and
+// the collector's headroom over that garbage was most of the RSS a large PEL cost. Here the
+// bytes are copied once more, into the connection's buffer (which grows once, to size). Like
+// every handler reply it is encoded once: AppendRESP gives the buffer back to the pool.
+type entriesReply struct {
+	n     int
+	proto int // for the null of a deleted entry (replyFromConsumerPEL)
+	buf   *[]byte
+}
+
+var entriesPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledEntries bounds the buffers kept for reuse: a rare huge XRANGE's is left to the GC.
+const maxPooledEntries = 4 << 20
+
+func newEntriesReply(proto int) *entriesReply {
+	return &entriesReply{proto: proto, buf: entriesPool.Get().(*[]byte)}
+}
+
+// add appends one entry; addID one ID; addDeleted an ID whose entry is gone: [id, null].
+func (e *entriesReply) add(id store.ID, fv [][]byte) {
+	*e.buf = appendEntry(*e.buf, id, fv)
+	e.n++
+}
+
+func (e *entriesReply) addID(id store.ID) {
+	*e.buf = idValue(id).AppendRESP(*e.buf, e.proto)
+	e.n++
+}
+
+func (e *entriesReply) addDeleted(id store.ID) {
+	b := append(*e.buf, "*2\r\n"...)
+	b = idValue(id).AppendRESP(b, e.proto)
+	*e.buf = resp.AppendValue(b, resp.NullArray, e.proto)
+	e.n++
+}
+
+func (e *entriesReply) AppendRESP(b []byte, _ int) []byte {
+	b = resp.AppendArrayLen(b, e.n)
+	if e.buf == nil {
+		return b // encoded twice: a bug, but not a crash
+	}
+	b = append(b, *e.buf...)
+	if cap(*e.buf) <= maxPooledEntries {
+		*e.buf = (*e.buf)[:0]
+		entriesPool.Put(e.buf)
+	}
+	e.buf = nil
+	return b
 }
 
 // newStream returns an empty stream with the configured node limits.
