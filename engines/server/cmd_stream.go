@@ -2,7 +2,6 @@ package server
 
 import (
 	"math"
-	"sync"
 
 	"qbench/engines/server/resp"
 	"qbench/engines/server/store"
@@ -163,56 +162,54 @@ func appendEntry(b []byte, id store.ID, fv [][]byte) []byte {
 }
 
 // entriesReply is an array of stream entries (or of IDs, for XCLAIM JUSTID) encoded as the
-// handler reads them, into one pooled buffer, for the replies that can be large (XRANGE,
-// XREAD, XREADGROUP, XCLAIM). A value per entry, then the tree encoded into a connection
-// buffer growing by quarters, made ~10 bytes of garbage per byte of a 10,000-entry reply, and
-// the collector's headroom over that garbage was most of the RSS a large PEL cost. Here the
-// bytes are copied once more, into the connection's buffer (which grows once, to size). Like
-// every handler reply it is encoded once: AppendRESP gives the buffer back to the pool.
+// handler reads them, for the replies that can be large (XRANGE, XREAD, XREADGROUP, XCLAIM),
+// into a recycled buffer (outbuf.go) that AppendRESP copies into the connection's output
+// buffer, itself recycled once written. A value per entry, then the tree encoded into a fresh
+// output buffer growing by quarters, made ~10 bytes of garbage per byte of a large reply. Like
+// every handler reply it is encoded once: AppendRESP gives the buffer back.
 type entriesReply struct {
 	n     int
 	proto int // for the null of a deleted entry (replyFromConsumerPEL)
-	buf   *[]byte
+	buf   []byte
+	done  bool
 }
 
-var entriesPool = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledEntries bounds the buffers kept for reuse: a rare huge XRANGE's is left to the GC.
-const maxPooledEntries = 4 << 20
-
 func newEntriesReply(proto int) *entriesReply {
-	return &entriesReply{proto: proto, buf: entriesPool.Get().(*[]byte)}
+	return &entriesReply{proto: proto, buf: getBuf(0)}
 }
 
 // add appends one entry; addID one ID; addDeleted an ID whose entry is gone: [id, null].
 func (e *entriesReply) add(id store.ID, fv [][]byte) {
-	*e.buf = appendEntry(*e.buf, id, fv)
+	e.buf = appendEntry(e.buf, id, fv)
 	e.n++
 }
 
 func (e *entriesReply) addID(id store.ID) {
-	*e.buf = idValue(id).AppendRESP(*e.buf, e.proto)
+	e.buf = idValue(id).AppendRESP(e.buf, e.proto)
 	e.n++
 }
 
 func (e *entriesReply) addDeleted(id store.ID) {
-	b := append(*e.buf, "*2\r\n"...)
-	b = idValue(id).AppendRESP(b, e.proto)
-	*e.buf = resp.AppendValue(b, resp.NullArray, e.proto)
+	e.buf = append(e.buf, "*2\r\n"...)
+	e.buf = idValue(id).AppendRESP(e.buf, e.proto)
+	e.buf = resp.AppendValue(e.buf, resp.NullArray, e.proto)
 	e.n++
 }
 
 func (e *entriesReply) AppendRESP(b []byte, _ int) []byte {
+	if e.done {
+		return resp.AppendError(b, "ERR internal: reply encoded twice")
+	}
+	if need := len(b) + 16 + len(e.buf); need > cap(b) {
+		// A recycled output buffer instead of append's fresh one; the old b is small (the
+		// connection keeps at most smallOut) or owned by someone else (EXEC's body), so it
+		// is not recycled here.
+		b = append(getBuf(need), b...)
+	}
 	b = resp.AppendArrayLen(b, e.n)
-	if e.buf == nil {
-		return b // encoded twice: a bug, but not a crash
-	}
-	b = append(b, *e.buf...)
-	if cap(*e.buf) <= maxPooledEntries {
-		*e.buf = (*e.buf)[:0]
-		entriesPool.Put(e.buf)
-	}
-	e.buf = nil
+	b = append(b, e.buf...)
+	putBuf(e.buf)
+	e.buf, e.done = nil, true
 	return b
 }
 

@@ -343,8 +343,14 @@ func (s *Server) replyFromConsumerPEL(proto int, st *store.Stream, cons *store.C
 		if count > 0 && int64(out.n) >= count {
 			return false
 		}
-		if fv, ok := st.Get(nk.ID); ok {
-			out.add(nk.ID, fv)
+		// Range rather than Get: the entry is encoded where it lies, not cloned first.
+		found := false
+		st.Range(nk.ID, nk.ID, 1, false, func(id store.ID, fv [][]byte) bool {
+			out.add(id, fv)
+			found = true
+			return false
+		})
+		if found {
 			nk.DeliveryTime = now
 			nk.DeliveryCount++
 		} else {
