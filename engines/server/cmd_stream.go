@@ -146,7 +146,11 @@ func entryReply(id store.ID, fv [][]byte) resp.Raw {
 	for _, v := range fv {
 		n += len(v) + 16
 	}
-	b := make([]byte, 0, n)
+	return resp.Raw(appendEntry(make([]byte, 0, n), id, fv))
+}
+
+// appendEntry appends one entry as entryReply encodes it.
+func appendEntry(b []byte, id store.ID, fv [][]byte) []byte {
 	b = append(b, "*2\r\n"...)
 	var idb [48]byte
 	b = resp.AppendBulk(b, id.Append(idb[:0]))
@@ -154,7 +158,59 @@ func entryReply(id store.ID, fv [][]byte) resp.Raw {
 	for _, v := range fv {
 		b = resp.AppendBulk(b, v)
 	}
-	return resp.Raw(b)
+	return b
+}
+
+// entriesReply is an array of stream entries (or of IDs, for XCLAIM JUSTID) encoded as the
+// handler reads them, for the replies that can be large (XRANGE, XREAD, XREADGROUP, XCLAIM),
+// into a recycled buffer (outbuf.go) that AppendRESP copies into the connection's output
+// buffer, itself recycled once written. A value per entry, then the tree encoded into a fresh
+// output buffer growing by quarters, made ~10 bytes of garbage per byte of a large reply. Like
+// every handler reply it is encoded once: AppendRESP gives the buffer back.
+type entriesReply struct {
+	n     int
+	proto int // for the null of a deleted entry (replyFromConsumerPEL)
+	buf   []byte
+	done  bool
+}
+
+func newEntriesReply(proto int) *entriesReply {
+	return &entriesReply{proto: proto, buf: getBuf(0)}
+}
+
+// add appends one entry; addID one ID; addDeleted an ID whose entry is gone: [id, null].
+func (e *entriesReply) add(id store.ID, fv [][]byte) {
+	e.buf = appendEntry(e.buf, id, fv)
+	e.n++
+}
+
+func (e *entriesReply) addID(id store.ID) {
+	e.buf = idValue(id).AppendRESP(e.buf, e.proto)
+	e.n++
+}
+
+func (e *entriesReply) addDeleted(id store.ID) {
+	e.buf = append(e.buf, "*2\r\n"...)
+	e.buf = idValue(id).AppendRESP(e.buf, e.proto)
+	e.buf = resp.AppendValue(e.buf, resp.NullArray, e.proto)
+	e.n++
+}
+
+func (e *entriesReply) AppendRESP(b []byte, _ int) []byte {
+	if e.done {
+		return resp.AppendError(b, "ERR internal: reply encoded twice")
+	}
+	if need := len(b) + 16 + len(e.buf); need > cap(b) {
+		// A recycled output buffer instead of append's fresh one; the old b is small (the
+		// connection keeps at most smallOut) or owned by someone else (EXEC's body), so it
+		// is not recycled here.
+		b = append(getBuf(need), b...)
+	}
+	b = resp.AppendArrayLen(b, e.n)
+	b = append(b, e.buf...)
+	putBuf(e.buf)
+	e.buf, e.done = nil, true
+	return b
 }
 
 // newStream returns an empty stream with the configured node limits.

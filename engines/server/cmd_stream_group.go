@@ -388,7 +388,7 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 		}
 		return cons
 	}
-	out := resp.Array{}
+	out := newEntriesReply(c.proto)
 	for _, id := range a.ids {
 		nk := g.PEL.Get(id)
 		fv, exists := st.Get(id)
@@ -420,9 +420,9 @@ func cmdXclaim(c *client, args [][]byte) (any, error) {
 			nk.DeliveryCount++
 		}
 		if a.justID {
-			out = append(out, idReply(id))
+			out.addID(id)
 		} else {
-			out = append(out, entryReply(id, fv))
+			out.add(id, fv)
 		}
 	}
 	return out, nil

@@ -61,9 +61,9 @@ func cmdXrange(rev bool) handler {
 		if count < 0 {
 			count = 0
 		}
-		out := resp.Array{}
+		out := newEntriesReply(c.proto)
 		st.Range(start, end, int(min(count, math.MaxInt32)), rev, func(id store.ID, fv [][]byte) bool {
-			out = append(out, entryReply(id, fv))
+			out.add(id, fv)
 			return true
 		})
 		return out, nil
@@ -285,16 +285,16 @@ func (a *xreadArgs) blockSpec(c *client) *blockSpec {
 
 // serve is one stream's entries after gt, up to count: a group's consumer is created (or
 // refreshed) only when it is served, as Redis does, and history comes from its own PEL.
-func (a *xreadArgs) serve(c *client, st *store.Stream, key []byte, g *store.Group, gt store.ID, history bool, count int64) resp.Array {
+func (a *xreadArgs) serve(c *client, st *store.Stream, key []byte, g *store.Group, gt store.ID, history bool, count int64) *entriesReply {
 	var cons *store.Consumer
 	if a.isGroup {
 		cons = c.createConsumer(g, a.consumer, key)
 	}
 	start, _ := gt.Incr()
 	if history {
-		return c.s.replyFromConsumerPEL(st, cons, start, count)
+		return c.s.replyFromConsumerPEL(c.proto, st, cons, start, count)
 	}
-	return c.s.replyWithRange(st, start, count, g, cons, a.noack)
+	return c.s.replyWithRange(c.proto, st, start, count, g, cons, a.noack)
 }
 
 // streamsReply shapes XREAD's reply: [[key, entries], ...] in RESP2, {key: entries} in RESP3.
@@ -311,14 +311,14 @@ func streamsReply(proto int, kv []any) any {
 
 // replyWithRange is streamReplyWithRange for XREAD(GROUP): entries from start on, advancing
 // the group and adding to the PELs unless noack.
-func (s *Server) replyWithRange(st *store.Stream, start store.ID, count int64, g *store.Group, cons *store.Consumer, noack bool) resp.Array {
-	out := resp.Array{}
+func (s *Server) replyWithRange(proto int, st *store.Stream, start store.ID, count int64, g *store.Group, cons *store.Consumer, noack bool) *entriesReply {
+	out := newEntriesReply(proto)
 	now := s.store.NowMs()
 	st.Range(start, store.MaxID, int(min(count, math.MaxInt32)), false, func(id store.ID, fv [][]byte) bool {
 		if g != nil {
 			st.Delivered(g, id)
 		}
-		out = append(out, entryReply(id, fv))
+		out.add(id, fv)
 		if g != nil && !noack {
 			if nk := g.PEL.Get(id); nk != nil {
 				nk.Consumer.PEL.Remove(id)
@@ -336,19 +336,25 @@ func (s *Server) replyWithRange(st *store.Stream, start store.ID, count int64, g
 }
 
 // replyFromConsumerPEL serves a consumer's own pending history from start on.
-func (s *Server) replyFromConsumerPEL(st *store.Stream, cons *store.Consumer, start store.ID, count int64) resp.Array {
-	out := resp.Array{}
+func (s *Server) replyFromConsumerPEL(proto int, st *store.Stream, cons *store.Consumer, start store.ID, count int64) *entriesReply {
+	out := newEntriesReply(proto)
 	now := s.store.NowMs()
 	cons.PEL.Ascend(start, store.MaxID, func(nk *store.Nack) bool {
-		if count > 0 && int64(len(out)) >= count {
+		if count > 0 && int64(out.n) >= count {
 			return false
 		}
-		if fv, ok := st.Get(nk.ID); ok {
-			out = append(out, entryReply(nk.ID, fv))
+		// Range rather than Get: the entry is encoded where it lies, not cloned first.
+		found := false
+		st.Range(nk.ID, nk.ID, 1, false, func(id store.ID, fv [][]byte) bool {
+			out.add(id, fv)
+			found = true
+			return false
+		})
+		if found {
 			nk.DeliveryTime = now
 			nk.DeliveryCount++
 		} else {
-			out = append(out, resp.Array{idReply(nk.ID), resp.NullArray})
+			out.addDeleted(nk.ID)
 		}
 		return true
 	})

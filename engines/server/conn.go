@@ -202,11 +202,7 @@ func (c *client) loop() {
 			if !c.writeDirect(c.out) {
 				return
 			}
-			if cap(c.out) > 64<<10 {
-				c.out = nil
-			} else {
-				c.out = c.out[:0]
-			}
+			c.resetOut()
 		}
 		if c.closeAfter {
 			c.drainAsync()

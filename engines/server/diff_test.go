@@ -681,6 +681,34 @@ var diffCases = []struct {
 		HELLO 3
 		XINFO STREAM s FULL
 	`},
+	// Entry arrays are encoded as they are read (cmd_stream.go's entriesReply): in RESP3 too,
+	// with a deleted entry's null, IDs only, several streams, and two of them in one EXEC.
+	{"stream-replies-resp3", `
+		HELLO 3
+		XADD s 1 a 1 b 2
+		XADD s 2 c 3
+		XADD s 3 d 4
+		XADD t 1 e 5
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c STREAMS s >
+		XDEL s 2
+		XREADGROUP GROUP g c STREAMS s 0
+		XREADGROUP GROUP g c COUNT 1 STREAMS s 0
+		XCLAIM s g c2 0 1 3 JUSTID
+		XCLAIM s g c2 0 1 2 3
+		XREAD STREAMS s t 0 0
+		XREAD COUNT 1 STREAMS s t 0 0
+		XREVRANGE s + - COUNT 2
+		XRANGE s 9 +
+		MULTI
+		XRANGE s - +
+		XREVRANGE t + -
+		XREADGROUP GROUP g c STREAMS s 0
+		EXEC
+		HELLO 2
+		XREADGROUP GROUP g c2 STREAMS s 0
+		XREAD STREAMS s t 0 0
+	`},
 	{"hello-resp3", `
 		HELLO 3
 		XADD s 1 a 1

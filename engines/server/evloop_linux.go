@@ -307,11 +307,7 @@ func (l *eventLoop) runTurn(ready []*client) {
 			l.handoff(c, rest, t.blk)
 			continue
 		}
-		if cap(c.out) > 64<<10 {
-			c.out = nil
-		} else {
-			c.out = c.out[:0]
-		}
+		c.resetOut()
 		if c.closeAfter {
 			l.free(c)
 			continue
