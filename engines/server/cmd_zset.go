@@ -608,33 +608,12 @@ func (c *client) tryZpopKeys(keys [][]byte, max bool) (any, error) {
 
 func cmdBzpop(max bool) handler {
 	return func(c *client, args [][]byte) (any, error) {
-		timeout, err := parseTimeoutSeconds(args[len(args)-1])
-		if err != nil {
-			return nil, err
+		ready := func(key []byte) bool {
+			z, err := c.getZset(key)
+			return err == nil && z != nil && z.Len() > 0
 		}
-		keys := args[1 : len(args)-1]
-		v, err := c.tryZpopKeys(keys, max)
-		if err != nil || v != nil {
-			return v, err
-		}
-		names := make([]string, len(keys))
-		for i, k := range keys {
-			names[i] = string(k)
-		}
-		return &blockSpec{
-			keys:         names,
-			timeout:      timeout,
-			timeoutReply: resp.NullArray,
-			serve: func(key string) (any, bool) {
-				z, err := c.getZset([]byte(key))
-				if err != nil || z == nil || z.Len() == 0 {
-					return nil, false
-				}
-				v, _ := c.tryZpopKeys([][]byte{[]byte(key)}, max)
-				c.logAs = nil
-				return v, v != nil
-			},
-		}, nil
+		pop := func(keys [][]byte) (any, error) { return c.tryZpopKeys(keys, max) }
+		return c.blockingPopKeys(args[1:len(args)-1], args[len(args)-1], ready, pop)
 	}
 }
 
