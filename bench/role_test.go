@@ -18,6 +18,20 @@ import (
 	"qbench/scenarios"
 )
 
+// startRedisWithClient starts a redis-server in a temp dir and a client to it, both closed
+// when the test ends.
+func startRedisWithClient(t *testing.T) (*redisq.ManagedRedis, *redis.Client) {
+	t.Helper()
+	srv, err := redisq.StartRedis(context.Background(), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { client.Close() })
+	return srv, client
+}
+
 // A produce-only run into a named stream and list of an existing redis-server, then a
 // consume-only run from them: the second delivers exactly the first's acknowledged messages,
 // once each, and counts what else it read (not stamped, or another run's stamp) as foreign. Each
@@ -25,13 +39,7 @@ import (
 func TestProduceOnlyThenConsumeOnly(t *testing.T) {
 	needTarget(t, "redis")
 	ctx := context.Background()
-	srv, err := redisq.StartRedis(ctx, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	defer client.Close()
+	srv, client := startRedisWithClient(t)
 
 	otherRun := make([]byte, 64)
 	bench.Stamp{RunTag: 12345, Producer: 0, Seq: 0}.Encode(otherRun)

@@ -10,7 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"qbench/bench"
-	"qbench/engines/redisq"
 	"qbench/scenarios"
 )
 
@@ -21,13 +20,7 @@ import (
 func TestSeededRunConsumesTheBacklog(t *testing.T) {
 	needTarget(t, "redis")
 	ctx := context.Background()
-	srv, err := redisq.StartRedis(ctx, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	defer client.Close()
+	srv, client := startRedisWithClient(t)
 	for i := 0; i < 40; i++ {
 		field := "d"
 		if i%2 == 1 {

@@ -17,6 +17,13 @@ import (
 func startServe(t *testing.T, args ...string) (string, *exec.Cmd) {
 	t.Helper()
 	cmd := exec.Command(qbenchBin, append([]string{"serve", "--port", "0"}, args...)...)
+	return startServeCmd(t, cmd), cmd
+}
+
+// startServeCmd starts cmd, a `qbench serve --port 0 ...` the caller has prepared (another pipe,
+// process attributes), and returns the address it prints first on stdout.
+func startServeCmd(t *testing.T, cmd *exec.Cmd) string {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -28,9 +35,9 @@ func startServe(t *testing.T, args ...string) (string, *exec.Cmd) {
 	if err != nil {
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatalf("serve %v: %v", args, err)
+		t.Fatalf("%v: %v", cmd.Args, err)
 	}
-	return strings.TrimSpace(addr), cmd
+	return strings.TrimSpace(addr)
 }
 
 // TestAppendOnlyServeKillCheckFix: writes acknowledged under appendfsync always survive SIGKILL
@@ -102,22 +109,12 @@ func TestAppendOnlyServeKillCheckFix(t *testing.T) {
 // crash, each followed by recovery on the same port; under always nothing acknowledged is lost.
 func TestServeSimulatedCrashes(t *testing.T) {
 	cmd := exec.Command(qbenchBin, "serve", "--port", "0", "--dir", "/sim", "--simulated-fs", "--appendonly", "yes", "--appendfsync", "always")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	addr := startServeCmd(t, cmd)
 	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := bufio.NewScanner(stderr)
 	waitFor := func(s string) {
 		t.Helper()
@@ -128,7 +125,7 @@ func TestServeSimulatedCrashes(t *testing.T) {
 		}
 		t.Fatalf("qbench serve never logged %q", s)
 	}
-	c := redis.NewClient(&redis.Options{Addr: strings.TrimSpace(addr)})
+	c := redis.NewClient(&redis.Options{Addr: addr})
 	defer c.Close()
 	ctx := context.Background()
 	for i, sig := range []os.Signal{syscall.SIGUSR1, syscall.SIGUSR2} {

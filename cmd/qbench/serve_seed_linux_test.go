@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -50,25 +49,15 @@ func TestServeSeedRDB(t *testing.T) {
 
 	cmd := exec.Command(qbenchBin, "serve", "--port", "0", "--dir", t.TempDir(), "--seed-rdb", seedFixture)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	addr := startServeCmd(t, cmd)
 	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	c := redis.NewClient(&redis.Options{Addr: strings.TrimSpace(addr), DB: 3})
+	c := redis.NewClient(&redis.Options{Addr: addr, DB: 3})
 	defer c.Close()
 	if v, err := c.HGet(ctx, "settings", "region").Result(); err != nil || v != "eu-west" {
 		t.Errorf("db 3 HGET settings region = %q, %v", v, err)
 	}
-	c0 := redis.NewClient(&redis.Options{Addr: strings.TrimSpace(addr)})
+	c0 := redis.NewClient(&redis.Options{Addr: addr})
 	defer c0.Close()
 	if n, err := c0.XLen(ctx, "orders").Result(); err != nil || n != 500 {
 		t.Errorf("XLEN orders = %d, %v", n, err)

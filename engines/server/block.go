@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"qbench/engines/server/resp"
 	"qbench/engines/server/store"
 )
 
@@ -228,4 +229,37 @@ func parseTimeoutMs(b []byte) (time.Duration, error) {
 		return 0, errTimeoutNegative
 	}
 	return time.Duration(n) * time.Millisecond, nil
+}
+
+// blockingPopKeys is the shape BLPOP/BRPOP/BLMPOP and BZPOPMIN/BZPOPMAX share: pop from the
+// first of keys that has something now, else block on all of them and, when one is written,
+// pop from that key alone. ready says whether key holds a non-empty value of the right type;
+// pop pops from keys (nil, nil when all are empty).
+func (c *client) blockingPopKeys(keys [][]byte, timeoutArg []byte, ready func(key []byte) bool, pop func(keys [][]byte) (any, error)) (any, error) {
+	timeout, err := parseTimeoutSeconds(timeoutArg)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pop(keys)
+	if err != nil || v != nil {
+		return v, err
+	}
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = string(k)
+	}
+	return &blockSpec{
+		keys:         names,
+		timeout:      timeout,
+		timeoutReply: resp.NullArray,
+		serve: func(key string) (any, bool) {
+			if !ready([]byte(key)) {
+				return nil, false
+			}
+			v, _ := pop([][]byte{[]byte(key)})
+			// A served command is logged from the blocked args (logServed), not as what pop set.
+			c.logAs = nil
+			return v, v != nil
+		},
+	}, nil
 }

@@ -308,26 +308,14 @@ func cmdExpire(unit time.Duration, at bool) handler {
 
 // cmdExpiretime is EXPIRETIME and PEXPIRETIME: the absolute Unix time, -1 without a TTL,
 // -2 without the key.
-func cmdExpiretime(unit time.Duration) handler {
-	return func(c *client, args [][]byte) (any, error) {
-		db := c.keyspace()
-		key := string(args[1])
-		if db.Get(key) == nil {
-			return -2, nil
-		}
-		at, ok := db.ExpireAt(key)
-		if !ok {
-			return -1, nil
-		}
-		at = max(at, 0)
-		if unit == time.Second {
-			return (at + 500) / 1000, nil
-		}
-		return at, nil
-	}
-}
+func cmdExpiretime(unit time.Duration) handler { return expiryReply(unit, true) }
 
-func cmdTTL(unit time.Duration) handler {
+// cmdTTL is TTL and PTTL: the time left, -1 without a TTL, -2 without the key.
+func cmdTTL(unit time.Duration) handler { return expiryReply(unit, false) }
+
+// expiryReply is the one body of TTL, PTTL, EXPIRETIME and PEXPIRETIME: the expiry as a time
+// left (or, if absolute, as a Unix time) in unit, seconds rounded to nearest as Redis does.
+func expiryReply(unit time.Duration, absolute bool) handler {
 	return func(c *client, args [][]byte) (any, error) {
 		db := c.keyspace()
 		key := string(args[1])
@@ -338,7 +326,11 @@ func cmdTTL(unit time.Duration) handler {
 		if !ok {
 			return -1, nil
 		}
-		ms := max(at-c.s.store.NowMs(), 0)
+		ms := at
+		if !absolute {
+			ms -= c.s.store.NowMs()
+		}
+		ms = max(ms, 0)
 		if unit == time.Second {
 			return (ms + 500) / 1000, nil
 		}

@@ -544,32 +544,13 @@ func (c *client) tryPopKeys(keys [][]byte, left bool, count int64) (any, error) 
 	return nil, nil
 }
 
-func (c *client) blockingPop(keys [][]byte, left bool, count int64, timeout_ []byte) (any, error) {
-	timeout, err := parseTimeoutSeconds(timeout_)
-	if err != nil {
-		return nil, err
+func (c *client) blockingPop(keys [][]byte, left bool, count int64, timeoutArg []byte) (any, error) {
+	ready := func(key []byte) bool {
+		l, err := c.getList(key)
+		return err == nil && l != nil && l.Len() > 0
 	}
-	v, err := c.tryPopKeys(keys, left, count)
-	if err != nil || v != nil {
-		return v, err
-	}
-	names := make([]string, len(keys))
-	for i, k := range keys {
-		names[i] = string(k)
-	}
-	return &blockSpec{
-		keys:         names,
-		timeout:      timeout,
-		timeoutReply: resp.NullArray,
-		serve: func(key string) (any, bool) {
-			l, err := c.getList([]byte(key))
-			if err != nil || l == nil || l.Len() == 0 {
-				return nil, false
-			}
-			v, _ := c.tryPopKeys([][]byte{[]byte(key)}, left, count)
-			return v, v != nil
-		},
-	}, nil
+	pop := func(keys [][]byte) (any, error) { return c.tryPopKeys(keys, left, count) }
+	return c.blockingPopKeys(keys, timeoutArg, ready, pop)
 }
 
 func cmdBpop(left bool) handler {

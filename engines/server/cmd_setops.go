@@ -91,24 +91,10 @@ func cmdSetOp(op setOp, storeIt bool) handler {
 			if missing {
 				break // an intersection with an empty set is empty
 			}
-			smallest := sets[0]
-			for _, s := range sets[1:] {
-				if s.Len() < smallest.Len() {
-					smallest = s
-				}
-			}
-			for _, m := range smallest.Members() {
-				in := true
-				for _, s := range sets {
-					if s != smallest && !s.Has(m) {
-						in = false
-						break
-					}
-				}
-				if in {
-					res.Add(m, intsetMax)
-				}
-			}
+			interEach(sets, func(m []byte) bool {
+				res.Add(m, intsetMax)
+				return true
+			})
 		case setUnion:
 			for _, s := range sets {
 				if s != nil {
@@ -198,13 +184,23 @@ func cmdSintercard(c *client, args [][]byte) (any, error) {
 		}
 		sets[i] = s
 	}
+	n := int64(0)
+	interEach(sets, func([]byte) bool {
+		n++
+		return limit <= 0 || n < limit // LIMIT 0 is no limit
+	})
+	return n, nil
+}
+
+// interEach calls fn for each member of the intersection of sets (none nil), in the smallest
+// set's order as Redis walks it, until fn returns false.
+func interEach(sets []*store.Set, fn func(m []byte) bool) {
 	smallest := sets[0]
 	for _, s := range sets[1:] {
 		if s.Len() < smallest.Len() {
 			smallest = s
 		}
 	}
-	n := int64(0)
 	for _, m := range smallest.Members() {
 		in := true
 		for _, s := range sets {
@@ -213,14 +209,10 @@ func cmdSintercard(c *client, args [][]byte) (any, error) {
 				break
 			}
 		}
-		if in {
-			n++
-			if limit > 0 && n >= limit {
-				break
-			}
+		if in && !fn(m) {
+			return
 		}
 	}
-	return n, nil
 }
 
 func cmdSmismember(c *client, args [][]byte) (any, error) {

@@ -18,8 +18,8 @@ var zsetCommands = []*command{
 	{name: "zmscore", arity: -3, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Get the score associated with the given members in a sorted set", h: cmdZmscore},
 	{name: "zrank", arity: 3, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Determine the index of a member in a sorted set", h: cmdZrank(false)},
 	{name: "zrevrank", arity: 3, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Determine the index of a member in a sorted set, with scores ordered from high to low", h: cmdZrank(true)},
-	{name: "zcount", arity: 4, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Count the members in a sorted set with scores within the given values", h: cmdZcount},
-	{name: "zlexcount", arity: 4, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Count the number of members in a sorted set between a given lexicographical range", h: cmdZlexcount},
+	{name: "zcount", arity: 4, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Count the members in a sorted set with scores within the given values", h: zcountBy(parseScoreRange, (*store.Zset).CountByScore)},
+	{name: "zlexcount", arity: 4, flags: flagReadonly | flagFast, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Count the number of members in a sorted set between a given lexicographical range", h: zcountBy(parseLexRange, (*store.Zset).CountByLex)},
 	{name: "zrange", arity: -4, flags: flagReadonly, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Return a range of members in a sorted set", h: cmdZrange(rangeAuto, dirAuto)},
 	{name: "zrangebyscore", arity: -4, flags: flagReadonly, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Return a range of members in a sorted set, by score", h: cmdZrange(rangeScore, dirForward)},
 	{name: "zrevrangebyscore", arity: -4, flags: flagReadonly, firstKey: 1, lastKey: 1, step: 1, group: "sorted_set", summary: "Return a range of members in a sorted set, by score, with scores ordered from high to low", h: cmdZrange(rangeScore, dirReverse)},
@@ -307,28 +307,21 @@ func parseLexRange(min, max []byte) (store.LexRange, error) {
 	return r, nil
 }
 
-func cmdZcount(c *client, args [][]byte) (any, error) {
-	r, err := parseScoreRange(args[2], args[3])
-	if err != nil {
-		return nil, err
+// zcountBy is ZCOUNT (parseScoreRange, CountByScore) and ZLEXCOUNT (parseLexRange,
+// CountByLex). The range is parsed before the key is looked up: a bad range is an error even
+// for a missing key, as in Redis.
+func zcountBy[R any](parse func(min, max []byte) (R, error), count func(z *store.Zset, r R) int) handler {
+	return func(c *client, args [][]byte) (any, error) {
+		r, err := parse(args[2], args[3])
+		if err != nil {
+			return nil, err
+		}
+		z, err := c.getZset(args[1])
+		if err != nil || z == nil {
+			return 0, err
+		}
+		return count(z, r), nil
 	}
-	z, err := c.getZset(args[1])
-	if err != nil || z == nil {
-		return 0, err
-	}
-	return z.CountByScore(r), nil
-}
-
-func cmdZlexcount(c *client, args [][]byte) (any, error) {
-	r, err := parseLexRange(args[2], args[3])
-	if err != nil {
-		return nil, err
-	}
-	z, err := c.getZset(args[1])
-	if err != nil || z == nil {
-		return 0, err
-	}
-	return z.CountByLex(r), nil
 }
 
 // The range kinds and directions of zrangeGenericCommand; auto means ZRANGE's options decide.
@@ -608,33 +601,12 @@ func (c *client) tryZpopKeys(keys [][]byte, max bool) (any, error) {
 
 func cmdBzpop(max bool) handler {
 	return func(c *client, args [][]byte) (any, error) {
-		timeout, err := parseTimeoutSeconds(args[len(args)-1])
-		if err != nil {
-			return nil, err
+		ready := func(key []byte) bool {
+			z, err := c.getZset(key)
+			return err == nil && z != nil && z.Len() > 0
 		}
-		keys := args[1 : len(args)-1]
-		v, err := c.tryZpopKeys(keys, max)
-		if err != nil || v != nil {
-			return v, err
-		}
-		names := make([]string, len(keys))
-		for i, k := range keys {
-			names[i] = string(k)
-		}
-		return &blockSpec{
-			keys:         names,
-			timeout:      timeout,
-			timeoutReply: resp.NullArray,
-			serve: func(key string) (any, bool) {
-				z, err := c.getZset([]byte(key))
-				if err != nil || z == nil || z.Len() == 0 {
-					return nil, false
-				}
-				v, _ := c.tryZpopKeys([][]byte{[]byte(key)}, max)
-				c.logAs = nil
-				return v, v != nil
-			},
-		}, nil
+		pop := func(keys [][]byte) (any, error) { return c.tryZpopKeys(keys, max) }
+		return c.blockingPopKeys(args[1:len(args)-1], args[len(args)-1], ready, pop)
 	}
 }
 

@@ -502,12 +502,8 @@ func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
 				l.PushRight(blob)
 				continue
 			}
-			els, err := decodeListpack(blob)
-			if err != nil {
+			if err := pushPacked(l, blob, decodeListpack); err != nil {
 				return nil, err
-			}
-			for _, e := range els {
-				l.PushRight(e)
 			}
 		}
 		v = l
@@ -551,17 +547,9 @@ func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
 		}
 		v = h
 	case rdbHashListpack:
-		blob := r.str()
-		if r.bad {
-			return nil, errRDBBad
-		}
-		els, err := decodeListpack(blob)
-		if err != nil || len(els)%2 != 0 {
-			return nil, errRDBBad
-		}
-		h := NewHash()
-		for i := 0; i < len(els); i += 2 {
-			h.Set(els[i], els[i+1], hashMaxEntries, hashMaxValue)
+		h, err := r.packedHash(decodeListpack, lim)
+		if err != nil {
+			return nil, err
 		}
 		v = h
 	case rdbStreamListpacks2, rdbStreamListpacks:
@@ -577,6 +565,35 @@ func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
 		return nil, errRDBBad
 	}
 	return v, nil
+}
+
+// pushPacked appends a list node's elements, decoded from one listpack or ziplist, to l.
+func pushPacked(l *List, blob []byte, decode func([]byte) ([][]byte, error)) error {
+	els, err := decode(blob)
+	if err != nil {
+		return err
+	}
+	for _, e := range els {
+		l.PushRight(e)
+	}
+	return nil
+}
+
+// packedHash reads a small hash stored as one listpack or ziplist of fields and values.
+func (r *rdbReader) packedHash(decode func([]byte) ([][]byte, error), lim RDBLimits) (*Hash, error) {
+	blob := r.str()
+	if r.bad {
+		return nil, errRDBBad
+	}
+	els, err := decode(blob)
+	if err != nil || len(els)%2 != 0 {
+		return nil, errRDBBad
+	}
+	h := NewHash()
+	for i := 0; i < len(els); i += 2 {
+		h.Set(els[i], els[i+1], lim.HashMaxEntries, lim.HashMaxValue)
+	}
+	return h, nil
 }
 
 // ErrRDBChecksum is a payload whose RDB version or CRC is wrong.

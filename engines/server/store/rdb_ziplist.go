@@ -28,12 +28,8 @@ func (r *rdbReader) ziplistValue(typ byte, lim RDBLimits) (any, error) {
 			if r.bad {
 				break
 			}
-			els, err := decodeZiplist(blob)
-			if err != nil {
+			if err := pushPacked(l, blob, decodeZiplist); err != nil {
 				return nil, err
-			}
-			for _, e := range els {
-				l.PushRight(e)
 			}
 		}
 		if r.bad {
@@ -41,17 +37,9 @@ func (r *rdbReader) ziplistValue(typ byte, lim RDBLimits) (any, error) {
 		}
 		return l, nil
 	case rdbHashZiplist:
-		blob := r.str()
-		if r.bad {
-			return nil, errRDBBad
-		}
-		els, err := decodeZiplist(blob)
-		if err != nil || len(els)%2 != 0 {
-			return nil, errRDBBad
-		}
-		h := NewHash()
-		for i := 0; i < len(els); i += 2 {
-			h.Set(els[i], els[i+1], lim.HashMaxEntries, lim.HashMaxValue)
+		h, err := r.packedHash(decodeZiplist, lim)
+		if err != nil {
+			return nil, err // not a typed nil *Hash in the interface
 		}
 		return h, nil
 	}

@@ -321,40 +321,32 @@ func (r *LexRange) Empty() bool {
 	return c > d || (c == d && (r.Min.Ex || r.Max.Ex))
 }
 
-// firstGte is the first node with score >= the range's min (or the last <= max if rev), or nil.
-func (z *Zset) scoreStart(r *ScoreRange, rev bool) *zslNode {
-	x := z.head
-	if !rev {
-		for i := z.level - 1; i >= 0; i-- {
-			for x.level[i].forward != nil && !r.gteMin(x.level[i].forward.score) {
-				x = x.level[i].forward
-			}
-		}
-		return x.level[0].forward
-	}
-	for i := z.level - 1; i >= 0; i-- {
-		for x.level[i].forward != nil && r.lteMax(x.level[i].forward.score) {
-			x = x.level[i].forward
-		}
-	}
-	if x == z.head {
-		return nil
-	}
-	return x
+// nodeRange is what the range walks need from a ScoreRange or a LexRange: both walk the same
+// skiplist and differ only in which field of a node they compare.
+type nodeRange interface {
+	Empty() bool
+	nodeGteMin(x *zslNode) bool
+	nodeLteMax(x *zslNode) bool
 }
 
-func (z *Zset) lexStart(r *LexRange, rev bool) *zslNode {
+func (r *ScoreRange) nodeGteMin(x *zslNode) bool { return r.gteMin(x.score) }
+func (r *ScoreRange) nodeLteMax(x *zslNode) bool { return r.lteMax(x.score) }
+func (r *LexRange) nodeGteMin(x *zslNode) bool   { return r.gteMin(x.member) }
+func (r *LexRange) nodeLteMax(x *zslNode) bool   { return r.lteMax(x.member) }
+
+// rangeStart is the first node >= the range's min (or the last <= max if rev), or nil.
+func (z *Zset) rangeStart(r nodeRange, rev bool) *zslNode {
 	x := z.head
 	if !rev {
 		for i := z.level - 1; i >= 0; i-- {
-			for x.level[i].forward != nil && !r.gteMin(x.level[i].forward.member) {
+			for x.level[i].forward != nil && !r.nodeGteMin(x.level[i].forward) {
 				x = x.level[i].forward
 			}
 		}
 		return x.level[0].forward
 	}
 	for i := z.level - 1; i >= 0; i-- {
-		for x.level[i].forward != nil && r.lteMax(x.level[i].forward.member) {
+		for x.level[i].forward != nil && r.nodeLteMax(x.level[i].forward) {
 			x = x.level[i].forward
 		}
 	}
@@ -367,32 +359,21 @@ func (z *Zset) lexStart(r *LexRange, rev bool) *zslNode {
 // RangeByScore calls fn for members in r, ascending (descending if rev), skipping offset of
 // them first, until fn returns false.
 func (z *Zset) RangeByScore(r ScoreRange, rev bool, offset int, fn func(member []byte, score float64) bool) {
-	if r.Empty() {
-		return
-	}
-	x := z.scoreStart(&r, rev)
-	for ; x != nil; x = step(x, rev) {
-		if rev && !r.gteMin(x.score) || !rev && !r.lteMax(x.score) {
-			return
-		}
-		if offset > 0 {
-			offset--
-			continue
-		}
-		if !fn([]byte(x.member), x.score) {
-			return
-		}
-	}
+	z.rangeBy(&r, rev, offset, fn)
 }
 
 // RangeByLex is RangeByScore for a member range.
 func (z *Zset) RangeByLex(r LexRange, rev bool, offset int, fn func(member []byte, score float64) bool) {
+	z.rangeBy(&r, rev, offset, fn)
+}
+
+func (z *Zset) rangeBy(r nodeRange, rev bool, offset int, fn func(member []byte, score float64) bool) {
 	if r.Empty() {
 		return
 	}
-	x := z.lexStart(&r, rev)
+	x := z.rangeStart(r, rev)
 	for ; x != nil; x = step(x, rev) {
-		if rev && !r.gteMin(x.member) || !rev && !r.lteMax(x.member) {
+		if rev && !r.nodeGteMin(x) || !rev && !r.nodeLteMax(x) {
 			return
 		}
 		if offset > 0 {
@@ -413,30 +394,20 @@ func step(x *zslNode, rev bool) *zslNode {
 }
 
 // CountByScore is the number of members in r, from ranks (O(log n)).
-func (z *Zset) CountByScore(r ScoreRange) int {
-	if r.Empty() {
-		return 0
-	}
-	first := z.scoreStart(&r, false)
-	if first == nil || !r.lteMax(first.score) {
-		return 0
-	}
-	last := z.scoreStart(&r, true)
-	a, _ := z.Rank([]byte(first.member))
-	b, _ := z.Rank([]byte(last.member))
-	return b - a + 1
-}
+func (z *Zset) CountByScore(r ScoreRange) int { return z.countBy(&r) }
 
 // CountByLex is CountByScore for a member range.
-func (z *Zset) CountByLex(r LexRange) int {
+func (z *Zset) CountByLex(r LexRange) int { return z.countBy(&r) }
+
+func (z *Zset) countBy(r nodeRange) int {
 	if r.Empty() {
 		return 0
 	}
-	first := z.lexStart(&r, false)
-	if first == nil || !r.lteMax(first.member) {
+	first := z.rangeStart(r, false)
+	if first == nil || !r.nodeLteMax(first) {
 		return 0
 	}
-	last := z.lexStart(&r, true)
+	last := z.rangeStart(r, true)
 	a, _ := z.Rank([]byte(first.member))
 	b, _ := z.Rank([]byte(last.member))
 	return b - a + 1
