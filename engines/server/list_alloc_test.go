@@ -32,14 +32,21 @@ func TestPushAllocs(t *testing.T) {
 		}
 		c.out = c.out[:0]
 		// Not testing.AllocsPerRun: it rounds down, and an 8-byte boxed int is half a tiny block.
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		for range 1000 {
-			c.execute(tc.args)
-			c.out = c.out[:0]
+		// The count is the process's: a goroutine another test left running (a pool's reaper, a
+		// server shutting down) can add a few dozen, so the fewest of three tries is taken
+		// (41 was seen once under -race in the full suite). An allocation per push is >= 1000.
+		n := uint64(1 << 62)
+		for range 3 {
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			for range 1000 {
+				c.execute(tc.args)
+				c.out = c.out[:0]
+			}
+			runtime.ReadMemStats(&m1)
+			n = min(n, m1.Mallocs-m0.Mallocs)
 		}
-		runtime.ReadMemStats(&m1)
-		if n := m1.Mallocs - m0.Mallocs; n > 20 { // a few for the list's chunk ring growing
+		if n > 20 { // a few for the list's chunk ring growing
 			t.Errorf("%s: %d allocations for 1000 pushes, want about 0", tc.name, n)
 		}
 	}
