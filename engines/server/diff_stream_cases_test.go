@@ -1,0 +1,391 @@
+package server
+
+// diffStreamCases are TestDiffRedis's stream scripts (XADD, trimming, ranges, groups, reads,
+// claims, XINFO, RESP3 replies): see diff_test.go.
+var diffStreamCases = []diffCase{
+	{"xadd", `
+		XADD s 1-1 a 1
+		XADD s 1-1 a 1
+		XADD s 1-0 a 1
+		XADD s 1-* b 2
+		XADD s 2-* c 3
+		XADD s 0-1 a 1
+		XADD s 0-0 a 1
+		XADD s2 0-* a 1
+		EXISTS s2
+		XADD s 3 a 1
+		XADD s 5-18446744073709551615 a 1
+		XADD s 5-* a 1
+		XADD s 18446744073709551615-18446744073709551615 a 1
+		XADD s * a 1
+		XADD s3 NOMKSTREAM * a 1
+		EXISTS s3
+		XADD s abc a 1
+		XADD s 1-x a 1
+		XADD s - a 1
+		XADD s + a 1
+		XADD s 99 a
+		XADD s 99 a 1 b
+		XADD s MAXLEN
+		XADD s MAXLEN x * a 1
+		XADD s MAXLEN -1 * a 1
+		XADD s MAXLEN 10 MINID 1 * a 1
+		XADD s LIMIT 10 * a 1
+		XADD s MAXLEN 10 LIMIT 10 * a 1
+		XADD s MAXLEN = 10 LIMIT 10 * a 1
+		XADD s MAXLEN ~ 10 LIMIT -1 * a 1
+		XADD s FOO * a 1
+		XLEN s
+		XLEN nokey
+		XRANGE s - +
+	`},
+	{"xadd-odd-ids", `
+		XADD s 007 a 1
+		XADD s +8 a 1
+		XADD s " 9" a 1
+		XADD s 10-07 a 1
+		XADD s 11--1 a 1
+		XADD s 12- a 1
+		XADD s -12 a 1
+		XRANGE s - +
+	`},
+	{"xadd-trim", `
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XADD s 3 a 1
+		XADD s 4 a 1
+		XADD s MAXLEN 2 5 a 1
+		XRANGE s - +
+		XADD s MINID 5 6 a 1
+		XRANGE s - +
+		XADD s MAXLEN = 0 7 a 1
+		XLEN s
+		XINFO STREAM s
+		XADD s MINID ~ 100 8 a 1
+		XLEN s
+	`},
+	{"xtrim", `
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XADD s 3 b 2
+		XADD s 4 c 3 d 4
+		XTRIM s MAXLEN 3
+		XTRIM s MAXLEN ~ 1
+		XTRIM s MINID 4
+		XRANGE s - +
+		XTRIM s
+		XTRIM s FOO
+		XTRIM s MAXLEN ~ 1 LIMIT 10
+		XTRIM s MAXLEN 1 LIMIT 10
+		XTRIM nokey MAXLEN 1
+		XTRIM s MAXLEN -1
+		XTRIM s MINID x
+		XTRIM s MAXLEN 1 MINID 1
+		XTRIM s LIMIT 10
+	`},
+	{"xrange", `
+		XADD s 1-1 a 1
+		XADD s 1-2 b 2 c 3
+		XADD s 2-1 a 1
+		XADD s 3-0 d 4
+		XRANGE s - +
+		XRANGE s 1 1
+		XRANGE s 1-2 +
+		XRANGE s (1-1 +
+		XRANGE s - (3-0
+		XRANGE s (2-1 (3-0
+		XRANGE s - + COUNT 2
+		XRANGE s - + COUNT 0
+		XRANGE s - + COUNT -1
+		XRANGE s - + COUNT x
+		XRANGE s - + FOO
+		XRANGE s + -
+		XRANGE s x +
+		XRANGE s (- +
+		XRANGE s - (+
+		XRANGE s (18446744073709551615-18446744073709551615 +
+		XRANGE s - (0-0
+		XREVRANGE s + -
+		XREVRANGE s + - COUNT 1
+		XREVRANGE s (3-0 (1-1
+		XRANGE nokey - +
+		XRANGE nokey - + COUNT 0
+		XREVRANGE s - +
+	`},
+	{"xdel", `
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XADD s 3 a 1
+		XDEL s 2 5
+		XDEL s 2
+		XDEL s x
+		XDEL nokey 1
+		XRANGE s - +
+		XINFO STREAM s
+		XDEL s 1 3
+		XLEN s
+		XINFO STREAM s
+		XADD s 3 a 1
+		XADD s 4 a 1
+	`},
+	{"xgroup", `
+		XGROUP CREATE s g $
+		XGROUP CREATE s g $ MKSTREAM
+		XGROUP CREATE s g $ MKSTREAM
+		XGROUP CREATE s g2 0 ENTRIESREAD 5
+		XGROUP CREATE s g3 0 ENTRIESREAD -2
+		XGROUP CREATE s g3 0 ENTRIESREAD x
+		XGROUP CREATE s g3 0 FOO
+		XGROUP CREATE s g3 x
+		XGROUP CREATE s g3 - 
+		XGROUP CREATECONSUMER s g c1
+		XGROUP CREATECONSUMER s g c1
+		XGROUP CREATECONSUMER s nog c1
+		XGROUP CREATECONSUMER nokey g c1
+		XGROUP DELCONSUMER s g c1
+		XGROUP DELCONSUMER s g c1
+		XGROUP SETID s g 0
+		XGROUP SETID s g $ ENTRIESREAD 3
+		XGROUP SETID s g - 
+		XGROUP SETID s g 0 FOO 1
+		XGROUP SETID s nog 0
+		XGROUP DESTROY s g2
+		XGROUP DESTROY s g2
+		XGROUP DESTROY nokey g
+		~XINFO GROUPS s
+		XGROUP HELP
+		XINFO HELP
+	`},
+	{"xreadgroup", `
+		XGROUP CREATE s g 0 MKSTREAM
+		XREADGROUP GROUP g c STREAMS s >
+		XADD s 1 a 1
+		XADD s 2 b 2
+		XADD s 3 c 3
+		XREADGROUP GROUP g c COUNT 1 STREAMS s >
+		XREADGROUP GROUP g c2 STREAMS s >
+		XREADGROUP GROUP g c STREAMS s >
+		XREADGROUP GROUP g c STREAMS s 0
+		XREADGROUP GROUP g c COUNT 1 STREAMS s 0
+		XREADGROUP GROUP g c2 STREAMS s 1
+		XREADGROUP GROUP g nobody STREAMS s 0
+		~XPENDING s g
+		~XPENDING s g - + 10
+		~XPENDING s g - + 10 c2
+		~XPENDING s g - + 10 nobody
+		~XPENDING s g IDLE 0 - + 10
+		~XPENDING s g (1 + 1
+		XPENDING s g - + x
+		XPENDING s g - +
+		XPENDING s g IDLE 1 - +
+		XPENDING s nog
+		XPENDING nokey g
+		XACK s g 1 2 9
+		XACK s g 1
+		XACK s g x
+		XACK s nog 1
+		XACK nokey g 1
+		XDEL s 3
+		XREADGROUP GROUP g c2 STREAMS s 0
+		~XINFO GROUPS s
+		~XINFO CONSUMERS s g
+		XINFO CONSUMERS s nog
+		XINFO CONSUMERS nokey g
+		XINFO GROUPS nokey
+	`},
+	{"xreadgroup-errors", `
+		XADD s 1 a 1
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c STREAMS s $
+		XREADGROUP GROUP g c STREAMS s
+		XREADGROUP GROUP g c STREAMS s s2 > 
+		XREADGROUP GROUP nog c STREAMS s >
+		XREADGROUP GROUP g c STREAMS nokey >
+		XREADGROUP STREAMS s >
+		XREADGROUP GROUP g c COUNT x STREAMS s >
+		XREADGROUP GROUP g c BLOCK x STREAMS s >
+		XREADGROUP GROUP g c BLOCK -1 STREAMS s >
+		XREADGROUP GROUP g c FOO STREAMS s >
+		XREADGROUP GROUP g c STREAMS s x
+		XREADGROUP GROUP g c NOACK STREAMS s >
+		XREADGROUP GROUP g c COUNT -5 STREAMS s 0
+		XPENDING s g
+		XREAD GROUP g c STREAMS s >
+		XREAD NOACK STREAMS s 0
+		XREAD STREAMS s >
+		XREAD STREAMS s
+		XREAD COUNT 1
+	`},
+	{"xread", `
+		XADD s 1 a 1
+		XADD s 2 b 2
+		XADD t 1 c 3
+		XREAD STREAMS s 0
+		XREAD COUNT 1 STREAMS s t 0 0
+		XREAD STREAMS s t 2 0
+		XREAD STREAMS s t 2 1
+		XREAD STREAMS s $
+		XREAD BLOCK 10 STREAMS s $
+		XREAD STREAMS nokey 0
+		XREAD STREAMS s (1
+	`},
+	{"xread-block-wake", `
+		@1& XREAD BLOCK 0 STREAMS s $
+		@2& XREAD BLOCK 0 STREAMS s 0
+		XADD s 1 a 1
+		@1<
+		@2<
+		XGROUP CREATE s g $
+		@3& XREADGROUP GROUP g c1 BLOCK 0 STREAMS s >
+		@4& XREADGROUP GROUP g c2 BLOCK 0 COUNT 5 STREAMS s >
+		XADD s 2 b 2
+		@3<
+		XADD s 3 c 3
+		@4<
+		~XINFO GROUPS s
+		XREADGROUP GROUP g c1 STREAMS s 0
+	`},
+	{"xread-block-group-destroyed", `
+		XGROUP CREATE s g $ MKSTREAM
+		@1& XREADGROUP GROUP g c BLOCK 0 STREAMS s >
+		XGROUP DESTROY s g
+		@1<
+	`},
+	{"xinfo-lag", `
+		XADD s 1 a 1
+		XADD s 2 a 1
+		XADD s 3 a 1
+		XADD s 4 a 1
+		XGROUP CREATE s g1 0
+		XGROUP CREATE s g2 $
+		XGROUP CREATE s g3 2
+		XGROUP CREATE s g4 0 ENTRIESREAD 1
+		~XINFO GROUPS s
+		XINFO GROUPS s
+		XREADGROUP GROUP g1 c COUNT 1 STREAMS s >
+		XREADGROUP GROUP g3 c COUNT 1 STREAMS s >
+		XDEL s 3
+		XINFO GROUPS s
+		XREADGROUP GROUP g1 c STREAMS s >
+		XINFO GROUPS s
+		XADD s 5 a 1
+		XINFO GROUPS s
+		XGROUP SETID s g1 0
+		XINFO GROUPS s
+		XGROUP SETID s g1 0 ENTRIESREAD 0
+		XINFO GROUPS s
+		XDEL s 1 2 4 5
+		XINFO GROUPS s
+		XINFO STREAM s
+	`},
+	{"xclaim", `
+		XADD s 1 a 1
+		XADD s 2 b 2
+		XADD s 3 c 3
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c1 STREAMS s >
+		XCLAIM s g c2 0 1 2
+		XCLAIM s g c2 0 3 JUSTID
+		XCLAIM s g c2 0 9
+		XCLAIM s g c2 0 4 FORCE
+		XCLAIM s g c2 0 1 RETRYCOUNT 7
+		~XPENDING s g - + 10
+		XCLAIM s g c3 100000 1
+		XCLAIM s g c3 x 1
+		XCLAIM s g c3 0 1 IDLE x
+		XCLAIM s g c3 0 1 TIME x
+		XCLAIM s g c3 0 1 RETRYCOUNT x
+		XCLAIM s g c3 0 1 FOO
+		XCLAIM s g c3 0 1 LASTID x
+		XCLAIM s nog c3 0 1
+		XCLAIM nokey g c3 0 1
+		XCLAIM s g c3 0 x
+		XDEL s 2
+		XCLAIM s g c3 0 2
+		~XPENDING s g
+		XCLAIM s g c3 0 1 2 3 JUSTID LASTID 10
+		~XINFO GROUPS s
+		~XINFO CONSUMERS s g
+	`},
+	{"xautoclaim", `
+		XADD s 1 a 1
+		XADD s 2 b 2
+		XADD s 3 c 3
+		XADD s 4 d 4
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c1 STREAMS s >
+		XAUTOCLAIM s g c2 0 0 COUNT 1
+		XAUTOCLAIM s g c2 0 0 COUNT 2 JUSTID
+		XDEL s 3
+		XAUTOCLAIM s g c2 0 0
+		XAUTOCLAIM s g c2 100000 0
+		XAUTOCLAIM s g c2 0 (0
+		XAUTOCLAIM s g c2 0 x
+		XAUTOCLAIM s g c2 0 0 COUNT 0
+		XAUTOCLAIM s g c2 0 0 COUNT x
+		XAUTOCLAIM s g c2 x 0
+		XAUTOCLAIM s g c2 0 0 FOO
+		XAUTOCLAIM s nog c2 0 0
+		XAUTOCLAIM nokey g c2 0 0
+		~XPENDING s g - + 10
+	`},
+	{"xsetid", `
+		XADD s 5 a 1
+		XSETID s 4
+		XSETID s 10
+		XADD s * a 1
+		XSETID s 100 ENTRIESADD 1
+		XSETID s 100 ENTRIESADDED 0
+		XSETID s 100 ENTRIESADDED 5 MAXDELETEDID 200
+		XSETID s 100 ENTRIESADDED 5 MAXDELETEDID 50
+		XINFO STREAM s
+		XSETID nokey 1
+		XSETID s x
+	`},
+	{"xinfo-stream", `
+		XADD s 1 a 1 b 2
+		XADD s 2 a 3 b 4
+		XADD s 3 x 1
+		XINFO STREAM s
+		XINFO STREAM s FOO
+		XINFO STREAM s FULL COUNT x
+		XINFO STREAM s FULL
+		XINFO STREAM s FULL COUNT 1
+		XINFO STREAM nokey
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c COUNT 1 STREAMS s >
+		XINFO STREAM s
+		XINFO STREAM s FULL
+		XINFO STREAM s FULL COUNT 0
+		HELLO 3
+		XINFO STREAM s FULL
+	`},
+	// Entry arrays are encoded as they are read (cmd_stream.go's entriesReply): in RESP3 too,
+	// with a deleted entry's null, IDs only, several streams, and two of them in one EXEC.
+	{"stream-replies-resp3", `
+		HELLO 3
+		XADD s 1 a 1 b 2
+		XADD s 2 c 3
+		XADD s 3 d 4
+		XADD t 1 e 5
+		XGROUP CREATE s g 0
+		XREADGROUP GROUP g c STREAMS s >
+		XDEL s 2
+		XREADGROUP GROUP g c STREAMS s 0
+		XREADGROUP GROUP g c COUNT 1 STREAMS s 0
+		XCLAIM s g c2 0 1 3 JUSTID
+		XCLAIM s g c2 0 1 2 3
+		XREAD STREAMS s t 0 0
+		XREAD COUNT 1 STREAMS s t 0 0
+		XREVRANGE s + - COUNT 2
+		XRANGE s 9 +
+		MULTI
+		XRANGE s - +
+		XREVRANGE t + -
+		XREADGROUP GROUP g c STREAMS s 0
+		EXEC
+		HELLO 2
+		XREADGROUP GROUP g c2 STREAMS s 0
+		XREAD STREAMS s t 0 0
+	`},
+}
