@@ -88,7 +88,11 @@ func (s *replicated) stop() error {
 	return errors.Join(errs...)
 }
 
-// failover kills the primary and promotes the first replica; the old primary stays down.
+// failover kills the primary and promotes the replica that had received the most of its
+// stream (the highest replication offset, as Redis Sentinel chooses); the old primary stays
+// down. Promoting a replica that was behind another made the other's partial resync fail (its
+// offset is past the new primary's history): it then waited for a full sync, which Redis 7.0
+// delays 5 s by default (repl-diskless-sync-delay), so WAIT 1 failed for the rest of a run.
 func (s *replicated) failover(ctx context.Context) error {
 	if len(s.replicas) == 0 {
 		return errors.New("failover needs replicas: 1 or more")
@@ -96,6 +100,8 @@ func (s *replicated) failover(ctx context.Context) error {
 	if err := s.primary.Kill(); err != nil {
 		return err
 	}
+	best := mostAdvanced(ctx, s.replicas)
+	s.replicas[0], s.replicas[best] = s.replicas[best], s.replicas[0]
 	next := s.replicas[0]
 	c := redis.NewClient(&redis.Options{Addr: next.Addr()})
 	defer c.Close()
@@ -116,6 +122,35 @@ func (s *replicated) failover(ctx context.Context) error {
 	old := s.primary
 	s.primary, s.replicas = next, append(s.replicas[1:], old)
 	return nil
+}
+
+// mostAdvanced is the index of the replica with the highest replication offset
+// (slave_repl_offset in INFO replication); the first when none answers.
+func mostAdvanced(ctx context.Context, replicas []*ManagedRedis) int {
+	best, bestOffset := 0, int64(-1)
+	for i, r := range replicas {
+		c := redis.NewClient(&redis.Options{Addr: r.Addr()})
+		info, err := c.Info(ctx, "replication").Result()
+		c.Close()
+		if err != nil {
+			continue
+		}
+		if off, ok := replOffset(info); ok && off > bestOffset {
+			best, bestOffset = i, off
+		}
+	}
+	return best
+}
+
+// replOffset reads slave_repl_offset from an INFO replication reply.
+func replOffset(info string) (int64, bool) {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "slave_repl_offset:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }
 
 // waitLinkUp waits until a replica reports its link to the primary up (the initial sync done).
