@@ -16,7 +16,7 @@ import (
 )
 
 // A managed primary with asynchronous replicas, and the failover fault: the primary is killed
-// without warning, the first replica is promoted (REPLICAOF NO ONE), and producers and consumers
+// without warning, the replica with the highest replication offset is promoted (REPLICAOF NO ONE), and producers and consumers
 // move to it. Writes the primary acknowledged and had not yet sent to the replica are lost;
 // WAIT numreplicas after each batch shrinks that window.
 
