@@ -54,18 +54,26 @@ func TestDiffRedisRandomTypes(t *testing.T) {
 			if seed%2 == 0 {
 				lines = append(lines, "HELLO 3") // sets, maps and nulls in RESP3 shapes
 			}
-			for i := 0; i < 1500; i++ {
-				if r.Intn(40) == 0 {
-					lines = append(lines, "MULTI")
-					for j := 0; j < 3; j++ {
-						lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
-					}
-					lines = append(lines, "EXEC")
-					continue
-				}
-				lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
-			}
+			lines = append(lines, randomCommands(r, gens, 1500)...)
 			runDiff(t, realAddr, s.Addr(), lines)
 		})
 	}
+}
+
+// randomCommands draws n commands from gens, about one in 40 of them a MULTI/EXEC of three: the
+// random differential tests' one way of turning generators into a script.
+func randomCommands(r *rand.Rand, gens []func() string, n int) []string {
+	var lines []string
+	for i := 0; i < n; i++ {
+		if r.Intn(40) == 0 {
+			lines = append(lines, "MULTI")
+			for j := 0; j < 3; j++ {
+				lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
+			}
+			lines = append(lines, "EXEC")
+			continue
+		}
+		lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
+	}
+	return lines
 }

@@ -612,17 +612,7 @@ func TestDiffRedisRandomStrHash(t *testing.T) {
 			if seed%2 == 0 {
 				lines = append(lines, "HELLO 3")
 			}
-			for i := 0; i < 1000; i++ {
-				if r.Intn(40) == 0 {
-					lines = append(lines, "MULTI")
-					for j := 0; j < 3; j++ {
-						lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
-					}
-					lines = append(lines, "EXEC")
-					continue
-				}
-				lines = append(lines, strings.Join(strings.Fields(gens[r.Intn(len(gens))]()), " "))
-			}
+			lines = append(lines, randomCommands(r, gens, 1000)...)
 			runDiff(t, realAddr, s.Addr(), lines)
 		})
 	}
