@@ -66,21 +66,7 @@ func TestListConsumersBatchExactlyOnce(t *testing.T) {
 					RunID: fmt.Sprintf("t%d", time.Now().UnixNano()), Design: c.design, Producers: 1, Consumers: 3,
 					List: engines.ListOptions{Count: c.count, MaxDeliveries: c.maxDeliveries},
 				}
-				eng, err := reg.New(ctx, spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() {
-					eng.Teardown(ctx)
-					eng.Close()
-				})
-				if err := eng.Setup(ctx); err != nil {
-					t.Fatal(err)
-				}
-				p, err := eng.NewProducer(ctx, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
+				eng, p := setUpEngine(t, ctx, reg, spec)
 				produce := func() {
 					for seq := 0; seq < messages; seq += 50 {
 						payloads := make([][]byte, 50)
@@ -279,4 +265,26 @@ func TestEntriesOfMatchesTypedReply(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setUpEngine makes reg's engine for spec, sets it up (torn down and closed when the test ends)
+// and returns it with producer 0.
+func setUpEngine(t *testing.T, ctx context.Context, reg engines.Registration, spec engines.Spec) (engines.Engine, engines.Producer) {
+	t.Helper()
+	eng, err := reg.New(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		eng.Teardown(ctx)
+		eng.Close()
+	})
+	if err := eng.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := eng.NewProducer(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, p
 }

@@ -42,21 +42,7 @@ func TestStreamAcksOneXACKPerBatch(t *testing.T) {
 				RunID: fmt.Sprintf("t%d", time.Now().UnixNano()), Design: "stream", Producers: 1, Consumers: 1,
 				Stream: engines.StreamOptions{Ack: c.ack, Count: c.count, Block: 100 * time.Millisecond, GroupStart: "0"},
 			}
-			eng, err := reg.New(ctx, spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				eng.Teardown(ctx)
-				eng.Close()
-			})
-			if err := eng.Setup(ctx); err != nil {
-				t.Fatal(err)
-			}
-			p, err := eng.NewProducer(ctx, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			eng, p := setUpEngine(t, ctx, reg, spec)
 			// The backlog is in place before the consumer starts, so batches fill.
 			for seq := 0; seq < messages; seq += 100 {
 				payloads := make([][]byte, 100)
