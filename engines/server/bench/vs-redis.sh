@@ -16,11 +16,21 @@
 # N=100000 a round lasts ~0.1 s, so raise N there for CPU figures finer than ~10%.
 # THREADS2=1 adds the unpipelined cells again with redis-benchmark --threads 2, only to show
 # what bounds them (a client no longer saturated); they are not headline cells.
-# Usage: [ROUNDS=3] [N=100000] [SKIP_MEM=1] [SKIP_ALWAYS=1] [THREADS2=1] engines/server/bench/vs-redis.sh [qbench-binary]
+# After the table, one row per round and cell: both servers' req/s, the ratio, CPU per request,
+# client/server CPU %, and what else the machine did meanwhile ("other": CPU of every process but
+# the server and redis-benchmark, % of one core, from /proc/stat; "steal": the hypervisor's) and
+# "slow": the side whose req/s fell under 0.6 of its own median in that cell. A round where one
+# side collapses while "other" or "steal" jumps is the machine, not that server.
+# Fairness: each round starts a fresh server (an empty keyspace, so every XADD round builds the
+# same 0..N-entry stream), both with no AOF and no snapshots (--save ""), neither pinned to a CPU,
+# both answering one PING before the timed run; the servers alternate round by round.
+# CELLS="xadd" / PIPES="1" restrict the headline cells (default "xadd lpush rpop" and "1 16"),
+# e.g. CELLS=xadd PIPES=1 ROUNDS=20 SKIP_ALWAYS=1 SKIP_MEM=1 for many XADD rounds.
+# Usage: [ROUNDS=3] [N=100000] [CELLS=...] [PIPES=...] [SKIP_MEM=1] [SKIP_ALWAYS=1] [THREADS2=1] engines/server/bench/vs-redis.sh [qbench-binary]
 # Run from the repository root (Linux: /proc). Public tools only: go, redis-server,
 # redis-benchmark, redis-cli, /usr/bin/time.
 set -euo pipefail
-ROUNDS=${ROUNDS:-3} N=${N:-100000}
+ROUNDS=${ROUNDS:-3} N=${N:-100000} CELLS=${CELLS:-xadd lpush rpop} PIPES=${PIPES:-1 16}
 WORK=$(mktemp -d)
 QBENCH=${1:-$WORK/qbench}
 if [ ! -x "$QBENCH" ]; then go build -o "$QBENCH" ./cmd/qbench; fi
@@ -34,7 +44,7 @@ start() { # server(q|r) fsync(none|always) -> sets PID and PORT
   PORT=$(free_port)
   local dir=$WORK/$1-$2-$PORT; mkdir -p "$dir"
   local aof=(--appendonly no); [ "$2" = always ] && aof=(--appendonly yes --appendfsync always)
-  if [ "$1" = q ]; then "$QBENCH" serve --port "$PORT" --dir "$dir" "${aof[@]}" >/dev/null 2>&1 &
+  if [ "$1" = q ]; then "$QBENCH" serve --port "$PORT" --dir "$dir" --save "" "${aof[@]}" >/dev/null 2>&1 &
   else redis-server --bind 127.0.0.1 --port "$PORT" --dir "$dir" --save "" "${aof[@]}" >/dev/null 2>&1 & fi
   PID=$!
   until redis-cli -p "$PORT" ping >/dev/null 2>&1; do sleep 0.05; done
@@ -45,19 +55,22 @@ TCK=$(getconf CLK_TCK)
 RB_EXTRA=() # extra redis-benchmark options for the timed run (THREADS2)
 ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; } # the server's utime+stime, all threads
 now() { date +%s%N; }
-# port test clients pipeline requests -> "req/s server-us/req client-cpu% server-cpu%"
+# The machine's busy and stolen ticks (all CPUs) from /proc/stat.
+machine() { awk '$1=="cpu"{print $2+$3+$4+$7+$8, $9}' /proc/stat; }
+# port test clients pipeline requests -> "req/s server-us/req client-cpu% server-cpu% other% steal%"
 # (redis-benchmark 7.0 has no xadd test: a custom command)
 rps() {
   local t=(-t "$2"); [ "$2" = xadd ] && t=(XADD qb:s '*' payload "$VALUE")
   # RPOP pops what an untimed LPUSH round pushed, as in -t lpush,rpop (not nil from an empty list).
   [ "$2" = rpop ] && redis-benchmark -p "$1" -c "$3" -P 16 -n "$5" -d 256 -t lpush -q >/dev/null 2>&1
-  local k0 k1 w0 w1 r
-  k0=$(ticks); w0=$(now)
+  local k0 k1 w0 w1 r m0 m1
+  m0=($(machine)); k0=$(ticks); w0=$(now)
   r=$(/usr/bin/time -f '%U %S' -o "$WORK/time" redis-benchmark -p "$1" -c "$3" -P "$4" -n "$5" -d 256 --csv "${RB_EXTRA[@]}" "${t[@]}" 2>/dev/null | tail -1 | tr -d '"' | cut -d, -f2)
-  w1=$(now); k1=$(ticks)
-  awk -v r="$r" -v k=$((k1 - k0)) -v tck="$TCK" -v n="$5" -v w=$((w1 - w0)) -v c="$(tail -1 "$WORK/time")" '
-    BEGIN { split(c, u, " "); s = w / 1e9
-            printf "%s %.2f %.0f %.0f\n", r, k / tck / n * 1e6, (u[1] + u[2]) / s * 100, k / tck / s * 100 }'
+  w1=$(now); k1=$(ticks); m1=($(machine))
+  awk -v r="$r" -v k=$((k1 - k0)) -v tck="$TCK" -v n="$5" -v w=$((w1 - w0)) -v c="$(tail -1 "$WORK/time")" \
+      -v busy=$((m1[0] - m0[0])) -v steal=$((m1[1] - m0[1])) '
+    BEGIN { split(c, u, " "); s = w / 1e9; o = (busy / tck - k / tck - u[1] - u[2]) / s * 100
+            printf "%s %.2f %.0f %.0f %.0f %.0f\n", r, k / tck / n * 1e6, (u[1] + u[2]) / s * 100, k / tck / s * 100, (o > 0 ? o : 0), steal / tck / s * 100 }'
 }
 fsyncs() { redis-cli -p "$1" info persistence | tr -d '\r' | awk -F: '$1=="aof_writes_per_fsync"{print $2}'; }
 
@@ -73,21 +86,31 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (b > 0) printf "%.2f", a/b; else pri
 CLIENT_CORES=1
 saturated() { awk -v c="$1" -v s="$2" -v k="$CLIENT_CORES" 'BEGIN{print (c >= 90 * k ? "client" : s >= 90 ? "server" : "-")}'; }
 cell() { # label test clients pipeline fsync requests
-  local q=() r=() ratios=() qc=() rc=() cratios=() qu=() ru=() qs=() rs=() a b
-  for _ in $(seq "$ROUNDS"); do
+  local q=() r=() ratios=() qc=() rc=() cratios=() qu=() ru=() qs=() rs=() a b i rows=()
+  for i in $(seq "$ROUNDS"); do
     start q "$5"; a=($(rps "$PORT" "$2" "$3" "$4" "$6")); stop
     start r "$5"; b=($(rps "$PORT" "$2" "$3" "$4" "$6")); stop
     q+=("${a[0]}"); r+=("${b[0]}"); ratios+=("$(ratio "${a[0]}" "${b[0]}")")
     qc+=("${a[1]}"); rc+=("${b[1]}"); cratios+=("$(ratio "${a[1]}" "${b[1]}")")
     qu+=("${a[2]}"); ru+=("${b[2]}"); qs+=("$(saturated "${a[2]}" "${a[3]}")"); rs+=("$(saturated "${b[2]}" "${b[3]}")")
+    rows+=("$1|$i|${a[0]}|${b[0]}|${ratios[-1]}|${a[1]}|${b[1]}|${a[2]}/${b[2]}|${a[3]}/${b[3]}|${qs[-1]}/${rs[-1]}|${a[4]}/${b[4]}|${a[5]}/${b[5]}")
+    echo "round $i of $1: ours ${a[0]} req/s, redis ${b[0]} req/s, ratio ${ratios[-1]}" >&2
+  done
+  # Each round against its own side's median: "q" or "r" when under 0.6 of it.
+  local mq mr
+  mq=$(med "${q[@]}") mr=$(med "${r[@]}")
+  for row in "${rows[@]}"; do
+    ROWS+=("$(awk -F'|' -v mq="$mq" -v mr="$mr" -v OFS=' | ' '{ slow = ($3 < 0.6 * mq ? "q" : "") ($4 < 0.6 * mr ? "r" : ""); $3 = sprintf("%.0f", $3); $4 = sprintf("%.0f", $4)
+      print "| " $0, (slow == "" ? "-" : slow) " |" }' <<<"$row")")
   done
   # The saturated side most rounds agree on (ties: the first round's).
   most() { printf '%s\n' "$@" | sort | uniq -c | sort -k1,1nr -s | head -1 | awk '{print $2}'; }
   printf '| %s | %.0f | %.0f | %s | %s | %s | %s | %s/%s | %s/%s |\n' "$1" "$(med "${q[@]}")" "$(med "${r[@]}")" "$(span "${ratios[@]}")" \
     "$(med "${qc[@]}")" "$(med "${rc[@]}")" "$(span "${cratios[@]}")" "$(med "${qu[@]}")" "$(med "${ru[@]}")" "$(most "${qs[@]}")" "$(most "${rs[@]}")"
 }
-for t in xadd lpush rpop; do
-  for p in 1 16; do cell "$t -c 50 -P $p" "$t" 50 "$p" none "$N"; done
+ROWS=()
+for t in $CELLS; do
+  for p in $PIPES; do cell "$t -c 50 -P $p" "$t" 50 "$p" none "$N"; done
 done
 if [ -n "${THREADS2:-}" ]; then
   # Client CPU % here is of one core: up to 200 with two threads.
@@ -103,6 +126,12 @@ if [ -z "${SKIP_ALWAYS:-}" ]; then
 fi
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "per round (other, steal: CPU % of one core used meanwhile by the rest of the machine and by the hypervisor):"
+echo
+echo "| cell | round | qbench req/s | redis req/s | ours/redis | qbench CPU us/req | redis CPU us/req | client CPU % (q/r) | server CPU % (q/r) | saturated (q/r) | other % (q/r) | steal % (q/r) | slow |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${ROWS[@]}"
 if [ -z "${SKIP_MEM:-}" ]; then
   echo
   echo "memory (RSS growth of a child server and of redis-server for the same load):"
