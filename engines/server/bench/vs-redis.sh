@@ -24,9 +24,14 @@
 # Fairness: each round starts a fresh server (an empty keyspace, so every XADD round builds the
 # same 0..N-entry stream), both with no AOF and no snapshots (--save ""), neither pinned to a CPU,
 # both answering one PING before the timed run; the servers alternate round by round.
+# PIN="S C" pins each server to CPU S and redis-benchmark to CPU C (taskset; default: no pinning,
+# the scheduler places them). Placement moves unpipelined cells more than either server does:
+# on this 2-vCPU VM, XADD with server and client pinned to different vCPUs cost both servers
+# ~1.5x the CPU per request of the same vCPU (cross-CPU wake-ups), and unpinned rounds land on
+# either; PIN="0 1" and PIN="0 0" give each layout on its own (ours then runs on one CPU too).
 # CELLS="xadd" / PIPES="1" restrict the headline cells (default "xadd lpush rpop" and "1 16"),
 # e.g. CELLS=xadd PIPES=1 ROUNDS=20 SKIP_ALWAYS=1 SKIP_MEM=1 for many XADD rounds.
-# Usage: [ROUNDS=3] [N=100000] [CELLS=...] [PIPES=...] [SKIP_MEM=1] [SKIP_ALWAYS=1] [THREADS2=1] engines/server/bench/vs-redis.sh [qbench-binary]
+# Usage: [ROUNDS=3] [N=100000] [CELLS=...] [PIPES=...] [PIN="S C"] [SKIP_MEM=1] [SKIP_ALWAYS=1] [THREADS2=1] engines/server/bench/vs-redis.sh [qbench-binary]
 # Run from the repository root (Linux: /proc). Public tools only: go, redis-server,
 # redis-benchmark, redis-cli, /usr/bin/time.
 set -euo pipefail
@@ -37,6 +42,8 @@ if [ ! -x "$QBENCH" ]; then go build -o "$QBENCH" ./cmd/qbench; fi
 PID=
 cleanup() { [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
+SPIN=() CPIN=() # taskset prefixes for the servers and redis-benchmark (PIN)
+if [ -n "${PIN:-}" ]; then read -r pin_s pin_c <<<"$PIN"; SPIN=(taskset -c "$pin_s") CPIN=(taskset -c "$pin_c"); fi
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -44,8 +51,8 @@ start() { # server(q|r) fsync(none|always) -> sets PID and PORT
   PORT=$(free_port)
   local dir=$WORK/$1-$2-$PORT; mkdir -p "$dir"
   local aof=(--appendonly no); [ "$2" = always ] && aof=(--appendonly yes --appendfsync always)
-  if [ "$1" = q ]; then "$QBENCH" serve --port "$PORT" --dir "$dir" --save "" "${aof[@]}" >/dev/null 2>&1 &
-  else redis-server --bind 127.0.0.1 --port "$PORT" --dir "$dir" --save "" "${aof[@]}" >/dev/null 2>&1 & fi
+  if [ "$1" = q ]; then "${SPIN[@]}" "$QBENCH" serve --port "$PORT" --dir "$dir" --save "" "${aof[@]}" >/dev/null 2>&1 &
+  else "${SPIN[@]}" redis-server --bind 127.0.0.1 --port "$PORT" --dir "$dir" --save "" "${aof[@]}" >/dev/null 2>&1 & fi
   PID=$!
   until redis-cli -p "$PORT" ping >/dev/null 2>&1; do sleep 0.05; done
 }
@@ -62,10 +69,10 @@ machine() { awk '$1=="cpu"{print $2+$3+$4+$7+$8, $9}' /proc/stat; }
 rps() {
   local t=(-t "$2"); [ "$2" = xadd ] && t=(XADD qb:s '*' payload "$VALUE")
   # RPOP pops what an untimed LPUSH round pushed, as in -t lpush,rpop (not nil from an empty list).
-  [ "$2" = rpop ] && redis-benchmark -p "$1" -c "$3" -P 16 -n "$5" -d 256 -t lpush -q >/dev/null 2>&1
+  [ "$2" = rpop ] && "${CPIN[@]}" redis-benchmark -p "$1" -c "$3" -P 16 -n "$5" -d 256 -t lpush -q >/dev/null 2>&1
   local k0 k1 w0 w1 r m0 m1
   m0=($(machine)); k0=$(ticks); w0=$(now)
-  r=$(/usr/bin/time -f '%U %S' -o "$WORK/time" redis-benchmark -p "$1" -c "$3" -P "$4" -n "$5" -d 256 --csv "${RB_EXTRA[@]}" "${t[@]}" 2>/dev/null | tail -1 | tr -d '"' | cut -d, -f2)
+  r=$(/usr/bin/time -f '%U %S' -o "$WORK/time" "${CPIN[@]}" redis-benchmark -p "$1" -c "$3" -P "$4" -n "$5" -d 256 --csv "${RB_EXTRA[@]}" "${t[@]}" 2>/dev/null | tail -1 | tr -d '"' | cut -d, -f2)
   w1=$(now); k1=$(ticks); m1=($(machine))
   awk -v r="$r" -v k=$((k1 - k0)) -v tck="$TCK" -v n="$5" -v w=$((w1 - w0)) -v c="$(tail -1 "$WORK/time")" \
       -v busy=$((m1[0] - m0[0])) -v steal=$((m1[1] - m0[1])) '
@@ -74,7 +81,7 @@ rps() {
 }
 fsyncs() { redis-cli -p "$1" info persistence | tr -d '\r' | awk -F: '$1=="aof_writes_per_fsync"{print $2}'; }
 
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; redis $(redis-server --version | awk '{print $3}')"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; redis $(redis-server --version | awk '{print $3}'); pinning: ${PIN:-none}"
 echo
 echo "| cell | qbench req/s | redis req/s | ours/redis median (min-max) | qbench CPU us/req | redis CPU us/req | ours/redis CPU median (min-max) | client CPU % (q/r) | saturated (q/r) |"
 echo "|---|---|---|---|---|---|---|---|---|"
