@@ -27,7 +27,7 @@
 # PIN="S C" pins each server to CPU S and redis-benchmark to CPU C (taskset; default: no pinning,
 # the scheduler places them). Placement moves unpipelined cells more than either server does:
 # on this 2-vCPU VM, XADD with server and client pinned to different vCPUs cost both servers
-# ~1.5x the CPU per request of the same vCPU (cross-CPU wake-ups), and unpinned rounds land on
+# 1.3-1.5x the CPU per request of the same vCPU (cross-CPU wake-ups), and unpinned rounds land on
 # either; PIN="0 1" and PIN="0 0" give each layout on its own (ours then runs on one CPU too).
 # CELLS="xadd" / PIPES="1" restrict the headline cells (default "xadd lpush rpop" and "1 16"),
 # e.g. CELLS=xadd PIPES=1 ROUNDS=20 SKIP_ALWAYS=1 SKIP_MEM=1 for many XADD rounds.
