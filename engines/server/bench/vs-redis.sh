@@ -20,7 +20,8 @@
 # client/server CPU %, and what else the machine did meanwhile ("other": CPU of every process but
 # the server and redis-benchmark, % of one core, from /proc/stat; "steal": the hypervisor's) and
 # "slow": the side whose req/s fell under 0.6 of its own median in that cell. A round where one
-# side collapses while "other" or "steal" jumps is the machine, not that server.
+# side collapses while "other" or "steal" jumps is the machine, not that server (10 ms ticks:
+# meaningless for rounds much under a second, e.g. -P 16 at small N).
 # Fairness: each round starts a fresh server (an empty keyspace, so every XADD round builds the
 # same 0..N-entry stream), both with no AOF and no snapshots (--save ""), neither pinned to a CPU,
 # both answering one PING before the timed run; the servers alternate round by round.
