@@ -89,8 +89,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 				continue
 			}
 			// A consume-only run reads messages stamped on another process's clock: their
-			// intended times mean nothing here, so no end-to-end latency is recorded.
-			if consumeOnly {
+			// intended times mean nothing here, so no end-to-end latency is recorded; unless the
+			// run is a segment (--segment, --start-at), whose stamps are on the shared clock.
+			if consumeOnly && r.seg == nil {
 				r.consumerCounts[id].note(r.ledger.DeliveredTo(group, int(st.Producer), st.Seq))
 				continue
 			}

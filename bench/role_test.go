@@ -15,6 +15,7 @@ import (
 	"qbench/engines/kafkaq"
 	"qbench/engines/procs"
 	"qbench/engines/redisq"
+	"qbench/results"
 	"qbench/scenarios"
 )
 
@@ -188,5 +189,50 @@ drain_timeout: 10s
 	defer conn.Close()
 	if ps, err := conn.ReadPartitions("orders"); err != nil || len(ps) == 0 {
 		t.Fatalf("the named topic is gone after the runs: %v %v", ps, err)
+	}
+}
+
+// A produce-only and a consume-only run at once, each segment 0/1 of one run ID and start (two
+// processes' halves, as floor-vs-redis-benchmark.sh runs floor-produce.yaml and
+// floor-consume.yaml): the stamps are on the shared clock, so the consumer records every
+// delivery's end-to-end latency, of a sane size, and does not call it unknown.
+func TestConsumeOnlySegmentRecordsE2E(t *testing.T) {
+	needTarget(t, "redis")
+	ctx := context.Background()
+	srv, _ := startRedisWithClient(t)
+	yaml := func(role, extra string) *scenarios.Scenario {
+		return scenario(t, fmt.Sprintf(`
+engine: redis-url
+address: %s
+design: list
+role: %s
+names: {list: floor}
+producers: 1
+%s
+duration: 1s
+`, srv.Addr(), role, extra))
+	}
+	start := time.Now().Add(time.Second)
+	seg := &bench.SegmentOptions{Index: 0, Count: 1, StartAt: start}
+	var consumed *results.Result
+	var cerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		consumed, cerr = bench.Run(ctx, ctx, yaml("consume", "consumers: 1"), bench.Options{Logf: t.Logf, RunID: "pair", Segment: seg})
+	}()
+	produced, err := bench.Run(ctx, ctx, yaml("produce", "rate: 500"), bench.Options{Logf: t.Logf, RunID: "pair", Segment: seg})
+	<-done
+	if err != nil || cerr != nil {
+		t.Fatalf("produce: %v; consume: %v", err, cerr)
+	}
+	acked, delivered := produced.Summary.Ledger.Acked, consumed.Summary.Ledger.Delivered
+	e2e := consumed.Summary.Latency["e2e"]
+	t.Logf("acked %d, delivered %d, e2e %d recorded, p50 %s, max %s", acked, delivered, e2e.Count, results.FormatNs(e2e.P50), results.FormatNs(e2e.Max))
+	if acked != 500 || delivered != acked {
+		t.Fatalf("acked %d, delivered %d: want 500 handed over", acked, delivered)
+	}
+	if e2e.Count != delivered || e2e.P50 <= 0 || e2e.P50 > int64(time.Second) || slices.Contains(consumed.Summary.NotKnown, "e2e") {
+		t.Fatalf("consume-only segment: e2e %d recorded, p50 %s, not known %v", e2e.Count, results.FormatNs(e2e.P50), consumed.Summary.NotKnown)
 	}
 }
