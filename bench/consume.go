@@ -49,6 +49,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 		default:
 		}
 		ds, err := c.Receive(ctx)
+		if consumerOSYield {
+			osYield() // osyield_linux.go
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
