@@ -49,6 +49,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 		default:
 		}
 		ds, err := c.Receive(ctx)
+		if consumerOSYield {
+			osYield() // osyield_linux.go
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -89,8 +92,9 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 				continue
 			}
 			// A consume-only run reads messages stamped on another process's clock: their
-			// intended times mean nothing here, so no end-to-end latency is recorded.
-			if consumeOnly {
+			// intended times mean nothing here, so no end-to-end latency is recorded; unless the
+			// run is a segment (--segment, --start-at), whose stamps are on the shared clock.
+			if consumeOnly && r.seg == nil {
 				r.consumerCounts[id].note(r.ledger.DeliveredTo(group, int(st.Producer), st.Seq))
 				continue
 			}

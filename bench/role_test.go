@@ -15,6 +15,7 @@ import (
 	"qbench/engines/kafkaq"
 	"qbench/engines/procs"
 	"qbench/engines/redisq"
+	"qbench/results"
 	"qbench/scenarios"
 )
 
@@ -188,5 +189,46 @@ drain_timeout: 10s
 	defer conn.Close()
 	if ps, err := conn.ReadPartitions("orders"); err != nil || len(ps) == 0 {
 		t.Fatalf("the named topic is gone after the runs: %v %v", ps, err)
+	}
+}
+
+// floor-produce.yaml and floor-consume.yaml at once (shortened, against a redis-server started
+// here), each segment 0/1 of one run ID and start, as floor-vs-redis-benchmark.sh runs them: the
+// stamps are on the shared clock, so the consume-only half records the end-to-end latency of
+// every delivery after the warm-up, of a sane size, and does not call it unknown.
+func TestConsumeOnlySegmentRecordsE2E(t *testing.T) {
+	needTarget(t, "redis")
+	ctx := context.Background()
+	srv, _ := startRedisWithClient(t)
+	load := func(f string) *scenarios.Scenario {
+		sc, err := scenarios.Load("../scenarios/bench/"+f, bench.Checks())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Engine, sc.Address = "redis-url", srv.Addr()
+		shorten(sc, time.Second)
+		return sc
+	}
+	seg := &bench.SegmentOptions{Index: 0, Count: 1, StartAt: time.Now().Add(time.Second)}
+	var consumed *results.Result
+	var cerr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		consumed, cerr = bench.Run(ctx, ctx, load("floor-consume.yaml"), bench.Options{Logf: t.Logf, RunID: "pair", Segment: seg})
+	}()
+	produced, err := bench.Run(ctx, ctx, load("floor-produce.yaml"), bench.Options{Logf: t.Logf, RunID: "pair", Segment: seg})
+	<-done
+	if err != nil || cerr != nil {
+		t.Fatalf("produce: %v; consume: %v", err, cerr)
+	}
+	acked, delivered := produced.Summary.Ledger.Acked, consumed.Summary.Ledger.Delivered
+	e2e := consumed.Summary.Latency["e2e"]
+	t.Logf("acked %d, delivered %d, e2e %d recorded, p50 %s, max %s", acked, delivered, e2e.Count, results.FormatNs(e2e.P50), results.FormatNs(e2e.Max))
+	if acked < 500 || delivered != acked {
+		t.Fatalf("acked %d, delivered %d: want every acknowledged message handed over", acked, delivered)
+	}
+	if e2e.Count < delivered/2 || e2e.Count > delivered || e2e.P50 <= 0 || e2e.P50 > int64(time.Second) || slices.Contains(consumed.Summary.NotKnown, "e2e") {
+		t.Fatalf("consume-only segment: e2e %d recorded of %d delivered, p50 %s, not known %v", e2e.Count, delivered, results.FormatNs(e2e.P50), consumed.Summary.NotKnown)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"text/tabwriter"
 	"time"
 )
@@ -63,8 +64,12 @@ func WriteSummary(w io.Writer, r *Result) error {
 		fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d (a produce-only run: delivered, queued, lost and duplicates are the consuming run's to know)\n",
 			l.Sent, l.Acked, l.Failed)
 	case "consume":
-		fmt.Fprintf(w, "messages: delivered %d, duplicates %d, foreign %d (a consume-only run: sent, acked, queued and lost are the producing run's to know; no end-to-end latency across processes)\n",
-			l.Delivered, l.Duplicates, l.Foreign)
+		e2e := "no end-to-end latency across processes"
+		if !slices.Contains(s.NotKnown, "e2e") {
+			e2e = "end-to-end latency on the segments' shared clock"
+		}
+		fmt.Fprintf(w, "messages: delivered %d, duplicates %d, foreign %d (a consume-only run: sent, acked, queued and lost are the producing run's to know; %s)\n",
+			l.Delivered, l.Duplicates, l.Foreign, e2e)
 	default:
 		fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d, delivered %d, %s, lost %d, duplicates %d\n",
 			l.Sent, l.Acked, l.Failed, l.Delivered, queued, l.Lost, l.Duplicates)

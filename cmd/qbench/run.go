@@ -19,7 +19,8 @@ import (
 func runCmd() *cobra.Command {
 	var out string
 	var quiet bool
-	var cpuProfile string
+	var cpuProfile, tracePath string
+	var schedLat bool
 	var g *gating
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO.yaml",
@@ -52,6 +53,16 @@ func runCmd() *cobra.Command {
 					return usageError{fmt.Errorf("--cpuprofile %s: %w", cpuProfile, err)}
 				}
 				defer stopProfile()
+			}
+			if tracePath != "" {
+				stopTrace, err := startTrace(tracePath) // trace.go
+				if err != nil {
+					return usageError{fmt.Errorf("--trace %s: %w", tracePath, err)}
+				}
+				defer stopTrace()
+			}
+			if schedLat {
+				defer startSchedLatencies().report(os.Stderr)
 			}
 			if sweep {
 				return runSweep(cmd, sc, g)
@@ -103,6 +114,8 @@ func runCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file (a directory for a matrix)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run (go tool pprof) to this file")
+	cmd.Flags().StringVar(&tracePath, "trace", "", "write a runtime execution trace of the run (go tool trace) to this file")
+	cmd.Flags().BoolVar(&schedLat, "sched-latencies", false, "print the run's goroutine scheduling latencies (runtime/metrics /sched/latencies:seconds) on stderr")
 	segmentFlags(cmd)
 	g = addGating(cmd)
 	return cmd

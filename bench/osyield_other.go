@@ -1,0 +1,7 @@
+//go:build !linux
+
+package bench
+
+const consumerOSYield = false
+
+func osYield() {}
