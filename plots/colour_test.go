@@ -63,10 +63,7 @@ func TestDistinctColoursBeyondTwelveRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svg, err := plots.Render(ch, "svg")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svg := renderSVG(t, ch)
 	for i := range runs {
 		if solid, dashed := svgLines(svg, plots.Colour(i)); len(solid) == 0 || len(dashed) == 0 {
 			t.Errorf("run %d: %d solid and %d dashed lines in its colour %s", i, len(solid), len(dashed), hexOf(plots.Colour(i)))

@@ -91,10 +91,7 @@ func TestInstantAndOpenCommandFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svg, err := plots.Render(ch, "svg")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svg := renderSVG(t, ch)
 	area := warmupArea(t, svg, 1)
 	bands := svgBands(svg, plots.FaultKindColour("command"), 100)
 	if len(bands) != 3 {
@@ -130,10 +127,7 @@ func TestBandsAtMeasuredWindowNotPlanned(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svg, err := plots.Render(ch, "svg")
-			if err != nil {
-				t.Fatal(err)
-			}
+			svg := renderSVG(t, ch)
 			area := warmupArea(t, svg, 1)
 			bands := svgBands(svg, plots.FaultKindColour("stall"), 100)
 			if len(bands) != 1 {

@@ -22,10 +22,7 @@ func TestGridHasAColourKeyAndSpread(t *testing.T) {
 	if got := c.Plot.X.Label.Text; !strings.Contains(got, "blue 1.00ms to red 20.00ms") {
 		t.Errorf("x label %q has no colour key", got)
 	}
-	svg, err := plots.Render(c, "svg")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svg := renderSVG(t, c)
 	for _, want := range []string{"±250us", "lost 3"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("grid lacks %q", want)

@@ -2,7 +2,6 @@ package plots_test
 
 import (
 	"bytes"
-	"image/png"
 	"strings"
 	"testing"
 	"time"
@@ -69,23 +68,13 @@ func TestGroupLagChart(t *testing.T) {
 	if chart == nil {
 		t.Fatal("no lag-per-group chart for a run with two groups")
 	}
-	b, err := plots.Render(*chart, "png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := renderPNG(t, *chart)
 	for g := 0; g < 2; g++ {
 		if n := countColour(img, plots.Colour(g)); n < 100 {
 			t.Errorf("group %d's colour covers %d pixels", g, n)
 		}
 	}
-	svg, err := plots.Render(*chart, "svg")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svg := renderSVG(t, *chart)
 	if !bytes.Contains(svg, []byte("group 1")) || !bytes.Contains(svg, []byte("per group")) {
 		t.Error("the chart's SVG lacks its title or the legend's group 1")
 	}
@@ -137,10 +126,7 @@ func TestLossChartSaysNoLossOrShowsValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svg, err := plots.Render(c, "svg")
-			if err != nil {
-				t.Fatal(err)
-			}
+			svg := renderSVG(t, c)
 			for _, w := range tc.want {
 				if !bytes.Contains(svg, []byte(w)) {
 					t.Errorf("the loss chart's SVG lacks %q", w)
@@ -169,10 +155,7 @@ func TestThroughputBytesPanel(t *testing.T) {
 	if c.Plot.Y.Max < 240 || c.Plot.Y.Max > 270 {
 		t.Errorf("axis up to %v KiB/s, want about 250", c.Plot.Y.Max)
 	}
-	svg, err := plots.Render(c, "svg")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svg := renderSVG(t, c)
 	if !bytes.Contains(svg, []byte("KiB/s")) || !bytes.Contains(svg, []byte("throughput in bytes")) {
 		t.Error("the bytes panel's SVG lacks its unit or title")
 	}

@@ -27,10 +27,7 @@ func TestLegendOutsideWithManyRuns(t *testing.T) {
 			if ch.LegendOutside != c.outside {
 				t.Fatalf("LegendOutside %v, want %v", ch.LegendOutside, c.outside)
 			}
-			b, err := plots.Render(ch, "svg")
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := renderSVG(t, ch)
 			xs := textX(string(b))
 			maxTick, minLegend := -1.0, 1e9
 			for text, x := range xs {

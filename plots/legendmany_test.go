@@ -43,10 +43,7 @@ func TestEveryRunChartsLegendOutsideWithManyRuns(t *testing.T) {
 			if !ch.LegendOutside {
 				t.Fatal("legend inside the plot area with eight runs")
 			}
-			svg, err := plots.Render(ch, "svg")
-			if err != nil {
-				t.Fatal(err)
-			}
+			svg := renderSVG(t, ch)
 			seen := map[string]int{}
 			style := ch.Plot.Legend.TextStyle
 			for _, m := range textRE.FindAllStringSubmatch(string(svg), -1) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,14 +55,7 @@ func TestChartsDrawTheirData(t *testing.T) {
 			t.Fatalf("chart %d is %s, want %s", i, c.Name, want[i])
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			b, err := plots.Render(c, "png")
-			if err != nil {
-				t.Fatal(err)
-			}
-			img, err := png.Decode(bytes.NewReader(b))
-			if err != nil {
-				t.Fatal(err)
-			}
+			img := renderPNG(t, c)
 			if got := img.Bounds().Size(); got != (image.Point{768, 432}) {
 				t.Fatalf("size %v, want 768x432 (8 x 4.5 in at 96 dpi)", got)
 			}
@@ -82,10 +74,7 @@ func TestChartsDrawTheirData(t *testing.T) {
 					t.Errorf("run %d: only %d pixels of its colour", i, n)
 				}
 			}
-			svg, err := plots.Render(c, "svg")
-			if err != nil {
-				t.Fatal(err)
-			}
+			svg := renderSVG(t, c)
 			if !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("stream")) {
 				t.Errorf("svg lacks the chart or its legend")
 			}
@@ -113,11 +102,7 @@ func TestFaultWindowIsShaded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := plots.Render(ch, "png")
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, _ := png.Decode(bytes.NewReader(b))
+		img := renderPNG(t, ch)
 		if n := shadeOnWhite(img); (n > 1000) != c.shaded {
 			t.Errorf("%s: %d shaded pixels, shaded=%v expected", c.runs[0].Label, n, c.shaded)
 		}
@@ -168,14 +153,7 @@ func TestCapacityCurve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := plots.Render(c, "png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := renderPNG(t, c)
 	if got := img.Bounds().Size(); got != (image.Point{768, 432}) {
 		t.Fatalf("size %v", got)
 	}
@@ -210,14 +188,7 @@ func TestPersistenceGrid(t *testing.T) {
 	if len(charts) != 2 || charts[0].Name != "grid-produce" {
 		t.Fatalf("%d charts", len(charts))
 	}
-	b, err := plots.Render(charts[0], "png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := renderPNG(t, charts[0])
 	// Six filled squares: no cell is left grey (the colour of a cell that did not run), and the
 	// slowest (red end) and fastest (blue end) colours are both there.
 	if n := countColour(img, color.RGBA{R: 0xee, G: 0xee, B: 0xee, A: 0xff}); n > 200 { // a few at the cells' anti-aliased edges

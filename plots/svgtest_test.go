@@ -1,8 +1,11 @@
 package plots_test
 
 import (
+	"bytes"
 	"fmt"
+	"image"
 	"image/color"
+	"image/png"
 	"regexp"
 	"sort"
 	"strconv"
@@ -139,4 +142,28 @@ func lastPoint(lines [][]pt) pt {
 		}
 	}
 	return last
+}
+
+// renderSVG renders ch as SVG.
+func renderSVG(t *testing.T, ch plots.Chart) []byte {
+	t.Helper()
+	b, err := plots.Render(ch, "svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// renderPNG renders ch as PNG and decodes it.
+func renderPNG(t *testing.T, ch plots.Chart) image.Image {
+	t.Helper()
+	b, err := plots.Render(ch, "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }

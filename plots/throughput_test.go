@@ -42,10 +42,7 @@ func TestThroughputPerConsumerGroup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		svg, err := plots.Render(ch, "svg")
-		if err != nil {
-			t.Fatal(err)
-		}
+		svg := renderSVG(t, ch)
 		area := warmupArea(t, svg, 1)
 		oneAcked, _ := svgLines(svg, plots.Colour(0))
 		fiveAcked, fiveDelivered := svgLines(svg, plots.Colour(1))
@@ -99,10 +96,7 @@ func TestThroughputLastPartialSecondDoesNotDrop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		svg, err := plots.Render(ch, "svg")
-		if err != nil {
-			t.Fatal(err)
-		}
+		svg := renderSVG(t, ch)
 		area := warmupArea(t, svg, 1)
 		acked, delivered := svgLines(svg, plots.Colour(0))
 		for name, lines := range map[string][][]pt{"acked": acked, "delivered": delivered} {

@@ -193,11 +193,16 @@ func (l *Ledger) check(m Marks) error {
 	return nil
 }
 
-func (l *Ledger) receive(m Marks) error {
+// unpackMarks checks that m is in range and returns its data unpacked.
+func (l *Ledger) unpackMarks(m Marks) ([]byte, error) {
 	if err := l.check(m); err != nil {
-		return err
+		return nil, err
 	}
-	raw, err := unpack(m.Data)
+	return unpack(m.Data)
+}
+
+func (l *Ledger) receive(m Marks) error {
+	raw, err := l.unpackMarks(m)
 	if err != nil {
 		return err
 	}
@@ -218,10 +223,7 @@ func (l *Ledger) receive(m Marks) error {
 }
 
 func (l *Ledger) found(m Marks) error {
-	if err := l.check(m); err != nil {
-		return err
-	}
-	raw, err := unpack(m.Data)
+	raw, err := l.unpackMarks(m)
 	if err != nil {
 		return err
 	}

@@ -1,18 +1,11 @@
 package main
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // A fault the engine cannot carry out is refused at validation (exit 2), naming the engines that
 // can; in a matrix over engines only the cells that cannot are refused.
 func TestValidateRefusesFaultsTheEngineCannotCarryOut(t *testing.T) {
-	cases := []struct {
-		name, yaml string
-		wantCode   int
-		wantErr    string
-	}{
+	cases := []validateCase{
 		{"server-crash on embedded", "engine: embedded\nrate: 100\nduration: 2s\nfaults:\n  - {at: 1s, kind: server-crash, duration: 200ms}\n",
 			2, "faults.0.kind: engine embedded cannot carry out a server-crash (engines that can: kafka, redis, server)"},
 		{"disk-full on kafka", "engine: kafka\nrate: 100\nduration: 2s\nfaults:\n  - {at: 1s, kind: disk-full, duration: 200ms}\n",
@@ -25,15 +18,5 @@ func TestValidateRefusesFaultsTheEngineCannotCarryOut(t *testing.T) {
 			2, "cannot carry out a server-crash (engines that can: kafka, redis, server) (in cell engine=embedded)"},
 		{"matrix whose cells can", "rate: 100\nduration: 2s\nmatrix:\n  engine: [server, redis]\nfaults:\n  - {at: 1s, kind: server-crash, duration: 200ms}\n", 0, ""},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, stderr, code := qbench(t, "validate", writeFile(t, "s.yaml", c.yaml))
-			if code != c.wantCode {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, c.wantCode, stderr)
-			}
-			if !strings.Contains(stderr, c.wantErr) {
-				t.Fatalf("stderr lacks %q:\n%s", c.wantErr, stderr)
-			}
-		})
-	}
+	validateEach(t, cases)
 }

@@ -59,6 +59,30 @@ func writeFile(t *testing.T, name, body string) string {
 	return p
 }
 
+// validateCase is a scenario for qbench validate, the exit code it should give and a part of
+// the error it should print (empty: anything).
+type validateCase struct {
+	name, yaml string
+	wantCode   int
+	wantErr    string
+}
+
+// validateEach runs qbench validate on each case's scenario, a subtest each.
+func validateEach(t *testing.T, cases []validateCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := qbench(t, "validate", writeFile(t, "s.yaml", c.yaml))
+			if code != c.wantCode {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, c.wantCode, stderr)
+			}
+			if !strings.Contains(stderr, c.wantErr) {
+				t.Fatalf("stderr lacks %q:\n%s", c.wantErr, stderr)
+			}
+		})
+	}
+}
+
 func TestExitCodes(t *testing.T) {
 	bad := writeFile(t, "bad.yaml", "name: x\nrate: 10\nproducers: -2\n")
 	unknownDesign := writeFile(t, "d.yaml", "name: x\nrate: 10\ndesign: carrier-pigeon\n")

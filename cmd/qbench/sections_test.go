@@ -8,11 +8,7 @@ import (
 // Engine sections through the real registry: each engine decodes its own with file:line errors,
 // and a section an engine does not read is refused, naming where its settings go.
 func TestValidateEngineSections(t *testing.T) {
-	cases := []struct {
-		name, yaml string
-		wantCode   int
-		wantErr    string
-	}{
+	cases := []validateCase{
 		{"kafka section", "engine: kafka\nrate: 100\nkafka:\n  acks: leader\n  linger: 5ms\n  broker: {log.flush.interval.messages: \"1\"}\n", 0, ""},
 		{"bad kafka value", "engine: kafka\nrate: 100\nkafka:\n  partitions: 2\n  acks: some\n", 2, `s.yaml:5: kafka.acks: want none, leader or all (got "some")`},
 		{"unknown kafka key", "engine: kafka\nrate: 100\nkafka:\n  linger.ms: 5\n", 2, "s.yaml:4: kafka.linger.ms: unknown field (known: acks, batch_messages, batch_size, broker,"},
@@ -35,15 +31,5 @@ func TestValidateEngineSections(t *testing.T) {
 			}
 		}
 	})
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, stderr, code := qbench(t, "validate", writeFile(t, "s.yaml", c.yaml))
-			if code != c.wantCode {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, c.wantCode, stderr)
-			}
-			if !strings.Contains(stderr, c.wantErr) {
-				t.Fatalf("stderr lacks %q:\n%s", c.wantErr, stderr)
-			}
-		})
-	}
+	validateEach(t, cases)
 }

@@ -180,11 +180,7 @@ func w0(name string, seed uint64) op {
 func TestCutWithOpenFile(t *testing.T) {
 	f, _, mnt := mountT(t, Options{})
 	p := filepath.Join(mnt, "log")
-	fd, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fd.Close()
+	fd := openAppend(t, p)
 	mustWrite(t, fd, "durable;")
 	if err := fd.Sync(); err != nil {
 		t.Fatal(err)
@@ -221,11 +217,7 @@ func TestCutWithOpenFile(t *testing.T) {
 func TestFailWrites(t *testing.T) {
 	f, _, mnt := mountT(t, Options{})
 	p := filepath.Join(mnt, "log")
-	fd, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fd.Close()
+	fd := openAppend(t, p)
 	mustWrite(t, fd, "before;")
 	f.FailWrites(true)
 	if _, err := fd.Write([]byte("x")); !errors.Is(err, syscall.ENOSPC) {
@@ -270,6 +262,17 @@ func TestCloseAndDirectoryFsync(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(mnt, "f")); len(got) != 0 {
 		t.Fatalf("after cut: %q", got)
 	}
+}
+
+// openAppend opens (creating it) file p for appending and reading, closed at the test's end.
+func openAppend(t *testing.T, p string) *os.File {
+	t.Helper()
+	fd, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fd.Close() })
+	return fd
 }
 
 func mustWrite(t *testing.T, fd *os.File, s string) {
@@ -427,11 +430,7 @@ func TestConcurrentCuts(t *testing.T) {
 func TestFsyncReportsCutOnce(t *testing.T) {
 	f, _, mnt := mountT(t, Options{})
 	p := filepath.Join(mnt, "f")
-	fd, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fd.Close()
+	fd := openAppend(t, p)
 	mustWrite(t, fd, "lost;")
 	f.Cut()
 	f.Recover()

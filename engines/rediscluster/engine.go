@@ -319,15 +319,9 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	if node, err := e.client.MasterForKey(ctx, e.shards[0].key); err == nil {
 		f.Address = node.Options().Addr
 		if info, err := node.Info(ctx, "server").Result(); err == nil {
-			f.Version = infoField(info, "redis_version")
+			f.Version = redisq.InfoField(info, "redis_version")
 		}
-		for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy", "min-replicas-to-write", "cluster-node-timeout"} {
-			if v, err := node.ConfigGet(ctx, name).Result(); err == nil {
-				if s, ok := v[name]; ok {
-					f.Settings[name] = s
-				}
-			}
-		}
+		redisq.FactSettings(ctx, node, f.Settings, "min-replicas-to-write", "cluster-node-timeout")
 	}
 	f.Settings["shards"] = strconv.Itoa(len(e.shards))
 	var where []string
@@ -348,13 +342,4 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	}
 	e.waits.AddStats(f.Stats)
 	return f
-}
-
-func infoField(info, name string) string {
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }

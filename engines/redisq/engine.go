@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -265,7 +264,7 @@ func (e *engine) BackgroundBusy(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	for _, f := range []string{"aof_rewrite_in_progress", "rdb_bgsave_in_progress", "aof_rewrite_scheduled"} {
-		if infoField(info, f) == "1" {
+		if InfoField(info, f) == "1" {
 			return true, nil
 		}
 	}
@@ -294,7 +293,7 @@ func (e *engine) Stall(ctx context.Context, d time.Duration) error {
 func (e *engine) Facts(ctx context.Context) engines.Facts {
 	f := engines.Facts{Name: e.target, Design: e.spec.Design, Address: e.addr, Settings: map[string]string{}}
 	if info, err := e.client.Info(ctx, "server").Result(); err == nil {
-		f.Version = infoField(info, "redis_version")
+		f.Version = InfoField(info, "redis_version")
 	}
 	if e.version != "" {
 		f.Version = e.version
@@ -314,26 +313,11 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	e.waits.AddStats(f.Stats)
 	// The in-repo server counts its log's fsyncs (aof_fsyncs); redis-server counts none.
 	if info, err := e.client.Info(ctx, "persistence").Result(); err == nil {
-		if v, err := strconv.ParseInt(infoField(info, "aof_fsyncs"), 10, 64); err == nil {
+		if v, err := strconv.ParseInt(InfoField(info, "aof_fsyncs"), 10, 64); err == nil {
 			f.Stats["aof_fsyncs"] = v
 		}
 	}
 	e.spin.stats(f.Stats)
-	for _, name := range []string{"appendonly", "appendfsync", "save", "maxmemory", "maxmemory-policy"} {
-		if v, err := e.client.ConfigGet(ctx, name).Result(); err == nil {
-			if s, ok := v[name]; ok {
-				f.Settings[name] = s
-			}
-		}
-	}
+	FactSettings(ctx, e.client, f.Settings)
 	return f
-}
-
-func infoField(info, name string) string {
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(line, name+":"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }

@@ -430,6 +430,15 @@ func side(b []byte) (left bool, err error) {
 	return false, errSyntax
 }
 
+// sides parses LMOVE's and BLMOVE's wherefrom and whereto.
+func sides(from, to []byte) (fromLeft, toLeft bool, err error) {
+	if fromLeft, err = side(from); err != nil {
+		return false, false, err
+	}
+	toLeft, err = side(to)
+	return fromLeft, toLeft, err
+}
+
 // move pops from src and pushes to dst; nil if src is empty or missing.
 func (c *client) move(src, dst []byte, fromLeft, toLeft bool) (any, error) {
 	sl, err := c.getList(src)
@@ -463,11 +472,7 @@ func (c *client) move(src, dst []byte, fromLeft, toLeft bool) (any, error) {
 }
 
 func cmdLmove(c *client, args [][]byte) (any, error) {
-	from, err := side(args[3])
-	if err != nil {
-		return nil, err
-	}
-	to, err := side(args[4])
+	from, to, err := sides(args[3], args[4])
 	if err != nil {
 		return nil, err
 	}
@@ -503,11 +508,7 @@ func (c *client) blockingMove(src, dst []byte, from, to bool, timeoutArg []byte)
 }
 
 func cmdBlmove(c *client, args [][]byte) (any, error) {
-	from, err := side(args[3])
-	if err != nil {
-		return nil, err
-	}
-	to, err := side(args[4])
+	from, to, err := sides(args[3], args[4])
 	if err != nil {
 		return nil, err
 	}

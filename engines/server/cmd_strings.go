@@ -43,6 +43,21 @@ const (
 	strExpiry = strEX | strPX | strEXAT | strPXAT
 )
 
+// expiryOpt is the flag of an expiry option (EX, PX, EXAT, PXAT); 0 for any other word.
+func expiryOpt(o []byte) int {
+	switch {
+	case eq(o, "ex"):
+		return strEX
+	case eq(o, "px"):
+		return strPX
+	case eq(o, "exat"):
+		return strEXAT
+	case eq(o, "pxat"):
+		return strPXAT
+	}
+	return 0
+}
+
 // stringOpts parses SET's (from args[3]) or GETEX's (from args[2]) options as Redis's
 // parseExtendedStringArgumentsOrReply does: a repeated expiry of the same kind is accepted, the
 // last one wins. It returns the flags and the expiry argument.
@@ -67,20 +82,9 @@ func stringOpts(args [][]byte, getex bool) (int, []byte, error) {
 			flags |= strKeepTTL
 		case eq(o, "persist") && getex && flags&(strExpiry|strKeepTTL) == 0:
 			flags |= strPersist
-		case eq(o, "ex") && flags&(strKeepTTL|strPersist|strEXAT|strPX|strPXAT) == 0 && next:
-			flags |= strEX
-			j++
-			expire = args[j]
-		case eq(o, "px") && flags&(strKeepTTL|strPersist|strEX|strEXAT|strPXAT) == 0 && next:
-			flags |= strPX
-			j++
-			expire = args[j]
-		case eq(o, "exat") && flags&(strKeepTTL|strPersist|strEX|strPX|strPXAT) == 0 && next:
-			flags |= strEXAT
-			j++
-			expire = args[j]
-		case eq(o, "pxat") && flags&(strKeepTTL|strPersist|strEX|strEXAT|strPX) == 0 && next:
-			flags |= strPXAT
+		case expiryOpt(o) != 0 && flags&(strKeepTTL|strPersist|strExpiry&^expiryOpt(o)) == 0 && next:
+			// EX, PX, EXAT or PXAT: refused beside KEEPTTL, PERSIST or an expiry of another kind
+			flags |= expiryOpt(o)
 			j++
 			expire = args[j]
 		default:

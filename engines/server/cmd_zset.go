@@ -324,6 +324,51 @@ func zcountBy[R any](parse func(min, max []byte) (R, error), count func(z *store
 	}
 }
 
+// zrange is a parsed range of one kind (rank, score or lex), as ZRANGE and ZREMRANGE* take it.
+type zrange struct {
+	kind       rangeKind
+	start, end int64
+	score      store.ScoreRange
+	lex        store.LexRange
+}
+
+// parseZrange parses min and max as a range of kind (rangeRank, rangeScore or rangeLex).
+func parseZrange(kind rangeKind, min, max []byte) (zrange, error) {
+	r := zrange{kind: kind}
+	var err error
+	switch kind {
+	case rangeRank:
+		var ok1, ok2 bool
+		r.start, ok1 = parseInt(min)
+		r.end, ok2 = parseInt(max)
+		if !ok1 || !ok2 {
+			return r, errNotInteger
+		}
+	case rangeScore:
+		r.score, err = parseScoreRange(min, max)
+	case rangeLex:
+		r.lex, err = parseLexRange(min, max)
+	}
+	return r, err
+}
+
+// ranked returns the entries of a rank range (none when it selects none).
+func (r zrange) ranked(z *store.Zset, rev bool) []store.Entry {
+	if a, b, ok := rankBounds(r.start, r.end, z.Len()); ok {
+		return z.Entries(a, b, rev)
+	}
+	return nil
+}
+
+// each calls fn for the members of a score or lex range from offset on, until fn returns false.
+func (r zrange) each(z *store.Zset, rev bool, offset int, fn func(member []byte, score float64) bool) {
+	if r.kind == rangeScore {
+		z.RangeByScore(r.score, rev, offset, fn)
+	} else {
+		z.RangeByLex(r.lex, rev, offset, fn)
+	}
+}
+
 // The range kinds and directions of zrangeGenericCommand; auto means ZRANGE's options decide.
 type rangeKind int
 
@@ -444,24 +489,7 @@ func cmdZrange(kindArg rangeKind, dirArg rangeDir) handler {
 		if rev && kind != rangeRank {
 			minArg, maxArg = maxArg, minArg // given as max, min
 		}
-		var start, end int64
-		var sr store.ScoreRange
-		var lr store.LexRange
-		var err error
-		switch kind {
-		case rangeRank:
-			var ok bool
-			if start, ok = parseInt(minArg); !ok {
-				return nil, errNotInteger
-			}
-			if end, ok = parseInt(maxArg); !ok {
-				return nil, errNotInteger
-			}
-		case rangeScore:
-			sr, err = parseScoreRange(minArg, maxArg)
-		case rangeLex:
-			lr, err = parseLexRange(minArg, maxArg)
-		}
+		r, err := parseZrange(kind, minArg, maxArg)
 		if err != nil {
 			return nil, err
 		}
@@ -473,27 +501,19 @@ func cmdZrange(kindArg rangeKind, dirArg rangeDir) handler {
 		if z == nil {
 			return out, nil
 		}
-		collect := func(m []byte, s float64) bool {
+		if kind == rangeRank {
+			out.items = r.ranked(z, rev)
+			return out, nil
+		}
+		// A negative offset skips everything (Redis's "while (offset--)" runs off the end).
+		if offset < 0 || limit == 0 || offset >= int64(z.Len()) && offset > 0 {
+			return out, nil
+		}
+		r.each(z, rev, int(offset), func(m []byte, s float64) bool {
 			out.items = append(out.items, store.Entry{Member: m, Score: s})
 			limit--
 			return limit != 0 // a negative limit never reaches 0: no limit
-		}
-		switch kind {
-		case rangeRank:
-			if a, b, ok := rankBounds(start, end, z.Len()); ok {
-				out.items = z.Entries(a, b, rev)
-			}
-		case rangeScore, rangeLex:
-			// A negative offset skips everything (Redis's "while (offset--)" runs off the end).
-			if offset < 0 || limit == 0 || offset >= int64(z.Len()) && offset > 0 {
-				return out, nil
-			}
-			if kind == rangeScore {
-				z.RangeByScore(sr, rev, int(offset), collect)
-			} else {
-				z.RangeByLex(lr, rev, int(offset), collect)
-			}
-		}
+		})
 		return out, nil
 	}
 }
@@ -612,24 +632,7 @@ func cmdBzpop(max bool) handler {
 
 func cmdZremrange(kind rangeKind) handler {
 	return func(c *client, args [][]byte) (any, error) {
-		var start, end int64
-		var sr store.ScoreRange
-		var lr store.LexRange
-		var err error
-		switch kind {
-		case rangeRank:
-			var ok bool
-			if start, ok = parseInt(args[2]); !ok {
-				return nil, errNotInteger
-			}
-			if end, ok = parseInt(args[3]); !ok {
-				return nil, errNotInteger
-			}
-		case rangeScore:
-			sr, err = parseScoreRange(args[2], args[3])
-		case rangeLex:
-			lr, err = parseLexRange(args[2], args[3])
-		}
+		r, err := parseZrange(kind, args[2], args[3])
 		if err != nil {
 			return nil, err
 		}
@@ -638,22 +641,19 @@ func cmdZremrange(kind rangeKind) handler {
 			return 0, err
 		}
 		var victims []store.Entry
-		collect := func(m []byte, s float64) bool {
-			victims = append(victims, store.Entry{Member: m, Score: s})
-			return true
+		if kind == rangeRank {
+			victims = r.ranked(z, false)
+		} else {
+			r.each(z, false, 0, func(m []byte, s float64) bool {
+				victims = append(victims, store.Entry{Member: m, Score: s})
+				return true
+			})
 		}
-		ev := ""
+		ev := "zremrangebyrank"
 		switch kind {
-		case rangeRank:
-			if a, b, ok := rankBounds(start, end, z.Len()); ok {
-				victims = z.Entries(a, b, false)
-			}
-			ev = "zremrangebyrank"
 		case rangeScore:
-			z.RangeByScore(sr, false, 0, collect)
 			ev = "zremrangebyscore"
 		case rangeLex:
-			z.RangeByLex(lr, false, 0, collect)
 			ev = "zremrangebylex"
 		}
 		for _, e := range victims {

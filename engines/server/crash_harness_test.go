@@ -51,7 +51,24 @@ type harnessRow struct {
 	maxAge                       time.Duration
 }
 
-func logHarnessTable(t *testing.T, rows map[string]*harnessRow) {
+// harnessRows are the table's cells by (policy / crash / fault).
+type harnessRows map[string]*harnessRow
+
+// add counts trial r in cell key.
+func (rows harnessRows) add(key string, r trialResult) {
+	row := rows[key]
+	if row == nil {
+		row = &harnessRow{}
+		rows[key] = row
+	}
+	row.trials++
+	row.acked += r.acked
+	row.lost += r.lost
+	row.refused += r.refused
+	row.maxAge = max(row.maxAge, r.maxAge)
+}
+
+func logHarnessTable(t *testing.T, rows harnessRows) {
 	var keys []string
 	for k := range rows {
 		keys = append(keys, k)
@@ -90,7 +107,7 @@ func checkTrial(t *testing.T, i int, policy string, power bool, interval time.Du
 func TestCrashHarness(t *testing.T) {
 	const interval = 50 * time.Millisecond
 	rng := rand.New(rand.NewPCG(harnessSeed(t), 11))
-	rows := map[string]*harnessRow{}
+	rows := harnessRows{}
 	for i := 0; i < harnessTrials(); i++ {
 		policy := []string{"always", "everysec", "no"}[rng.IntN(3)]
 		crash := []string{"process", "power", "sigkill"}[rng.IntN(3)]
@@ -99,22 +116,13 @@ func TestCrashHarness(t *testing.T) {
 		var r trialResult
 		if crash == "sigkill" {
 			ld.xadd = false
-			r = childTrialLoad(t, policy, ld, rng, uint64(i))
+			r = childTrial(t, policy, ld, rng, uint64(i))
 		} else {
 			r = runInProcess(t, trialOpts{policy: policy, power: crash == "power", interval: interval,
 				runFor: time.Duration(5+rng.IntN(70)) * time.Millisecond, load: ld}, rng, uint64(i))
 		}
 		checkTrial(t, i, policy, crash == "power", interval, desc, r)
-		row := rows[policy+" / "+crash]
-		if row == nil {
-			row = &harnessRow{}
-			rows[policy+" / "+crash] = row
-		}
-		row.trials++
-		row.acked += r.acked
-		row.lost += r.lost
-		row.refused += r.refused
-		row.maxAge = max(row.maxAge, r.maxAge)
+		rows.add(policy+" / "+crash, r)
 	}
 	logHarnessTable(t, rows)
 }
@@ -127,7 +135,7 @@ func TestCrashHarness(t *testing.T) {
 func TestCrashHarnessFaults(t *testing.T) {
 	const interval = 50 * time.Millisecond
 	rng := rand.New(rand.NewPCG(harnessSeed(t), 12))
-	rows := map[string]*harnessRow{}
+	rows := harnessRows{}
 	faults := []string{"fsync-once", "fsync-fail", "write-fail", "enospc"}
 	for i := 0; i < harnessTrials(); i++ {
 		policy := []string{"always", "everysec", "no"}[rng.IntN(3)]
@@ -142,17 +150,7 @@ func TestCrashHarnessFaults(t *testing.T) {
 		r := runInProcess(t, trialOpts{policy: policy, power: power, interval: interval,
 			runFor: time.Duration(10+rng.IntN(90)) * time.Millisecond, load: ld, fault: fault}, rng, uint64(i))
 		checkTrial(t, i, policy, power, interval, desc, r)
-		key := policy + " / " + crash + " / " + fault
-		row := rows[key]
-		if row == nil {
-			row = &harnessRow{}
-			rows[key] = row
-		}
-		row.trials++
-		row.acked += r.acked
-		row.lost += r.lost
-		row.refused += r.refused
-		row.maxAge = max(row.maxAge, r.maxAge)
+		rows.add(policy+" / "+crash+" / "+fault, r)
 	}
 	logHarnessTable(t, rows)
 }
@@ -203,9 +201,9 @@ func checkFaultHandled(s *Server, sim *fsys.Sim, policy, logs string, refused in
 	return ""
 }
 
-// childTrialLoad SIGKILLs a real server process under load ld at a random moment and restarts
+// childTrial SIGKILLs a real server process under load ld at a random moment and restarts
 // it on its files.
-func childTrialLoad(t *testing.T, policy string, ld load, rng *rand.Rand, seed uint64) trialResult {
+func childTrial(t *testing.T, policy string, ld load, rng *rand.Rand, seed uint64) trialResult {
 	dir := t.TempDir()
 	c := startChild(t, dir, policy)
 	done := make(chan [][]ack)

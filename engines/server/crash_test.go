@@ -325,7 +325,7 @@ func TestCrashLoss(t *testing.T) {
 			for i := 0; i < n; i++ {
 				var r trialResult
 				if cell.child {
-					r = childTrial(t, cell.policy, rng, uint64(i))
+					r = childTrial(t, cell.policy, defaultLoad, rng, uint64(i)) // no refusals without faults
 				} else {
 					r = inProcessTrial(t, cell.policy, cell.crash == "power", interval, rng, uint64(i), cell.xadd)
 				}
@@ -414,21 +414,6 @@ func startChild(t *testing.T, dir, policy string) *child {
 func (c *child) kill() {
 	c.cmd.Process.Kill() // SIGKILL: no warning, no flush
 	c.cmd.Wait()
-}
-
-// childTrial SIGKILLs a real server process at a random moment and restarts it on its files.
-func childTrial(t *testing.T, policy string, rng *rand.Rand, seed uint64) trialResult {
-	dir := t.TempDir()
-	c := startChild(t, dir, policy)
-	done := make(chan [][]ack)
-	go func() { a, _ := writeUntilDead(c.addr, seed, defaultLoad); done <- a }() // no refusals without faults
-	time.Sleep(time.Duration(5+rng.IntN(70)) * time.Millisecond)                 // the random moment of the crash
-	crashAt := time.Now()
-	c.kill()
-	acks := <-done
-	c2 := startChild(t, dir, policy)
-	defer c2.kill()
-	return countLost(c2.addr, acks, nil, crashAt, false)
 }
 
 // TestEverysecRealPeriod checks everysec's bound at its real period (one second): power cuts after

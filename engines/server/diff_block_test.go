@@ -6,7 +6,7 @@ import (
 )
 
 // runDiffCases runs named scripts (one command a line) against redis-server and our server.
-func runDiffCases(t *testing.T, cases []struct{ name, script string }) {
+func runDiffCases(t *testing.T, cases []diffCase) {
 	t.Helper()
 	realAddr := startRealRedis(t)
 	s := startServer(t, Config{EnableDebugCommand: "yes"}) // as the redis-server it is compared with
@@ -26,7 +26,7 @@ func runDiffCases(t *testing.T, cases []struct{ name, script string }) {
 // TestDiffRedisBlockingMoment: blocked clients are served after the whole command or
 // MULTI/EXEC, against the state it left (Redis's handleClientsBlockedOnKeys after call()).
 func TestDiffRedisBlockingMoment(t *testing.T) {
-	runDiffCases(t, []struct{ name, script string }{
+	runDiffCases(t, []diffCase{
 		{"xadd-del-in-multi", `
 			@1& XREAD BLOCK 0 STREAMS s $
 			MULTI
@@ -130,7 +130,7 @@ func TestDiffRedisBlockingMoment(t *testing.T) {
 func TestDiffRedisBlockingWake(t *testing.T) {
 	group := "XGROUP CREATE s g $ MKSTREAM\n@1& XREADGROUP GROUP g c BLOCK 0 STREAMS s >\n"
 	xread := "XADD s 1-1 a 1\n@1& XREAD BLOCK 0 STREAMS s $\n"
-	runDiffCases(t, []struct{ name, script string }{
+	runDiffCases(t, []diffCase{
 		{"xreadgroup-del", group + "DEL s\n@1<"},
 		{"xreadgroup-unlink", group + "UNLINK s\n@1<"},
 		{"xreadgroup-set", group + "SET s x\n@1<"},

@@ -103,7 +103,7 @@ func TestDiffRedisDumpRestore(t *testing.T) {
 		})
 	}
 	// Errors and options, as scripts.
-	runDiffCases(t, []struct{ name, script string }{
+	runDiffCases(t, []diffCase{
 		{"errors", `
 			DUMP nokey
 			SET k v

@@ -10,7 +10,7 @@ import (
 // TestDiffRedisClientReply: CLIENT REPLY OFF|ON|SKIP, sent pipelined so the only replies read
 // are the ones the server must send.
 func TestDiffRedisClientReply(t *testing.T) {
-	runDiffCases(t, []struct{ name, script string }{
+	runDiffCases(t, []diffCase{
 		{"off-on", `RAW "CLIENT REPLY OFF\r\nSET a 1\r\nGET a\r\nFOO\r\nCLIENT REPLY ON\r\n"
 			GET a`},
 		{"skip", `RAW "CLIENT REPLY SKIP\r\nSET b 2\r\nGET b\r\n"
@@ -118,7 +118,7 @@ func TestDiffRedisDebug(t *testing.T) {
 		DEBUG DIGEST-VALUE nokey
 		FLUSHALL
 		DEBUG DIGEST`
-	runDiffCases(t, []struct{ name, script string }{
+	runDiffCases(t, []diffCase{
 		{"protocol", proto},
 		{"protocol-resp3", "HELLO 3\n" + proto},
 		{"misc", `

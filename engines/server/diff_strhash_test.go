@@ -438,7 +438,7 @@ const strhashGeneric = `
 `
 
 func TestDiffRedisStrHash(t *testing.T) {
-	cases := []struct{ name, script string }{
+	cases := []diffCase{
 		{"strings", strhashStrings},
 		{"strings-resp3", "HELLO 3\n" + strhashStrings},
 		{"hashes", strhashHashes},
@@ -487,7 +487,7 @@ func TestDiffRedisStrHash(t *testing.T) {
 		"GETEX k", "GETEX w PERSIST", "DECRBY w 1", "COPY w k", "COPY k k2", "COPY k w REPLACE",
 		"EXPIREAT k 4102444800", "PEXPIREAT k 1", "EXPIREAT k 4102444800 XX", "TOUCH k",
 	} {
-		cases = append(cases, struct{ name, script string }{"watch " + w,
+		cases = append(cases, diffCase{"watch " + w,
 			"SET w 5\nSET k v\n@1 WATCH k\n" + w + "\n@1 MULTI\n@1 GET k\n@1 EXEC"})
 	}
 	for _, w := range []string{
@@ -495,7 +495,7 @@ func TestDiffRedisStrHash(t *testing.T) {
 		"SMOVE s k 1", "SMOVE s k 5", "SMOVE k s 1", "SINTERSTORE k s s", "SUNIONSTORE k nokey",
 		"SDIFFSTORE k s s", "SMISMEMBER k 1", "SSCAN k 0",
 	} {
-		cases = append(cases, struct{ name, script string }{"watch " + w,
+		cases = append(cases, diffCase{"watch " + w,
 			"HSET k a 1\nSADD s 1 2\n@1 WATCH k\n" + w + "\n@1 MULTI\n@1 TYPE k\n@1 EXEC"})
 	}
 	runDiffCases(t, cases)

@@ -571,19 +571,7 @@ var diffBaseCases = []diffCase{
 }
 
 func TestDiffRedis(t *testing.T) {
-	realAddr := startRealRedis(t)
-	s := startServer(t, Config{EnableDebugCommand: "yes"}) // as the shared redis-server
-	for _, tc := range diffCases {
-		t.Run(tc.name, func(t *testing.T) {
-			var lines []string
-			for _, l := range strings.Split(tc.script, "\n") {
-				if l = strings.TrimSpace(l); l != "" {
-					lines = append(lines, l)
-				}
-			}
-			runDiff(t, realAddr, s.Addr(), lines)
-		})
-	}
+	runDiffCases(t, diffCases)
 }
 
 // TestDiffRedisStreamNodes checks that node boundaries (stream-node-max-entries and
@@ -627,7 +615,7 @@ func TestDiffRedisStreamNodes(t *testing.T) {
 func TestDiffRedisWatch(t *testing.T) {
 	realAddr := startRealRedis(t)
 	s := startServer(t, Config{})
-	cases := []struct{ name, script string }{
+	cases := []diffCase{
 		{"modified", "WATCH k\n@1 SET k v\nMULTI\nGET k\nEXEC\nGET k"},
 		{"untouched", "WATCH k\nMULTI\nSET k 2\nEXEC\nGET k"},
 		{"list-push", "WATCH l\n@1 LPUSH l a\nMULTI\nLLEN l\nEXEC"},

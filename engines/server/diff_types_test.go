@@ -120,7 +120,7 @@ func TestDiffRedisSetsHashes(t *testing.T) {
 		CONFIG SET hash-max-ziplist-entries 512
 		CONFIG GET hash-max-listpack-entries
 	`
-	cases := []struct{ name, script string }{
+	cases := []diffCase{
 		{"sets", sets},
 		{"sets-resp3", "HELLO 3\n" + sets},
 		{"hashes", hashes},
@@ -333,7 +333,7 @@ func TestDiffRedisStringsKeys(t *testing.T) {
 		RPUSH l a b c d e f
 		OBJECT ENCODING l
 	`
-	runDiffCases(t, []struct{ name, script string }{
+	runDiffCases(t, []diffCase{
 		{"strings", strs},
 		{"strings-resp3", "HELLO 3\n" + strs},
 		{"keys", keys},
@@ -343,7 +343,7 @@ func TestDiffRedisStringsKeys(t *testing.T) {
 }
 
 func TestDiffRedisFunction(t *testing.T) {
-	runDiffCases(t, []struct{ name, script string }{
+	runDiffCases(t, []diffCase{
 		{"function", `
 			FUNCTION LIST LIBRARYNAME
 			FUNCTION LIST FOO

@@ -280,7 +280,7 @@ func TestDiffRedisZsets(t *testing.T) {
 		CONFIG SET zset-max-listpack-value x
 		CONFIG SET zset-max-listpack-entries -1
 	`
-	cases := []struct{ name, script string }{
+	cases := []diffCase{
 		{"zadd", zadd},
 		{"zadd-resp3", "HELLO 3\n" + zadd},
 		{"ranges", ranges},
@@ -319,7 +319,7 @@ func TestDiffRedisZsets(t *testing.T) {
 // TestDiffRedisZsetBlocking: BZPOPMIN/BZPOPMAX wait, and are served after the command or
 // MULTI/EXEC that fed them, in the order they blocked (as BLPOP).
 func TestDiffRedisZsetBlocking(t *testing.T) {
-	runDiffCases(t, []struct{ name, script string }{
+	runDiffCases(t, []diffCase{
 		{"bzpopmin-zadd", "@1& BZPOPMIN z 0\nZADD z 2 b 1 a\n@1<\nZRANGE z 0 -1 WITHSCORES"},
 		{"bzpopmax-zadd-resp3", "@1 HELLO 3\n@1& BZPOPMAX z 0\nZADD z 2 b 1 a\n@1<\nZRANGE z 0 -1"},
 		{"bzpopmin-two-clients", "@1& BZPOPMIN z 0\n@2& BZPOPMIN z 0\nZADD z 1 a 2 b 3 c\n@1<\n@2<\nZCARD z"},
@@ -367,7 +367,7 @@ func TestDiffRedisZsetNotifications(t *testing.T) {
 // TestDiffRedisZsetReload: DEBUG RELOAD gives zsets the encoding Redis's RDB load gives them by
 // the current limits (a small skiplist comes back a listpack, with -0 read as 0).
 func TestDiffRedisZsetReload(t *testing.T) {
-	runDiffCases(t, []struct{ name, script string }{
+	runDiffCases(t, []diffCase{
 		{"reload", `
 			CONFIG SET zset-max-listpack-entries 1
 			ZADD a 1 x 2 y

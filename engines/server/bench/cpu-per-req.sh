@@ -9,27 +9,8 @@
 # Run from the repository root (Linux: /proc). Prints a Markdown table of the medians.
 set -euo pipefail
 ROUNDS=${ROUNDS:-3} N=${N:-100000}
-WORK=$(mktemp -d)
-QBENCH=${1:-$WORK/qbench}
-if [ ! -x "$QBENCH" ]; then go build -o "$QBENCH" ./cmd/qbench; fi
-PID=
-cleanup() { [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
-TCK=$(getconf CLK_TCK)
+. "$(dirname "$0")/servers.sh"
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-start() { # server(q|r) fsync(none|always) -> sets PID and PORT
-  PORT=$(free_port)
-  local dir=$WORK/$1-$2-$PORT; mkdir -p "$dir"
-  local aof=(--appendonly no); [ "$2" = always ] && aof=(--appendonly yes --appendfsync always)
-  if [ "$1" = q ]; then "$QBENCH" serve --port "$PORT" --dir "$dir" "${aof[@]}" >/dev/null 2>&1 &
-  else redis-server --bind 127.0.0.1 --port "$PORT" --dir "$dir" --save "" "${aof[@]}" >/dev/null 2>&1 & fi
-  PID=$!
-  until redis-cli -p "$PORT" ping >/dev/null 2>&1; do sleep 0.05; done
-}
-stop() { kill -TERM "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
-ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
-VALUE=$(head -c 256 /dev/zero | tr '\0' v)
 cpu() { # test clients pipeline requests -> microseconds of CPU per request
   local t=(-t "$1"); [ "$1" = xadd ] && t=(XADD qb:s '*' payload "$VALUE")
   [ "$1" = rpop ] && redis-benchmark -p "$PORT" -c "$2" -P 16 -n "$4" -d 256 -t lpush -q >/dev/null 2>&1
@@ -38,7 +19,6 @@ cpu() { # test clients pipeline requests -> microseconds of CPU per request
   t1=$(ticks)
   awk -v d=$((t1 - t0)) -v n="$4" -v tck="$TCK" 'BEGIN{printf "%.2f", d / tck / n * 1e6}'
 }
-med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
 echo

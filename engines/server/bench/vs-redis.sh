@@ -37,31 +37,8 @@
 # redis-benchmark, redis-cli, /usr/bin/time.
 set -euo pipefail
 ROUNDS=${ROUNDS:-3} N=${N:-100000} CELLS=${CELLS:-xadd lpush rpop} PIPES=${PIPES:-1 16}
-WORK=$(mktemp -d)
-QBENCH=${1:-$WORK/qbench}
-if [ ! -x "$QBENCH" ]; then go build -o "$QBENCH" ./cmd/qbench; fi
-PID=
-cleanup() { [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
-SPIN=() CPIN=() # taskset prefixes for the servers and redis-benchmark (PIN)
-if [ -n "${PIN:-}" ]; then read -r pin_s pin_c <<<"$PIN"; SPIN=(taskset -c "$pin_s") CPIN=(taskset -c "$pin_c"); fi
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-start() { # server(q|r) fsync(none|always) -> sets PID and PORT
-  PORT=$(free_port)
-  local dir=$WORK/$1-$2-$PORT; mkdir -p "$dir"
-  local aof=(--appendonly no); [ "$2" = always ] && aof=(--appendonly yes --appendfsync always)
-  if [ "$1" = q ]; then "${SPIN[@]}" "$QBENCH" serve --port "$PORT" --dir "$dir" --save "" "${aof[@]}" >/dev/null 2>&1 &
-  else "${SPIN[@]}" redis-server --bind 127.0.0.1 --port "$PORT" --dir "$dir" --save "" "${aof[@]}" >/dev/null 2>&1 & fi
-  PID=$!
-  until redis-cli -p "$PORT" ping >/dev/null 2>&1; do sleep 0.05; done
-}
-stop() { kill -TERM "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
-VALUE=$(head -c 256 /dev/zero | tr '\0' v)
-TCK=$(getconf CLK_TCK)
+. "$(dirname "$0")/servers.sh"
 RB_EXTRA=() # extra redis-benchmark options for the timed run (THREADS2)
-ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; } # the server's utime+stime, all threads
 now() { date +%s%N; }
 # The machine's busy and stolen ticks (all CPUs) from /proc/stat.
 machine() { awk '$1=="cpu"{print $2+$3+$4+$7+$8, $9}' /proc/stat; }
@@ -86,7 +63,6 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; redi
 echo
 echo "| cell | qbench req/s | redis req/s | ours/redis median (min-max) | qbench CPU us/req | redis CPU us/req | ours/redis CPU median (min-max) | client CPU % (q/r) | saturated (q/r) |"
 echo "|---|---|---|---|---|---|---|---|---|"
-med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 span() { printf '%s (%s-%s)' "$(med "$@")" "$(printf '%s\n' "$@" | sort -g | head -1)" "$(printf '%s\n' "$@" | sort -g | tail -1)"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (b > 0) printf "%.2f", a/b; else print "inf"}'; }
 # client% server% -> which side ran at ~a full core (the client first: it bounds the cell)

@@ -79,11 +79,7 @@ func AppendValue(b []byte, v any, proto int) []byte {
 	case error:
 		return AppendError(b, v.Error())
 	case Array:
-		b = AppendArrayLen(b, len(v))
-		for _, e := range v {
-			b = AppendValue(b, e, proto)
-		}
-		return b
+		return appendValues(AppendArrayLen(b, len(v)), v, proto)
 	case [][]byte:
 		b = AppendArrayLen(b, len(v))
 		for _, e := range v {
@@ -98,34 +94,13 @@ func AppendValue(b []byte, v any, proto int) []byte {
 		return b
 	case Map:
 		if proto >= 3 {
-			b = appendLen(b, '%', len(v)/2)
-		} else {
-			b = AppendArrayLen(b, len(v))
+			return appendValues(appendLen(b, '%', len(v)/2), v, proto)
 		}
-		for _, e := range v {
-			b = AppendValue(b, e, proto)
-		}
-		return b
+		return appendValues(AppendArrayLen(b, len(v)), v, proto)
 	case Set:
-		if proto >= 3 {
-			b = appendLen(b, '~', len(v))
-		} else {
-			b = AppendArrayLen(b, len(v))
-		}
-		for _, e := range v {
-			b = AppendValue(b, e, proto)
-		}
-		return b
+		return appendValues(appendAggregateLen(b, '~', len(v), proto), v, proto)
 	case Push:
-		if proto >= 3 {
-			b = appendLen(b, '>', len(v))
-		} else {
-			b = AppendArrayLen(b, len(v))
-		}
-		for _, e := range v {
-			b = AppendValue(b, e, proto)
-		}
-		return b
+		return appendValues(appendAggregateLen(b, '>', len(v), proto), v, proto)
 	case Double:
 		if proto >= 3 {
 			b = append(b, ',')
@@ -232,4 +207,21 @@ func AppendNull(b []byte, proto int) []byte {
 		return append(b, "_\r\n"...)
 	}
 	return append(b, "$-1\r\n"...)
+}
+
+// appendAggregateLen writes the header of a RESP3 aggregate of type c ('~' set, '>' push) with n
+// elements, or of an array in RESP2.
+func appendAggregateLen(b []byte, c byte, n, proto int) []byte {
+	if proto >= 3 {
+		return appendLen(b, c, n)
+	}
+	return AppendArrayLen(b, n)
+}
+
+// appendValues writes each of vs as AppendValue does.
+func appendValues(b []byte, vs []any, proto int) []byte {
+	for _, e := range vs {
+		b = AppendValue(b, e, proto)
+	}
+	return b
 }

@@ -222,16 +222,36 @@ func backlenSize(l int) int {
 	return 5
 }
 
+// packedEntries checks the frame a listpack (header 6 bytes) or a ziplist (header 10) shares:
+// the total length first and 0xff last, an entry count (16 bits) just before the entries. It
+// returns a slice sized from that count (65535: unknown), bounded by the bytes there are:
+// growing the slice was most of a large file's load time.
+func packedEntries(p []byte, header int) ([][]byte, bool) {
+	if len(p) < header+1 || int(binary.LittleEndian.Uint32(p)) != len(p) || p[len(p)-1] != 0xff {
+		return nil, false
+	}
+	if n := int(binary.LittleEndian.Uint16(p[header-2:])); n < 65535 && n <= len(p) {
+		return make([][]byte, 0, n), true
+	}
+	return nil, true
+}
+
+// packedInt returns the decimal string of the signed little-endian integer of w bytes at the
+// start of p, as listpacks and ziplists store integers.
+func packedInt(p []byte, w int) []byte {
+	var u uint64
+	for k := w - 1; k >= 0; k-- {
+		u = u<<8 | uint64(p[k])
+	}
+	v := int64(u<<(64-8*w)) >> (64 - 8*w) // sign-extend
+	return strconv.AppendInt(nil, v, 10)
+}
+
 // decodeListpack returns a listpack's elements (integers as their decimal strings).
 func decodeListpack(p []byte) ([][]byte, error) {
-	if len(p) < 7 || int(binary.LittleEndian.Uint32(p)) != len(p) || p[len(p)-1] != 0xff {
+	out, ok := packedEntries(p, 6)
+	if !ok {
 		return nil, errRDBBad
-	}
-	// Sized from the header's count (65535: unknown), bounded by the bytes there are: growing
-	// the slice was most of a large file's load time.
-	var out [][]byte
-	if n := int(binary.LittleEndian.Uint16(p[4:])); n < 65535 && n <= len(p) {
-		out = make([][]byte, 0, n)
 	}
 	i, end := 6, len(p)-1
 	for i < end {
@@ -280,12 +300,7 @@ func decodeListpack(p []byte) ([][]byte, error) {
 			if !need(1 + w) {
 				return nil, errRDBBad
 			}
-			var u uint64
-			for k := w - 1; k >= 0; k-- {
-				u = u<<8 | uint64(p[i+1+k])
-			}
-			v := int64(u<<(64-8*w)) >> (64 - 8*w) // sign-extend
-			n, e = 1+w, strconv.AppendInt(nil, v, 10)
+			n, e = 1+w, packedInt(p[i+1:], w)
 		default:
 			return nil, errRDBBad
 		}

@@ -49,12 +49,9 @@ func (r *rdbReader) ziplistValue(typ byte, lim RDBLimits) (any, error) {
 // decodeZiplist returns a ziplist's elements (integers as their decimal strings): zlbytes,
 // zltail, zllen, then entries of prevlen, encoding and data, then 0xff (ziplist.c).
 func decodeZiplist(p []byte) ([][]byte, error) {
-	if len(p) < 11 || int(binary.LittleEndian.Uint32(p)) != len(p) || p[len(p)-1] != 0xff {
+	out, ok := packedEntries(p, 10)
+	if !ok {
 		return nil, errRDBBad
-	}
-	var out [][]byte
-	if n := int(binary.LittleEndian.Uint16(p[8:])); n < 65535 && n <= len(p) {
-		out = make([][]byte, 0, n)
 	}
 	i, end := 10, len(p)-1
 	for i < end {
@@ -99,12 +96,7 @@ func decodeZiplist(p []byte) ([][]byte, error) {
 			if w == 0 || !need(1+w) {
 				return nil, errRDBBad
 			}
-			var u uint64
-			for k := w - 1; k >= 0; k-- {
-				u = u<<8 | uint64(p[i+1+k])
-			}
-			v := int64(u<<(64-8*w)) >> (64 - 8*w) // sign-extend
-			n, e = 1+w, strconv.AppendInt(nil, v, 10)
+			n, e = 1+w, packedInt(p[i+1:], w)
 		}
 		i += n
 		out = append(out, e)
