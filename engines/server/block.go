@@ -40,8 +40,6 @@ type blockRegistry struct {
 	byKey    map[dbKey][]*blockSpec
 	ready    []dbKey
 	readySet map[dbKey]uint8 // readyData | readyGone
-	// woken counts blocked clients answered since the event loop last looked (under s.mu).
-	woken int
 }
 
 // Why a key is ready: data may have arrived (a push, an XADD, a key created), or the key may
@@ -186,7 +184,7 @@ func (s *Server) wake(b *blockSpec, reply any, logged bool, key string) {
 		s.p.logServed(b, key)
 	}
 	s.blocked.remove(b)
-	s.blocked.woken++
+	s.woken++
 	b.done <- reply
 }
 

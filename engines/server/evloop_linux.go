@@ -185,7 +185,7 @@ func (l *eventLoop) run() {
 			}
 		}
 		if len(ready) > 0 && l.runTurn(ready) && len(l.again) == 0 && loopYieldWoken {
-			// The turn answered blocked clients: run their goroutines before waiting (see
+			// The turn readied client goroutines: run them before waiting (see
 			// loopYieldWoken).
 			runtime.Gosched()
 		}
@@ -234,7 +234,8 @@ func (l *eventLoop) register() {
 }
 
 // runTurn executes every ready client's buffered commands under one hold of the store lock,
-// commits the log once, then replies. It reports whether the turn answered blocked clients.
+// commits the log once, then replies. It reports whether the turn readied client goroutines
+// (Server.woken).
 func (l *eventLoop) runTurn(ready []*client) (woke bool) {
 	s := l.s
 	s.mu.Lock()
@@ -282,8 +283,8 @@ func (l *eventLoop) runTurn(ready []*client) (woke bool) {
 		}
 	}
 	end, w := s.p.batchEnd(), s.p.w
-	woke = s.blocked.woken > 0
-	s.blocked.woken = 0
+	woke = s.woken > 0
+	s.woken = 0
 	s.p.endTurn()
 	s.mu.Unlock()
 	// Group commit: no reply leaves before the log holds what it depends on. If the log
@@ -426,8 +427,9 @@ func (l *eventLoop) shutdown() {
 // off, for re-measuring.
 const loopYieldEvery = 5 * time.Millisecond
 
-// The loop also yields after a turn that answered blocked clients (a BRPOP or XREADGROUP BLOCK
-// served by the turn's LPUSH or XADD), before it waits in epoll_wait. Their goroutines were
+// The loop also yields after a turn that readied client goroutines (a BRPOP or XREADGROUP BLOCK
+// served by the turn's LPUSH or XADD, a subscriber's writer given a PUBLISH), before it waits
+// in epoll_wait. Those goroutines were
 // readied on the loop's processor (the runtime queues a goroutine woken by a channel send on
 // the sender's processor), and epoll_wait keeps that processor in a system call: when the other
 // processors were busy, the consumer waited until one was free or sysmon took the processor
