@@ -184,6 +184,7 @@ func (s *Server) wake(b *blockSpec, reply any, logged bool, key string) {
 		s.p.logServed(b, key)
 	}
 	s.blocked.remove(b)
+	s.woken++
 	b.done <- reply
 }
 

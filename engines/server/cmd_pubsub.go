@@ -180,6 +180,7 @@ func (s *Server) deliver(c *client, b []byte) {
 		return
 	}
 	c.appendPendingLocked(b)
+	s.woken++
 	s.checkLimitLocked(c, time.Now())
 }
 

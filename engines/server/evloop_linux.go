@@ -184,8 +184,10 @@ func (l *eventLoop) run() {
 				ready = append(ready, c)
 			}
 		}
-		if len(ready) > 0 {
-			l.runTurn(ready)
+		if len(ready) > 0 && l.runTurn(ready) && len(l.again) == 0 && loopYieldWoken {
+			// The turn readied client goroutines: run them before waiting (see
+			// loopYieldWoken).
+			runtime.Gosched()
 		}
 	}
 }
@@ -232,8 +234,9 @@ func (l *eventLoop) register() {
 }
 
 // runTurn executes every ready client's buffered commands under one hold of the store lock,
-// commits the log once, then replies.
-func (l *eventLoop) runTurn(ready []*client) {
+// commits the log once, then replies. It reports whether the turn readied client goroutines
+// (Server.woken).
+func (l *eventLoop) runTurn(ready []*client) (woke bool) {
 	s := l.s
 	s.mu.Lock()
 	now := s.p.startTurn()
@@ -280,6 +283,8 @@ func (l *eventLoop) runTurn(ready []*client) {
 		}
 	}
 	end, w := s.p.batchEnd(), s.p.w
+	woke = s.woken > 0
+	s.woken = 0
 	s.p.endTurn()
 	s.mu.Unlock()
 	// Group commit: no reply leaves before the log holds what it depends on. If the log
@@ -316,6 +321,7 @@ func (l *eventLoop) runTurn(ready []*client) {
 			l.again = append(l.again, c)
 		}
 	}
+	return woke
 }
 
 // handoff moves c out of the loop onto its own goroutine and a net.Conn for the same socket:
@@ -420,6 +426,17 @@ func (l *eventLoop) shutdown() {
 // 0.12 -> 0.29 and sched_yield 0 -> 0.04 under always). QBENCH_SERVER_LOOP_YIELD=0 turns it
 // off, for re-measuring.
 const loopYieldEvery = 5 * time.Millisecond
+
+// The loop also yields after a turn that readied client goroutines (a BRPOP or XREADGROUP BLOCK
+// served by the turn's LPUSH or XADD, a subscriber's writer given a PUBLISH), before it waits
+// in epoll_wait. Those goroutines were
+// readied on the loop's processor (the runtime queues a goroutine woken by a channel send on
+// the sender's processor), and epoll_wait keeps that processor in a system call: when the other
+// processors were busy, the consumer waited until one was free or sysmon took the processor
+// away (sysmon sleeps up to 10 ms when idle): a light-load delivery tail that Redis, one
+// thread, does not have. The yield runs them first, and costs no system call.
+// QBENCH_SERVER_LOOP_YIELD_WOKEN=0 turns it off, for re-measuring.
+var loopYieldWoken = os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") != "0"
 
 var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
 

@@ -12,7 +12,8 @@ import (
 // and cmd/qserver: start s, print its address on out (the parent reads it there), serve until
 // SIGINT or SIGTERM or until the server stops itself (SHUTDOWN, or a fatal AOF error, after
 // which Redis exits 1), then close. It returns Start's error or the error that stopped the
-// server; nil after a signal or SHUTDOWN.
+// server; nil after a signal or SHUTDOWN. Before closing it writes the diagnostics
+// runtime_stats.go describes, if asked.
 func ServeUntilSignal(s *Server, out io.Writer) error {
 	if err := s.Start(); err != nil {
 		return err
@@ -25,6 +26,7 @@ func ServeUntilSignal(s *Server, out io.Writer) error {
 	case <-sigs:
 	case <-s.Done():
 	}
+	writeExitDiagnostics(os.Stderr)
 	s.Close()
 	return s.Err()
 }

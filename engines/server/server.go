@@ -61,6 +61,10 @@ type Server struct {
 	store *store.Store
 	conf  *settings
 
+	// woken counts the client goroutines commands have readied (a blocked client answered, a
+	// subscriber's writer given a message) since the event loop last looked; under mu.
+	woken int
+
 	clients map[int64]*client
 	nextID  atomic.Int64
 	blocked *blockRegistry

@@ -75,3 +75,29 @@ func TestChunkedAgainstSortedSlice(t *testing.T) {
 		})
 	}
 }
+
+// TestChunkedEmptiedReusesChunk: a PEL that each acknowledgement empties (a consumer group at
+// light load: add, then remove, message after message) allocates no chunk per message, and
+// stays correct.
+func TestChunkedEmptiedReusesChunk(t *testing.T) {
+	var p PEL
+	next := uint64(1)
+	cycle := func() {
+		id := ID{next, 0}
+		next++
+		p.Add(Nack{ID: id})
+		if p.Len() != 1 || p.Get(id) == nil {
+			t.Fatalf("after Add(%v): Len %d, Get %v", id, p.Len(), p.Get(id))
+		}
+		if !p.Remove(id) || p.Len() != 0 {
+			t.Fatalf("Remove(%v) failed or Len %d", id, p.Len())
+		}
+		if _, ok := p.First(); ok {
+			t.Fatal("an empty PEL has a first entry")
+		}
+	}
+	cycle()
+	if a := testing.AllocsPerRun(1000, cycle); a != 0 {
+		t.Errorf("%v allocations per add and remove of an emptied PEL, want 0", a)
+	}
+}
