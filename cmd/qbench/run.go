@@ -19,7 +19,7 @@ import (
 func runCmd() *cobra.Command {
 	var out string
 	var quiet bool
-	var cpuProfile string
+	var cpuProfile, memProfile, tracePath string
 	var g *gating
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO.yaml",
@@ -53,6 +53,11 @@ func runCmd() *cobra.Command {
 				}
 				defer stopProfile()
 			}
+			stopOthers, err := startProfiles(memProfile, tracePath) // profile.go
+			if err != nil {
+				return err
+			}
+			defer stopOthers()
 			if sweep {
 				return runSweep(cmd, sc, g)
 			}
@@ -103,6 +108,8 @@ func runCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file (a directory for a matrix)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run (go tool pprof) to this file")
+	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write an allocation profile of the run (go tool pprof -sample_index=alloc_space) to this file")
+	cmd.Flags().StringVar(&tracePath, "trace", "", "write an execution trace of the run (go tool trace) to this file: GC pauses, scheduling, system calls; keep the run short")
 	segmentFlags(cmd)
 	g = addGating(cmd)
 	return cmd
