@@ -30,6 +30,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			tuneGC() // gctune.go
 			// Everything the run will write is checked before it starts, in every mode.
 			if err := g.prepare(sc); err != nil {
 				return err
