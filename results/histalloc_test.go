@@ -1,8 +1,10 @@
 package results
 
 import (
+	"fmt"
 	"math/rand"
 	"runtime"
+	"sync"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -130,4 +132,37 @@ func (m *runtimeMem) read() {
 	var s runtime.MemStats
 	runtime.ReadMemStats(&s)
 	m.bytes = s.TotalAlloc
+}
+
+// Encoders are shared: concurrent encodings (a sweep writing results while a run samples) each
+// get their own and still match the library.
+func TestEncodeHistogramConcurrently(t *testing.T) {
+	hs := randomHistograms(t)
+	want := make([]string, len(hs))
+	for i, h := range hs {
+		b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = string(b)
+	}
+	errs := make(chan string, 8*len(hs))
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range hs {
+				i := (k + g) % len(hs)
+				if got, err := EncodeHistogram(hs[i]); err != nil || got != want[i] {
+					errs <- fmt.Sprintf("goroutine %d, histogram %d: %v", g, i, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
 }

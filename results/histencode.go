@@ -27,19 +27,45 @@ type histEncoder struct {
 	z           *zlib.Writer
 }
 
-var histEncoders = sync.Pool{New: func() any {
+// histEncoders are the idle encoders: a free list rather than a sync.Pool, which may drop what it
+// holds at any GC (and does at random under the race detector), when the point is to keep one.
+var histEncoders struct {
+	sync.Mutex
+	free []*histEncoder
+}
+
+// maxIdleEncoders bounds the free list: the sampler encodes one histogram at a time; a few more
+// are for results written meanwhile (sweeps, merges).
+const maxIdleEncoders = 4
+
+func getEncoder() *histEncoder {
+	histEncoders.Lock()
+	defer histEncoders.Unlock()
+	if n := len(histEncoders.free); n > 0 {
+		e := histEncoders.free[n-1]
+		histEncoders.free = histEncoders.free[:n-1]
+		return e
+	}
 	e := &histEncoder{}
 	e.z, _ = zlib.NewWriterLevel(&e.packed, zlib.BestCompression) // the level is valid
 	return e
-}}
+}
+
+func putEncoder(e *histEncoder) {
+	histEncoders.Lock()
+	defer histEncoders.Unlock()
+	if len(histEncoders.free) < maxIdleEncoders {
+		histEncoders.free = append(histEncoders.free, e)
+	}
+}
 
 // encodeV2 is hdrhistogram-go's Encode(V2CompressedEncodingCookieBase), byte for byte (tested
 // against it), with a pooled zlib writer. What it allocates is a copy of the counts (Export, the
 // only way to read them) and the result.
 func encodeV2(h *hdrhistogram.Histogram) (string, error) {
 	snap := h.Export()
-	e := histEncoders.Get().(*histEncoder)
-	defer histEncoders.Put(e)
+	e := getEncoder()
+	defer putEncoder(e)
 	e.raw.Reset()
 	e.packed.Reset()
 
