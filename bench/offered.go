@@ -79,3 +79,23 @@ func fillOffered(sc *scenarios.Scenario, series []results.Interval) {
 		prev = cur
 	}
 }
+
+// reserveLedger sizes the ledger's books for the schedule before the run starts (ledger.Reserve):
+// each producer's messages up to the schedule's end, for the producers this process runs, and
+// for every producer when it consumes (its consumers mark any producer's messages). A rate: max
+// run has no schedule; its books grow.
+func (r *run) reserveLedger() {
+	sc := r.sc
+	if sc.Rate.Max || !sc.Produces() && !sc.Consumes() {
+		return
+	}
+	shape := ShapeFor(sc)
+	for p := range sc.Producers {
+		if !r.localProducer(p) && !sc.Consumes() {
+			continue
+		}
+		pc := producerPacer(sc, shape, p)
+		pc.Duration = r.scheduleEnd
+		r.ledger.Reserve(p, pc.CountBefore(r.scheduleEnd))
+	}
+}

@@ -53,7 +53,7 @@ func newBatchSlot(batch, size int, content scenarios.Payload, seed int64, key ui
 func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec *recorder, warmupNs int64) {
 	sc := r.sc
 	inFlight := max(sc.InFlight, 1)
-	pc := &pacing{pacer: Pacer{Duration: r.scheduleEnd}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
+	pc := &pacing{mu: newTokenLock(), pacer: Pacer{Duration: r.scheduleEnd}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
 	pc.sendNs.Store(int64(time.Millisecond)) // until measured, assume a slow engine: pass the schedule on
 	if !sc.Rate.Max {
 		pc.pacer = producerPacer(sc, ShapeFor(sc), id)
@@ -111,11 +111,26 @@ func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec
 	}
 }
 
+// tokenLock is a lock made of a one-slot channel, for the pacing lock. A sync.Mutex held across
+// the pacer's sleeps has waiters that wait over a millisecond, which puts it in starvation mode:
+// each Unlock then hands the lock to the waiter and yields the unlocking goroutine's P to it, so
+// the claimer that has just stamped a batch waits in the run queue before its Send (a runtime
+// trace of the 10k scenario at load 19: 350 ms of scheduling delay in 2 s, all at claim's Unlock,
+// counted as send delay). Releasing a channel slot readies the waiter without yielding: the
+// claimer sends first, and the waiter runs when the Send blocks. Unlock may be called by another
+// goroutine than Lock's (the handoff does).
+type tokenLock struct{ ch chan struct{} }
+
+func newTokenLock() tokenLock { return tokenLock{ch: make(chan struct{}, 1)} }
+
+func (l tokenLock) Lock()   { l.ch <- struct{}{} }
+func (l tokenLock) Unlock() { <-l.ch }
+
 // pacing is one producer's schedule, shared by its in_flight goroutines.
 type pacing struct {
 	// mu is held by the goroutine pacing the next batch, sleeps included; the fields below it
 	// are guarded by it.
-	mu    sync.Mutex
+	mu    tokenLock
 	pacer Pacer
 	timer *time.Timer
 	seq   uint64 // the next sequence number to claim

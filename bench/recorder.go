@@ -33,17 +33,29 @@ type recorder struct {
 	intervalBy, measuredBy, warmBy [3]*hdrhistogram.Histogram
 	dropped                        int64
 	bins                           binner
+	// The spare set, swapped with interval, warm and bins at each harvest: the lock is held for
+	// the swap only, and the merges (tens of microseconds each, longer when the harvesting
+	// thread is descheduled on a loaded machine) run outside it, where they held up every
+	// record of this goroutine's producer or consumer once a second.
+	spareInterval, spareWarm     map[string]*hdrhistogram.Histogram
+	spareIntervalBy, spareWarmBy [3]*hdrhistogram.Histogram
+	spareBins                    binner
+	// harvestMu makes one harvest at a time (the spare set is the harvester's between swaps).
+	harvestMu sync.Mutex
 }
 
 // newRecorder's binWidth is the latency bins' width (results.BinWidth).
 func newRecorder(binWidth time.Duration) *recorder {
 	r := &recorder{interval: map[string]*hdrhistogram.Histogram{}, measured: map[string]*hdrhistogram.Histogram{},
-		warm: map[string]*hdrhistogram.Histogram{}, bins: newBinner(binWidth)}
+		warm: map[string]*hdrhistogram.Histogram{}, bins: newBinner(binWidth),
+		spareInterval: map[string]*hdrhistogram.Histogram{}, spareWarm: map[string]*hdrhistogram.Histogram{}, spareBins: newBinner(binWidth)}
 	for i, k := range kinds {
 		r.interval[k] = results.NewHistogram()
 		r.measured[k] = results.NewHistogram()
 		r.warm[k] = results.NewHistogram()
 		r.intervalBy[i], r.measuredBy[i], r.warmBy[i] = r.interval[k], r.measured[k], r.warm[k]
+		r.spareInterval[k], r.spareWarm[k] = results.NewHistogram(), results.NewHistogram()
+		r.spareIntervalBy[i], r.spareWarmBy[i] = r.spareInterval[k], r.spareWarm[k]
 	}
 	return r
 }
@@ -94,15 +106,23 @@ func (r *recorder) recordAt(kind string, intendedNs, atNs int64, measured bool) 
 // harvest merges this recorder's interval histograms into into (and their warm-up part into
 // warm), and resets them; its latency bins go into bins.
 func (r *recorder) harvest(into, warm map[string]*hdrhistogram.Histogram, bins map[results.BinKey]*hdrhistogram.Histogram) (dropped int64) {
+	r.harvestMu.Lock()
+	defer r.harvestMu.Unlock()
+	// Swap in the spare set (reset at the last harvest), then merge what was swapped out.
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.bins.harvest(bins)
+	r.interval, r.spareInterval = r.spareInterval, r.interval
+	r.warm, r.spareWarm = r.spareWarm, r.warm
+	r.intervalBy, r.spareIntervalBy = r.spareIntervalBy, r.intervalBy
+	r.warmBy, r.spareWarmBy = r.spareWarmBy, r.warmBy
+	r.bins, r.spareBins = r.spareBins, r.bins
+	r.mu.Unlock()
+	r.spareBins.harvest(bins)
 	for _, k := range kinds {
-		dropped += into[k].Merge(r.interval[k])
-		r.interval[k].Reset()
-		if r.warm[k].TotalCount() > 0 {
-			warm[k].Merge(r.warm[k])
-			r.warm[k].Reset()
+		dropped += into[k].Merge(r.spareInterval[k])
+		r.spareInterval[k].Reset()
+		if r.spareWarm[k].TotalCount() > 0 {
+			warm[k].Merge(r.spareWarm[k])
+			r.spareWarm[k].Reset()
 		}
 	}
 	return dropped

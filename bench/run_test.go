@@ -42,7 +42,7 @@ func needTargetOnly(t *testing.T, engine string) {
 	}
 }
 
-func scenario(t *testing.T, yaml string) *scenarios.Scenario {
+func scenario(t testing.TB, yaml string) *scenarios.Scenario {
 	t.Helper()
 	sc, err := scenarios.Parse(t.Name()+".yaml", []byte(yaml), bench.Checks())
 	if err != nil {

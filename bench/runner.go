@@ -148,6 +148,7 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	}
 	r.msgCap.limit = sc.MessageCap() // rate: max only (msgcap.go)
 	r.joinSegment()
+	r.reserveLedger()
 	res, err := r.segmentResult(r.execute(ctx, stop))
 	r.capWarning(res)
 	return res, err

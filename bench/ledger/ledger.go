@@ -129,6 +129,28 @@ func (b *producerBook) grow(seq uint64) {
 	}
 }
 
+// Reserve sizes producer's book for n messages (sequence numbers 0 to n-1, and the entry after
+// the last, which Batch marks as the next batch's start) at once, as a run with a schedule knows
+// it will send. Growing by doubling instead copied every array of the book under
+// its lock, while the producer and the consumers waited on it (at 50,000 msg/s per producer the
+// last copy moved some 10 MB), and left the old arrays as garbage for the GC; Reserve's arrays are
+// allocated once, before the run starts. A book reserved too small still grows.
+func (l *Ledger) Reserve(producer int, n uint64) {
+	b := l.producers[producer]
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	have, n := uint64(len(b.flags)), n+1
+	if n <= have {
+		return
+	}
+	b.flags = append(b.flags, make([]uint8, n-have)...)
+	b.intended = append(b.intended, make([]int64, n-have)...)
+	b.after = append(b.after, make([]uint32, n-have)...)
+	for g := range b.deliveries {
+		b.deliveries[g] = append(b.deliveries[g], make([]uint32, n-have)...)
+	}
+}
+
 // Sent marks that a message was handed to the engine; acked says whether the engine
 // acknowledged it (false: it returned an error). A message marked with Sent or SentAt is taken
 // to have been acknowledged before the producer sent its next one (one batch at a time).

@@ -19,7 +19,7 @@ import (
 func runCmd() *cobra.Command {
 	var out string
 	var quiet bool
-	var cpuProfile, tracePath string
+	var cpuProfile, memProfile, tracePath string
 	var schedLat bool
 	var g *gating
 	cmd := &cobra.Command{
@@ -31,6 +31,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			tuneGC() // gctune.go
 			// Everything the run will write is checked before it starts, in every mode.
 			if err := g.prepare(sc); err != nil {
 				return err
@@ -54,13 +55,11 @@ func runCmd() *cobra.Command {
 				}
 				defer stopProfile()
 			}
-			if tracePath != "" {
-				stopTrace, err := startTrace(tracePath) // trace.go
-				if err != nil {
-					return usageError{fmt.Errorf("--trace %s: %w", tracePath, err)}
-				}
-				defer stopTrace()
+			stopOthers, err := startProfiles(memProfile, tracePath) // profile.go
+			if err != nil {
+				return err
 			}
+			defer stopOthers()
 			if schedLat {
 				defer startSchedLatencies().report(os.Stderr)
 			}
@@ -114,7 +113,8 @@ func runCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file (a directory for a matrix)")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run (go tool pprof) to this file")
-	cmd.Flags().StringVar(&tracePath, "trace", "", "write a runtime execution trace of the run (go tool trace) to this file")
+	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write an allocation profile of the run (go tool pprof -sample_index=alloc_space) to this file")
+	cmd.Flags().StringVar(&tracePath, "trace", "", "write an execution trace of the run (go tool trace) to this file: GC pauses, scheduling, system calls; keep the run short")
 	cmd.Flags().BoolVar(&schedLat, "sched-latencies", false, "print the run's goroutine scheduling latencies (runtime/metrics /sched/latencies:seconds) on stderr")
 	segmentFlags(cmd)
 	g = addGating(cmd)

@@ -3,28 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"runtime/metrics"
-	"runtime/trace"
 	"time"
 )
-
-// startTrace writes a runtime execution trace (go tool trace) of the whole process to path until
-// the returned function is called.
-func startTrace(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := trace.Start(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		trace.Stop()
-		f.Close()
-	}, nil
-}
 
 // schedLatencies is the runtime's histogram of goroutine scheduling latencies (the time a
 // goroutine spends runnable before it runs), read at the start: report prints what the run added.
