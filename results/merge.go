@@ -185,6 +185,7 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	// Machines' latency bins are not merged: a bin keeps percentiles, not a histogram, so they
 	// cannot be added exactly; the charts fall back to the merged per-second series.
 	s.Generator = mergeGenerator(rs)
+	s.MachineLoad = mergeMachineLoad(rs)
 	s.Role = first.Summary.Role
 	s.NotKnown = mergeNotKnown(rs)
 	s.PerShard = mergeShards(rs)
