@@ -222,7 +222,7 @@ type Generator struct {
 	InFlightFull int64 `json:"in_flight_full"`
 	// GCCycles is the number of garbage collections qbench's runtime completed in the run;
 	// GCPauseTotalNs and GCPauseMaxNs their stop-the-world pauses in all and the longest (from
-	// the runtime's pause histogram: each pause known to its bucket, ~6%; the longest is its
+	// the runtime's pause histogram: each pause known to its bucket, within ~15%; the longest is its
 	// bucket's upper bound); GCPauseShare the total over the run's wall time. GCCPUSeconds is
 	// the runtime's estimate of the CPU its collector used (marking, assists, pauses) and
 	// GCCPUShare that over the runtime's estimate of all the CPU qbench's Go code used.

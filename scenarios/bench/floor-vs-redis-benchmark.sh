@@ -9,12 +9,14 @@
 #     redis-benchmark's shape, so qbench's own path is compared like with like);
 #   paced-reference.py (1,000 msg/s, 1+1, list, Python's standard library and raw sockets: what
 #     pacing itself costs on this machine, with nothing of qbench or Go in it);
-# and prints each one's produce p50/p99 (and e2e p99), with the ratios to redis-benchmark.
+# and prints each one's produce p50/p99 (and e2e p99), with the ratios to redis-benchmark, and
+# the round's machine state (load average, steal, other processes' CPU: machine.sh).
 # Run it on a quiet machine: nothing else running. Needs redis-server, redis-benchmark, go,
 # python3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds="${1:-3}"
+. scenarios/bench/machine.sh
 work="$(mktemp -d)"
 pid=""
 cleanup() { [[ -n "$pid" ]] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
@@ -31,6 +33,7 @@ done
 
 printf '%-6s %-16s %10s %10s %10s\n' round tool p50_us p99_us e2e_p99_us
 for r in $(seq "$rounds"); do
+	machine_mark
 	redis-benchmark -p "$port" -c 1 -n 20000 -d 256 -t lpush --csv 2>/dev/null | tail -1 >"$work/rb.csv"
 	"$work/qbench" run -q "$work/floor-list.yaml" -o "$work/q.json" >/dev/null
 	"$work/qbench" run -q "$work/floor-closed.yaml" -o "$work/c.json" >/dev/null
@@ -53,4 +56,5 @@ print(f"{r:<6} {'ratio':<16} {p50/rb50:10.2f} {p99/rb99:10.2f} {e99/p99:10.2f}  
 print(f"{r:<6} {'qbench closed':<16} {c50:10.0f} {c99:10.0f} {'':>10}  ratio {c50/rb50:.2f} {c99/rb99:.2f} (closed loop, like redis-benchmark)")
 print(f"{r:<6} {'python paced':<16} {y50:10.0f} {y99:10.0f} {ye99:10.0f}  ratio {y50/rb50:.2f} {y99/rb99:.2f}; qbench/python {p50/y50:.2f} {p99/y99:.2f}")
 PY
+	machine_line "$r     "
 done
