@@ -73,7 +73,11 @@ func writeMachine(w io.Writer, s Summary) {
 	if m.OtherIncludesEngine {
 		engine = ", the engine's server among them if it runs here"
 	}
-	fmt.Fprintf(w, "machine: load average %.2f at the start; steal %.1f%% of the CPU; other processes %.2f cores (%.0f%%%s); qbench's GC %d cycles, stopped the world %s in all (longest %s), %.0f%% of qbench's CPU\n",
-		m.LoadAvg[0], 100*m.StealShare, m.OtherCores, 100*m.OtherShare, engine,
-		g.GCCycles, FormatNs(g.GCPauseTotalNs), FormatNs(g.GCPauseMaxNs), 100*g.GCCPUShare)
+	gc := "GC: no cycle"
+	if g.GCCycles > 0 {
+		gc = fmt.Sprintf("GC %d cycles, stopped the world %s in all (longest %s), %.0f%% of qbench's CPU",
+			g.GCCycles, FormatNs(g.GCPauseTotalNs), FormatNs(g.GCPauseMaxNs), 100*g.GCCPUShare)
+	}
+	fmt.Fprintf(w, "machine: load average %.2f at the start; steal %.1f%% of the CPU; other processes %.2f cores (%.0f%%%s); qbench's %s\n",
+		m.LoadAvg[0], 100*m.StealShare, m.OtherCores, 100*m.OtherShare, engine, gc)
 }

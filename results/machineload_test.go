@@ -88,7 +88,15 @@ func TestSummaryPrintsMachineLine(t *testing.T) {
 		t.Fatalf("a result without machine figures prints none:\n%s", b.String())
 	}
 	quietMachine(&r.Summary)
-	r.Summary.Generator.GCCPUShare = 0.04
+	r.Summary.Generator.GCCycles = 0
+	b.Reset()
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "(2%); qbench's GC: no cycle\n") {
+		t.Fatalf("a run without a collection:\n%s", b.String())
+	}
+	r.Summary.Generator.GCCycles, r.Summary.Generator.GCCPUShare = 12, 0.04
 	b.Reset()
 	if err := WriteSummary(&b, r); err != nil {
 		t.Fatal(err)
