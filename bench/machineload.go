@@ -12,10 +12,12 @@ import (
 )
 
 // cpuStat is the first line of /proc/stat: the whole machine's CPU time by state, summed over
-// every CPU, in clock ticks (USER_HZ). Guest time is inside user and nice already, so it is not
-// kept.
+// every CPU, in clock ticks (USER_HZ), and the number of CPUs it sums (the "cpuN" lines: every
+// CPU of the machine, which a process's CPU affinity does not change). Guest time is inside user
+// and nice already, so it is not kept.
 type cpuStat struct {
 	user, nice, system, idle, iowait, irq, softirq, steal int64
+	cpus                                                  int
 }
 
 // busy is the time the machine's CPUs ran something: user + nice + system + irq + softirq.
@@ -26,16 +28,21 @@ func (c cpuStat) total() int64 { return c.busy() + c.idle + c.iowait + c.steal }
 
 func (c cpuStat) sub(o cpuStat) cpuStat {
 	return cpuStat{c.user - o.user, c.nice - o.nice, c.system - o.system, c.idle - o.idle,
-		c.iowait - o.iowait, c.irq - o.irq, c.softirq - o.softirq, c.steal - o.steal}
+		c.iowait - o.iowait, c.irq - o.irq, c.softirq - o.softirq, c.steal - o.steal, c.cpus}
 }
 
-// parseProcStat reads the "cpu " line of /proc/stat. Kernels before 2.6.11 have no steal column;
-// a missing column reads 0.
+// parseProcStat reads the "cpu " line of /proc/stat and counts the "cpuN" lines. Kernels before
+// 2.6.11 have no steal column; a missing column reads 0.
 func parseProcStat(b []byte) (cpuStat, error) {
+	var out cpuStat
+	found := false
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) == 0 || f[0] != "cpu" {
+		if len(f) > 0 && len(f[0]) > 3 && strings.HasPrefix(f[0], "cpu") {
+			out.cpus++
+		}
+		if len(f) == 0 || f[0] != "cpu" || found {
 			continue
 		}
 		if len(f) < 5 {
@@ -52,9 +59,14 @@ func parseProcStat(b []byte) (cpuStat, error) {
 			}
 			v[i] = n
 		}
-		return cpuStat{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]}, nil
+		out.user, out.nice, out.system, out.idle, out.iowait, out.irq, out.softirq, out.steal = v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+		found = true
 	}
-	return cpuStat{}, errors.New("/proc/stat: no cpu line")
+	if !found {
+		return cpuStat{}, errors.New("/proc/stat: no cpu line")
+	}
+	out.cpus = max(out.cpus, 1)
+	return out, nil
 }
 
 // parseLoadAvg reads the three load averages of /proc/loadavg.
@@ -114,9 +126,11 @@ func machineFigures(start, end machineSample, wall, ownCPU, engineCPU time.Durat
 		m.OtherIncludesEngine = true
 	}
 	// /proc/stat counts whole ticks per CPU, getrusage to the microsecond: a quiet machine can
-	// come out a tick or two below zero.
+	// come out a tick or two below zero. Cores are over the window as the kernel counted it (its
+	// ticks over its CPUs), so that tick rounding cancels: at most every CPU, even over a short
+	// window.
 	m.OtherCPUSeconds = max(other, 0)
-	m.OtherCores = m.OtherCPUSeconds / m.WallSeconds
+	m.OtherCores = m.OtherCPUSeconds / (m.MachineSeconds / float64(end.cpu.cpus))
 	m.OtherShare = m.OtherCPUSeconds / m.MachineSeconds
 	return m
 }

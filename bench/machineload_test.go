@@ -25,14 +25,14 @@ func TestParseProcStat(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The "cpu " line, not cpu0's; guest (7) is inside user and not kept.
-	if want := (cpuStat{1000, 10, 500, 8000, 100, 0, 50, 40}); got != want {
+	if want := (cpuStat{1000, 10, 500, 8000, 100, 0, 50, 40, 2}); got != want {
 		t.Fatalf("parsed %+v, want %+v", got, want)
 	}
 	if got.busy() != 1560 || got.total() != 9700 {
 		t.Fatalf("busy %d total %d", got.busy(), got.total())
 	}
 	// An old kernel without the steal column reads 0 steal.
-	if c, err := parseProcStat([]byte("cpu  1 2 3 4 5 6 7\n")); err != nil || c.steal != 0 || c.softirq != 7 {
+	if c, err := parseProcStat([]byte("cpu  1 2 3 4 5 6 7\n")); err != nil || c.steal != 0 || c.softirq != 7 || c.cpus != 1 {
 		t.Fatalf("old kernel: %+v %v", c, err)
 	}
 	for _, bad := range []string{"", "intr 1 2\n", "cpu 1 2\n", "cpu 1 x 3 4 5\n"} {

@@ -53,6 +53,14 @@ warmup: 200ms
 					t.Fatalf("machine load %+v", *m)
 				}
 			}
+			for i, iv := range res.Series {
+				if runtime.GOOS == "linux" && iv.Machine == nil {
+					t.Fatalf("second %d has no machine figures", i)
+				}
+				if m := iv.Machine; m != nil && (m.StealShare < 0 || m.StealShare > 1 || m.OtherCores < 0 || m.OtherCores > float64(runtime.NumCPU())+0.1) {
+					t.Fatalf("second %d: machine %+v", i, *m)
+				}
+			}
 			if g.GCCycles < 0 || g.GCPauseTotalNs < 0 || g.GCPauseMaxNs < 0 || g.GCPauseShare < 0 || g.GCPauseShare > 1 || g.GCCPUShare < 0 || g.GCCPUShare > 1 ||
 				(g.GCCycles == 0) != (g.GCPauseTotalNs == 0) {
 				t.Fatalf("GC figures %+v", g)

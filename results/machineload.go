@@ -24,7 +24,8 @@ type MachineLoad struct {
 	StealShare   float64 `json:"steal_share"`
 	// OtherCPUSeconds is BusySeconds minus qbench's own CPU minus the engine's server's when
 	// known (0 when that comes out negative: /proc/stat counts in 10 ms ticks); OtherCores is it
-	// over WallSeconds (1 = one core busy all the run), OtherShare over MachineSeconds.
+	// over the window as the kernel counted it (MachineSeconds over the machine's CPUs, about
+	// WallSeconds; 1 = one core busy all the run), OtherShare over MachineSeconds.
 	OtherCPUSeconds float64 `json:"other_cpu_seconds"`
 	OtherCores      float64 `json:"other_cores"`
 	OtherShare      float64 `json:"other_share"`

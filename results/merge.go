@@ -293,6 +293,13 @@ func mergeSeries(rs []*Result) ([]Interval, int64, error) {
 			if iv.Health == nil {
 				iv.Health = src.Health
 			}
+			if m := src.Machine; m != nil {
+				if iv.Machine == nil {
+					iv.Machine = &IntervalMachine{}
+				}
+				iv.Machine.StealShare = max(iv.Machine.StealShare, m.StealShare)
+				iv.Machine.OtherCores = max(iv.Machine.OtherCores, m.OtherCores)
+			}
 			iv.Acked += src.Acked
 			iv.Failed += src.Failed
 			iv.Deliveries += src.Deliveries

@@ -92,6 +92,7 @@ var intervalRules = map[string]string{
 	"Histograms":       "added exactly",
 	"Health":           "the first result's reading (every generator reads the same engine)",
 	"WarmupHistograms": "added exactly",
+	"Machine":          "each figure the largest machine's (a warning's worth is one busy machine)",
 }
 
 // faultRules: the i-th window of every result is the i-th fault of the one scenario (the runner

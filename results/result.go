@@ -302,6 +302,17 @@ type Interval struct {
 	// warm-up, which the summary leaves out (present only when there is such a part). An interval
 	// log tags it "warmup", so that its untagged intervals add up to the summary exactly.
 	WarmupHistograms map[string]string `json:"warmup_histograms,omitempty"`
+	// Machine is what else took the machine in this second (Linux only), as the summary's
+	// MachineLoad reckons it over the run.
+	Machine *IntervalMachine `json:"machine,omitempty"`
+}
+
+// IntervalMachine is one second's steal share and other processes' cores (MachineLoad). A
+// second in which the engine's server could not be read (restarted by a fault) counts its CPU
+// among the others.
+type IntervalMachine struct {
+	StealShare float64 `json:"steal_share"`
+	OtherCores float64 `json:"other_cores"`
 }
 
 // LagSample is one sub-second lag reading, taken at AtNs since the run's epoch: the load
