@@ -146,3 +146,16 @@ func TestGCFigures(t *testing.T) {
 }
 
 func near(a, b, eps float64) bool { return math.Abs(a-b) <= eps }
+
+// What the samples cost: two of each a run, and one machine sample a second.
+func BenchmarkReadMachine(b *testing.B) {
+	for b.Loop() {
+		readMachine()
+	}
+}
+
+func BenchmarkReadGC(b *testing.B) {
+	for b.Loop() {
+		readGC()
+	}
+}
