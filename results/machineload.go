@@ -30,7 +30,8 @@ type MachineLoad struct {
 	OtherCores      float64 `json:"other_cores"`
 	OtherShare      float64 `json:"other_share"`
 	// OtherIncludesEngine is true when the engine's server CPU was not known, so that
-	// OtherCPUSeconds counts it if it runs on this machine (an engine qbench did not start).
+	// OtherCPUSeconds counts it if it runs on this machine (an engine qbench did not start, a
+	// Redis Cluster, Kafka: no single server PID in the engine's facts).
 	OtherIncludesEngine bool `json:"other_includes_engine,omitempty"`
 }
 

@@ -30,7 +30,7 @@ func TestMachineWarnings(t *testing.T) {
 		}, []string{"other processes used 1.30 cores during the run (65% of the machine's CPU): figures from a busy machine can be off by 1.5x"}},
 		{"other processes, engine's CPU not known", func(s *Summary) {
 			s.MachineLoad.OtherCores, s.MachineLoad.OtherShare, s.MachineLoad.OtherIncludesEngine = 0.5, 0.25, true
-		}, []string{"the engine's server among them if it runs on this machine (qbench did not start it)"}},
+		}, []string{"the engine's server among them if it runs on this machine: qbench does not know its CPU"}},
 		{"other processes just under", func(s *Summary) { s.MachineLoad.OtherCores = 0.24 }, nil},
 		{"GC pauses over 1% of the run", func(s *Summary) {
 			s.Generator.GCPauseShare, s.Generator.GCPauseTotalNs = 0.015, 150_000_000

@@ -150,7 +150,7 @@ func machineWarnings(s Summary) []string {
 		if m.OtherCores >= WarnOtherCores {
 			engine := ""
 			if m.OtherIncludesEngine {
-				engine = ", the engine's server among them if it runs on this machine (qbench did not start it)"
+				engine = ", the engine's server among them if it runs on this machine: qbench does not know its CPU"
 			}
 			out = append(out, fmt.Sprintf(warnOther+"%.2f cores during the run (%.0f%% of the machine's CPU%s): %s", m.OtherCores, 100*m.OtherShare, engine, busy))
 		}
