@@ -144,7 +144,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	if !known {
 		engineCPU = -1
 	}
-	r.cost.fill(&res.Summary.Generator, totals.Sent+totals.Deliveries, r.eng, engineCPU)
+	res.Summary.MachineLoad = r.cost.fill(&res.Summary.Generator, totals.Sent+totals.Deliveries, r.eng, engineCPU)
 	// Last, once every figure they read is in.
 	res.Summary.Warnings = append(res.Summary.Warnings, results.Warnings(res.Summary)...)
 	if n := r.foreign.Load(); n > 0 {

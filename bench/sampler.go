@@ -39,6 +39,9 @@ type sampler struct {
 	// that deliveriesSoFar never misses the count between the two.
 	deliveriesMu sync.Mutex
 	deliveries   int64
+
+	// machPrev is the last per-second machine sample (machinesecond.go).
+	machPrev machinePoint
 }
 
 // deliveriesSoFar is every delivery since the run began, duplicates and every group included.
@@ -156,6 +159,7 @@ func (s *sampler) harvest(final bool) {
 		iv.EngineLag, shards = s.engineLag()
 		s.shardLags.note(shards)
 	}
+	iv.Machine = s.machineSecond()
 	iv.Lag = s.clampLag(generatorLag(r), iv.EngineLag)
 	iv.GroupLag = s.groupLags()
 	if hr, ok := r.eng.(engines.HealthReporter); ok && !final {

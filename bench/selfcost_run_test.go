@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -39,6 +40,30 @@ warmup: 200ms
 			// Between 100 ns and 1 ms of CPU per message handled: outside that the arithmetic is off.
 			if g.CPUPerMessageNs < 100 || g.CPUPerMessageNs > 1e6 {
 				t.Fatalf("CPU per message %.0f ns (%+v, %d sent, %d deliveries)", g.CPUPerMessageNs, g, l.Sent, l.Deliveries)
+			}
+			// What else took the machine, and qbench's GC: present and sane.
+			m := s.MachineLoad
+			if runtime.GOOS == "linux" && m == nil {
+				t.Fatal("no machine_load on Linux")
+			}
+			if m != nil {
+				t.Logf("machine %+v", *m)
+				if m.StealShare < 0 || m.OtherCPUSeconds < 0 || m.OtherCores < 0 || m.OtherShare < 0 || m.StealShare+m.OtherShare > 1.01 ||
+					m.WallSeconds < 0.5 || m.MachineSeconds <= 0 || m.BusySeconds <= 0 || m.LoadAvg[0] < 0 || m.OtherIncludesEngine {
+					t.Fatalf("machine load %+v", *m)
+				}
+			}
+			for i, iv := range res.Series {
+				if runtime.GOOS == "linux" && iv.Machine == nil {
+					t.Fatalf("second %d has no machine figures", i)
+				}
+				if m := iv.Machine; m != nil && (m.StealShare < 0 || m.StealShare > 1 || m.OtherCores < 0 || m.OtherCores > float64(runtime.NumCPU())+0.1) {
+					t.Fatalf("second %d: machine %+v", i, *m)
+				}
+			}
+			if g.GCCycles < 0 || g.GCPauseTotalNs < 0 || g.GCPauseMaxNs < 0 || g.GCPauseShare < 0 || g.GCPauseShare > 1 || g.GCCPUShare < 0 || g.GCCPUShare > 1 ||
+				(g.GCCycles == 0) != (g.GCPauseTotalNs == 0) {
+				t.Fatalf("GC figures %+v", g)
 			}
 			for _, w := range s.Warnings {
 				if strings.Contains(w, "fell behind") {

@@ -185,6 +185,7 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	// Machines' latency bins are not merged: a bin keeps percentiles, not a histogram, so they
 	// cannot be added exactly; the charts fall back to the merged per-second series.
 	s.Generator = mergeGenerator(rs)
+	s.MachineLoad = mergeMachineLoad(rs)
 	s.Role = first.Summary.Role
 	s.NotKnown = mergeNotKnown(rs)
 	s.PerShard = mergeShards(rs)
@@ -291,6 +292,13 @@ func mergeSeries(rs []*Result) ([]Interval, int64, error) {
 			iv.Offered += src.Offered
 			if iv.Health == nil {
 				iv.Health = src.Health
+			}
+			if m := src.Machine; m != nil {
+				if iv.Machine == nil {
+					iv.Machine = &IntervalMachine{}
+				}
+				iv.Machine.StealShare = max(iv.Machine.StealShare, m.StealShare)
+				iv.Machine.OtherCores = max(iv.Machine.OtherCores, m.OtherCores)
 			}
 			iv.Acked += src.Acked
 			iv.Failed += src.Failed

@@ -52,7 +52,8 @@ var summaryRules = map[string]mergeRule{
 	"Groups":              same("the largest"),
 	"DrainSeconds":        same("the longest"),
 	"SweepSeconds":        same("the longest"),
-	"Generator":           same("CPU seconds and in-flight waits summed, CPU per message read again, share and limit their largest (mergeGenerator)"),
+	"Generator":           same("CPU seconds, in-flight waits, GC cycles, pause and GC CPU summed, CPU per message and GC CPU share read again, shares, longest pause and limit their largest (mergeGenerator)"),
+	"MachineLoad":         same("seconds summed; steal and other shares, other cores and load averages the largest (mergeMachineLoad)"),
 	"Warnings":            same("the rules read again from the merged summary; the runs' other warnings (the message cap's) kept once (Rewarn)"),
 	"Knee":                {"found again in the merged series", "the earliest break: the repetition that broke at the lowest offered rate (each repetition's own is in repetitions)"},
 	"OfferedRate":         {"summed", "the first repetition's"},
@@ -91,6 +92,7 @@ var intervalRules = map[string]string{
 	"Histograms":       "added exactly",
 	"Health":           "the first result's reading (every generator reads the same engine)",
 	"WarmupHistograms": "added exactly",
+	"Machine":          "each figure the largest machine's (a warning's worth is one busy machine)",
 }
 
 // faultRules: the i-th window of every result is the i-th fault of the one scenario (the runner

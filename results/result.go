@@ -99,6 +99,9 @@ type Summary struct {
 	SweepSeconds float64 `json:"sweep_seconds"`
 	// Generator is the load generator's own cost and limits in this run.
 	Generator Generator `json:"generator"`
+	// MachineLoad is what else took the machine during the run (steal, other processes' CPU,
+	// the load average), machineload.go; nil when not measured.
+	MachineLoad *MachineLoad `json:"machine_load,omitempty"`
 	// Warnings say, in plain words, when figures describe the generator rather than the engine
 	// (or are otherwise not what they seem). Empty when there is nothing to say.
 	Warnings []string `json:"warnings,omitempty"`
@@ -217,6 +220,18 @@ type Generator struct {
 	// send delay says by how much).
 	InFlight     int   `json:"in_flight"`
 	InFlightFull int64 `json:"in_flight_full"`
+	// GCCycles is the number of garbage collections qbench's runtime completed in the run;
+	// GCPauseTotalNs and GCPauseMaxNs their stop-the-world pauses in all and the longest (from
+	// the runtime's pause histogram: each pause known to its bucket, within ~15%; the longest is its
+	// bucket's upper bound); GCPauseShare the total over the run's wall time. GCCPUSeconds is
+	// the runtime's estimate of the CPU its collector used (marking, assists, pauses) and
+	// GCCPUShare that over the runtime's estimate of all the CPU qbench's Go code used.
+	GCCycles       int64   `json:"gc_cycles"`
+	GCPauseTotalNs int64   `json:"gc_pause_total_ns"`
+	GCPauseMaxNs   int64   `json:"gc_pause_max_ns"`
+	GCPauseShare   float64 `json:"gc_pause_share"`
+	GCCPUSeconds   float64 `json:"gc_cpu_seconds"`
+	GCCPUShare     float64 `json:"gc_cpu_share"`
 }
 
 // Latency is one latency kind's percentiles, in nanoseconds.
@@ -287,6 +302,17 @@ type Interval struct {
 	// warm-up, which the summary leaves out (present only when there is such a part). An interval
 	// log tags it "warmup", so that its untagged intervals add up to the summary exactly.
 	WarmupHistograms map[string]string `json:"warmup_histograms,omitempty"`
+	// Machine is what else took the machine in this second (Linux only), as the summary's
+	// MachineLoad reckons it over the run.
+	Machine *IntervalMachine `json:"machine,omitempty"`
+}
+
+// IntervalMachine is one second's steal share and other processes' cores (MachineLoad). A
+// second in which the engine's server could not be read (restarted by a fault) counts its CPU
+// among the others.
+type IntervalMachine struct {
+	StealShare float64 `json:"steal_share"`
+	OtherCores float64 `json:"other_cores"`
 }
 
 // LagSample is one sub-second lag reading, taken at AtNs since the run's epoch: the load

@@ -123,6 +123,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		writeLossWindows(w, r.Faults)
 	}
 	writeHealth(w, r)
+	writeMachine(w, s)
 	if s.HistogramDropped > 0 {
 		fmt.Fprintf(w, "warning: %d latency values were out of the histogram's range\n", s.HistogramDropped)
 	}

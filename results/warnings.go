@@ -30,6 +30,21 @@ const (
 	WarnLagSeconds = 1.0
 	// WarnLagMin ignores small backlogs at low rates (a batch or two in flight).
 	WarnLagMin = 1000
+	// WarnStealShare: when the hypervisor gave this share of the machine's CPU to other guests
+	// during the run, the machine is shared and its timings are not the engine's alone (figures
+	// from a shared machine are off by up to 1.5x).
+	WarnStealShare = 0.03
+	// WarnOtherCores: other processes using this many cores on average (a quarter of one) took
+	// CPU and caches from the run.
+	WarnOtherCores = 0.25
+	// WarnGCPauseShare: qbench's garbage collector stopping the world for this share of the run
+	// delays stamps and receipts enough to show in the tail.
+	WarnGCPauseShare = 0.01
+	// WarnGCPauseOfP99: one stop-the-world pause at least this multiple of a latency p99 can by
+	// itself move that p99 (every message in flight across it is charged the pause);
+	// WarnGCPauseMinNs keeps the rule for pauses that matter beside a scheduler's ordinary jitter.
+	WarnGCPauseOfP99 = 1.0
+	WarnGCPauseMinNs = int64(100_000)
 )
 
 // Each rule's warning begins with its prefix, so that a summary read again (Rewarn) can tell the
@@ -40,11 +55,14 @@ const (
 	warnMachineCPU = "qbench ("
 	warnInFlight   = "producers reached their in-flight limit "
 	warnBehind     = "consumers fell behind: "
+	warnSteal      = "the hypervisor took "
+	warnOther      = "other processes used "
+	warnGCPauses   = "qbench's garbage collector "
 	warnSegment    = "segment "
 	warnSegmentTag = ": a partial result; "
 )
 
-var rulePrefixes = []string{warnLate, warnQbenchCPU, warnMachineCPU, warnInFlight, warnBehind}
+var rulePrefixes = []string{warnLate, warnQbenchCPU, warnMachineCPU, warnInFlight, warnBehind, warnSteal, warnOther, warnGCPauses}
 
 // Rewarn is Warnings(s) followed by every warning of earlier that no rule makes, each once, in
 // order: a run's own account of itself (the message cap stopped it, say) is no figure a merge or
@@ -116,7 +134,47 @@ func Warnings(s Summary) []string {
 	if why := behind(s); len(why) > 0 {
 		out = append(out, warnBehind+strings.Join(why, "; ")+": end-to-end latency includes queueing")
 	}
+	out = append(out, machineWarnings(s)...)
 	return out
+}
+
+// machineWarnings says when something besides the engine and qbench's own work took the run's
+// time: the hypervisor, other processes, or qbench's garbage collector.
+func machineWarnings(s Summary) []string {
+	var out []string
+	const shared, busy = "figures from a shared machine can be off by 1.5x; measure on a quiet machine", "figures from a busy machine can be off by 1.5x; measure on a quiet machine"
+	if m := s.MachineLoad; m != nil {
+		if m.StealShare >= WarnStealShare {
+			out = append(out, fmt.Sprintf(warnSteal+"%.0f%% of the machine's CPU (steal) during the run: %s", 100*m.StealShare, shared))
+		}
+		if m.OtherCores >= WarnOtherCores {
+			engine := ""
+			if m.OtherIncludesEngine {
+				engine = ", the engine's server among them if it runs on this machine: qbench does not know its CPU"
+			}
+			out = append(out, fmt.Sprintf(warnOther+"%.2f cores during the run (%.0f%% of the machine's CPU%s): %s", m.OtherCores, 100*m.OtherShare, engine, busy))
+		}
+	}
+	g := s.Generator
+	if g.GCPauseShare >= WarnGCPauseShare {
+		out = append(out, fmt.Sprintf(warnGCPauses+"stopped the world for %.1f%% of the run (%d cycles, %s in all): every message in flight across a pause is charged it, so the tail is partly qbench's",
+			100*g.GCPauseShare, g.GCCycles, FormatNs(g.GCPauseTotalNs)))
+	} else if kind, p99 := lowestP99(s); g.GCPauseMaxNs >= WarnGCPauseMinNs && p99 > 0 && float64(g.GCPauseMaxNs) >= WarnGCPauseOfP99*float64(p99) {
+		out = append(out, fmt.Sprintf(warnGCPauses+"stopped the world for %s at once, longer than %s p99 %s: that pause alone can set the p99, so the tail is partly qbench's",
+			FormatNs(g.GCPauseMaxNs), kind, FormatNs(p99)))
+	}
+	return out
+}
+
+// lowestP99 is the smallest non-zero p99 of produce and end-to-end latency: the one a pause
+// distorts most.
+func lowestP99(s Summary) (kind string, p99 int64) {
+	for _, k := range []string{"produce", "e2e"} {
+		if v := s.Latency[k].P99; v > 0 && (p99 == 0 || v < p99) {
+			kind, p99 = k, v
+		}
+	}
+	return kind, p99
 }
 
 // behind gives the evidence that consumers did not keep up, if any.

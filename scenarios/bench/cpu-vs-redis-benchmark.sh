@@ -8,7 +8,8 @@
 # scenario (default cpu-per-message-list.yaml beside this script; a copy with engine redis-url and
 # this server's address), each under /usr/bin/time. It prints user+sys CPU per request for
 # redis-benchmark, per message (sent + received) for qbench, the ratio, and the redis-server's
-# CPU over each run. The server is stopped by its PID. Needs redis-server, redis-benchmark,
+# CPU over each run, and after each round its machine state (load average, steal, other
+# processes' CPU: machine.sh). The server is stopped by its PID. Needs redis-server, redis-benchmark,
 # redis-cli, /usr/bin/time, jq and go.
 #
 # Environment: QBENCH (a built qbench binary; otherwise built from this checkout),
@@ -65,7 +66,9 @@ cpu_of() { awk '{ printf "%.3f", $1 + $2 }' "$1"; }
 echo "redis-server $(redis-server --version | awk '{print $3}') on 127.0.0.1:$port (pid $server_pid); scenario $(basename "$scenario")"
 printf '%-5s %-16s %12s %12s %14s %12s\n' round tool cpu_s units us_per_unit server_cpu_s
 sum_b=0; sum_q=0
+. "$here/machine.sh"
 for r in $(seq "$rounds"); do
+	machine_mark
 	s0=$(server_cpu)
 	/usr/bin/time -f '%U %S' -o "$work/time.b" redis-benchmark -p "$port" -c 4 -P 16 -n "$n" -d 256 -t lpush -q >/dev/null
 	s1=$(server_cpu)
@@ -84,6 +87,7 @@ for r in $(seq "$rounds"); do
 	msgs=$(jq '.summary.ledger.sent + .summary.ledger.deliveries' "$work/result.json")
 	uq=$(awk -v c="$cq" -v n="$msgs" 'BEGIN { printf "%.3f", c / n * 1e6 }')
 	printf '%-5s %-16s %12s %12s %14s %12s\n' "$r" qbench "$cq" "$msgs" "$uq" "$(awk -v a="$s0" -v b="$s1" 'BEGIN{printf "%.3f", b-a}')"
+	machine_line "$r    "
 	sum_b=$(awk -v a="$sum_b" -v b="$ub" 'BEGIN{print a+b}')
 	sum_q=$(awk -v a="$sum_q" -v b="$uq" 'BEGIN{print a+b}')
 done

@@ -13,12 +13,14 @@
 #     pacing, the producer and the consumer each in a process of its own, one segment 0/1 each of
 #     one --run-id and --start-at so the consumer's end-to-end latency is on one clock);
 #   floor-produce.yaml alone (the producer with no consumer anywhere: one process, produce only);
-# and prints each one's produce p50/p99 (and e2e p99), with the ratios to redis-benchmark.
+# and prints each one's produce p50/p99 (and e2e p99), with the ratios to redis-benchmark, and
+# the round's machine state (load average, steal, other processes' CPU: machine.sh).
 # Run it on a quiet machine: nothing else running. Needs redis-server, redis-benchmark, go,
 # python3.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds="${1:-3}"
+. scenarios/bench/machine.sh
 work="$(mktemp -d)"
 pid=""
 cleanup() { [[ -n "$pid" ]] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
@@ -35,6 +37,7 @@ done
 
 printf '%-6s %-16s %10s %10s %10s\n' round tool p50_us p99_us e2e_p99_us
 for r in $(seq "$rounds"); do
+	machine_mark
 	redis-benchmark -p "$port" -c 1 -n 20000 -d 256 -t lpush --csv 2>/dev/null | tail -1 >"$work/rb.csv"
 	"$work/qbench" run -q "$work/floor-list.yaml" -o "$work/q.json" >/dev/null
 	"$work/qbench" run -q "$work/floor-closed.yaml" -o "$work/c.json" >/dev/null
@@ -71,4 +74,5 @@ print(f"{r:<6} {'qbench 2 procs':<16} {t50:10.0f} {t99:10.0f} {te99:10.0f}  rati
 o50, o99, _ = qb(po)
 print(f"{r:<6} {'qbench no cons':<16} {o50:10.0f} {o99:10.0f} {'':>10}  ratio {o50/rb50:.2f} {o99/rb99:.2f}; /python {o50/y50:.2f} {o99/y99:.2f} (floor-produce.yaml alone: no consumer)")
 PY
+	machine_line "$r     "
 done

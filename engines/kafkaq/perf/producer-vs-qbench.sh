@@ -7,7 +7,8 @@
 #      PARTITIONS partitions: --record-size 256 --throughput -1, acks=all, and
 #   2. qbench run SCENARIO (default scenarios/kafka-max-rate.yaml) against the same broker
 #      (engine kafka-url; qbench makes its own topic with the scenario's partitions),
-# and prints each one's records/s and the ratio qbench / ProducerPerformance.
+# and prints each one's records/s and the ratio qbench / ProducerPerformance, with the round's machine
+# state (load average, steal, other processes' CPU: scenarios/bench/machine.sh).
 #
 #   engines/kafkaq/perf/producer-vs-qbench.sh             # from the repository root
 #   ROUNDS=3 RECORDS=3000000 engines/kafkaq/perf/producer-vs-qbench.sh scenarios/kafka-max-rate.yaml
@@ -93,8 +94,10 @@ sed -e 's/^engine: kafka$/engine: kafka-url/' "${scenario}" >"${work}/scenario.y
 echo "address: ${bootstrap}" >>"${work}/scenario.yaml"
 grep -q '^engine: kafka-url$' "${work}/scenario.yaml" || { echo "${scenario}: want engine: kafka" >&2; exit 1; }
 
+. scenarios/bench/machine.sh
 pp_rates=() q_rates=()
 for r in $(seq 1 "${rounds}"); do
+	machine_mark
 	topic="perf-${r}-$$"
 	tools org.apache.kafka.tools.TopicCommand --bootstrap-server "${bootstrap}" --create --topic "${topic}" \
 		--partitions "${partitions}" --replication-factor 1 >/dev/null 2>&1
@@ -109,6 +112,7 @@ for r in $(seq 1 "${rounds}"); do
 	pp_rates+=("${pp}") q_rates+=("${q}")
 	printf 'round %d: ProducerPerformance %.0f records/s, qbench %.0f msg/s, ratio %.2f\n' \
 		"${r}" "${pp}" "${q}" "$(awk -v a="${q}" -v b="${pp}" 'BEGIN { print a / b }')"
+	machine_line "round ${r}:"
 done
 best() { printf '%s\n' "$@" | sort -g | tail -1; }
 bp="$(best "${pp_rates[@]}")" bq="$(best "${q_rates[@]}")"

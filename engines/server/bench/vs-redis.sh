@@ -14,6 +14,8 @@
 # measures redis-benchmark, not the server: its req/s ratio sits at 1.0 +- noise, and CPU per
 # request is the figure that still compares the servers. /proc ticks are 10 ms: at -P 16 with
 # N=100000 a round lasts ~0.1 s, so raise N there for CPU figures finer than ~10%.
+# The last column is the round with the most steal and other processes' CPU (scenarios/bench/
+# machine.sh; each round's line goes to stderr): a cell measured beside other work says so.
 # THREADS2=1 adds the unpipelined cells again with redis-benchmark --threads 2, only to show
 # what bounds them (a client no longer saturated); they are not headline cells.
 # After the table, one row per round and cell: both servers' req/s, the ratio, CPU per request,
@@ -38,6 +40,7 @@
 set -euo pipefail
 ROUNDS=${ROUNDS:-3} N=${N:-100000} CELLS=${CELLS:-xadd lpush rpop} PIPES=${PIPES:-1 16}
 . "$(dirname "$0")/servers.sh"
+. "$(dirname "$0")/../../../scenarios/bench/machine.sh"
 RB_EXTRA=() # extra redis-benchmark options for the timed run (THREADS2)
 now() { date +%s%N; }
 # The machine's busy and stolen ticks (all CPUs) from /proc/stat.
@@ -61,8 +64,8 @@ fsyncs() { redis-cli -p "$1" info persistence | tr -d '\r' | awk -F: '$1=="aof_w
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; redis $(redis-server --version | awk '{print $3}'); pinning: ${PIN:-none}"
 echo
-echo "| cell | qbench req/s | redis req/s | ours/redis median (min-max) | qbench CPU us/req | redis CPU us/req | ours/redis CPU median (min-max) | client CPU % (q/r) | saturated (q/r) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| cell | qbench req/s | redis req/s | ours/redis median (min-max) | qbench CPU us/req | redis CPU us/req | ours/redis CPU median (min-max) | client CPU % (q/r) | saturated (q/r) | worst round: steal %, other cores |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 span() { printf '%s (%s-%s)' "$(med "$@")" "$(printf '%s\n' "$@" | sort -g | head -1)" "$(printf '%s\n' "$@" | sort -g | tail -1)"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (b > 0) printf "%.2f", a/b; else print "inf"}'; }
 # client% server% -> which side ran at ~a full core (the client first: it bounds the cell)
@@ -70,8 +73,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{if (b > 0) printf "%.2f", a/b; else pri
 CLIENT_CORES=1
 saturated() { awk -v c="$1" -v s="$2" -v k="$CLIENT_CORES" 'BEGIN{print (c >= 90 * k ? "client" : s >= 90 ? "server" : "-")}'; }
 cell() { # label test clients pipeline fsync requests
-  local q=() r=() ratios=() qc=() rc=() cratios=() qu=() ru=() qs=() rs=() a b i rows=()
+  local q=() r=() ratios=() qc=() rc=() cratios=() qu=() ru=() qs=() rs=() steal=() other=() a b i rows=()
   for i in $(seq "$ROUNDS"); do
+    machine_mark
     start q "$5"; a=($(rps "$PORT" "$2" "$3" "$4" "$6")); stop
     start r "$5"; b=($(rps "$PORT" "$2" "$3" "$4" "$6")); stop
     q+=("${a[0]}"); r+=("${b[0]}"); ratios+=("$(ratio "${a[0]}" "${b[0]}")")
@@ -79,6 +83,7 @@ cell() { # label test clients pipeline fsync requests
     qu+=("${a[2]}"); ru+=("${b[2]}"); qs+=("$(saturated "${a[2]}" "${a[3]}")"); rs+=("$(saturated "${b[2]}" "${b[3]}")")
     rows+=("$1|$i|${a[0]}|${b[0]}|${ratios[-1]}|${a[1]}|${b[1]}|${a[2]}/${b[2]}|${a[3]}/${b[3]}|${qs[-1]}/${rs[-1]}|${a[4]}/${b[4]}|${a[5]}/${b[5]}")
     echo "round $i of $1: ours ${a[0]} req/s, redis ${b[0]} req/s, ratio ${ratios[-1]}" >&2
+    machine_line "$1 round $i:" >&2; steal+=("$MACHINE_STEAL"); other+=("$MACHINE_OTHER")
   done
   # Each round against its own side's median: "q" or "r" when under 0.6 of it.
   local mq mr
@@ -89,8 +94,9 @@ cell() { # label test clients pipeline fsync requests
   done
   # The saturated side most rounds agree on (ties: the first round's).
   most() { printf '%s\n' "$@" | sort | uniq -c | sort -k1,1nr -s | head -1 | awk '{print $2}'; }
-  printf '| %s | %.0f | %.0f | %s | %s | %s | %s | %s/%s | %s/%s |\n' "$1" "$(med "${q[@]}")" "$(med "${r[@]}")" "$(span "${ratios[@]}")" \
-    "$(med "${qc[@]}")" "$(med "${rc[@]}")" "$(span "${cratios[@]}")" "$(med "${qu[@]}")" "$(med "${ru[@]}")" "$(most "${qs[@]}")" "$(most "${rs[@]}")"
+  printf '| %s | %.0f | %.0f | %s | %s | %s | %s | %s/%s | %s/%s | %s, %s |\n' "$1" "$(med "${q[@]}")" "$(med "${r[@]}")" "$(span "${ratios[@]}")" \
+    "$(med "${qc[@]}")" "$(med "${rc[@]}")" "$(span "${cratios[@]}")" "$(med "${qu[@]}")" "$(med "${ru[@]}")" "$(most "${qs[@]}")" "$(most "${rs[@]}")" \
+    "$(printf '%s\n' "${steal[@]}" | sort -g | tail -1)" "$(printf '%s\n' "${other[@]}" | sort -g | tail -1)"
 }
 ROWS=()
 for t in $CELLS; do
