@@ -15,7 +15,11 @@
 # process, getrusage of the child: start-up included), the broker's CPU per record over that
 # side's run (/proc/PID/stat), and records per Produce request (ProducerPerformance's
 # records-per-request-avg; qbench: batched messages / batches from its result's facts). Ends with
-# the median and the range of the per-round ratios qbench / ProducerPerformance.
+# the median and the range of the per-round ratios qbench / ProducerPerformance, once with
+# ProducerPerformance's whole-run rate (its JVM's start-up and JIT included, where qbench's rate
+# leaves its warmup out) and once with its steady rate (its 5 s progress windows after the first;
+# RECORDS must last at least two windows). Client CPU per record includes each process's
+# start-up: the JVM's class loading and JIT weigh more the fewer the records.
 #
 #   engines/kafkaq/perf/producer-vs-qbench.sh             # from the repository root
 #   ROUNDS=6 RECORDS=2000000 engines/kafkaq/perf/producer-vs-qbench.sh scenarios/kafka-max-rate.yaml
@@ -127,7 +131,8 @@ child_cpu() {
 }
 per() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }'; }
 
-# run_pp TAG: prints "rate client_cpu_us_per_record broker_cpu_us_per_record records_per_request".
+# run_pp TAG: prints "rate steady_rate client_cpu_us_per_record broker_cpu_us_per_record
+# records_per_request".
 run_pp() {
 	local topic="perf-pp-$1-$$" f="${work}/pp-$1"
 	tools org.apache.kafka.tools.TopicCommand --bootstrap-server "${bootstrap}" --create --topic "${topic}" \
@@ -139,12 +144,16 @@ run_pp() {
 		--producer-props bootstrap.servers="${bootstrap}" acks="${acks}"
 	b1="$(broker_ticks)"
 	tools org.apache.kafka.tools.TopicCommand --bootstrap-server "${bootstrap}" --delete --topic "${topic}" >/dev/null 2>&1
-	local line rate rpr
+	local line rate rpr steady
 	line="$(grep ' records sent, ' "${f}.log" | tail -1)"
 	echo "$1 ProducerPerformance: ${line}" >&2
 	rate="$(sed -n 's/.* records sent, \([0-9.]*\) records\/sec.*/\1/p' <<<"${line}")"
 	rpr="$(awk '$1 ~ /^producer-metrics:records-per-request-avg:/ { print $NF }' "${f}.log" | tail -1)"
-	echo "${rate:-0} $(per "$(awk -v c="$(cat "${f}")" 'BEGIN { print c * 1e6 }')" "${records}") $(per "$(((b1 - b0) * 1000000 / hz))" "${records}") ${rpr:-?}"
+	# Its steady rate: the 5 s windows it prints while running, without the first (its JVM's
+	# start-up and JIT, which qbench's warmup keeps out of qbench's rate).
+	steady="$(grep ' records sent, ' "${f}.log" | sed '$d' | sed -n '2,$s/^\([0-9]*\) records sent, \([0-9.]*\) records\/sec.*/\1 \2/p' |
+		awk '{ n += $1; t += $1 / $2 } END { if (t > 0) printf "%.1f", n / t; else print 0 }')"
+	echo "${rate:-0} ${steady} $(per "$(awk -v c="$(cat "${f}")" 'BEGIN { print c * 1e6 }')" "${records}") $(per "$(((b1 - b0) * 1000000 / hz))" "${records}") ${rpr:-?}"
 }
 
 # run_q TAG: the same for qbench; its records are every acknowledged one (warm-up and drain too).
@@ -171,21 +180,25 @@ echo "load before: $(cat /proc/loadavg)" >&2
 for w in $(seq 1 "${warmup}"); do
 	echo "warm-up ${w} (discarded): $(run_pp "w${w}") / $(run_q "w${w}")" >&2
 done
-ratios=()
-printf 'round order | ProducerPerformance rec/s cpu_us/rec broker_us/rec rec/req | qbench msg/s cpu_us/rec broker_us/rec rec/req | ratio\n'
+ratios=() sratios=()
+printf 'round order | ProducerPerformance rec/s steady cpu_us/rec broker_us/rec rec/req | qbench msg/s cpu_us/rec broker_us/rec rec/req | ratio, to steady\n'
 for r in $(seq 1 "${rounds}"); do
 	if ((r % 2)); then
 		order=AB pp="$(run_pp "${r}")" q="$(run_q "${r}")"
 	else
 		order=BA q="$(run_q "${r}")" pp="$(run_pp "${r}")"
 	fi
-	read -r pr pc pb preq <<<"${pp}"
+	read -r pr ps pc pb preq <<<"${pp}"
 	read -r qr qc qb qreq <<<"${q}"
-	ratio="$(per "${qr}" "${pr}")"
-	ratios+=("${ratio}")
-	printf 'round %d %s | %.0f %s %s %s | %.0f %s %s %s | %s\n' "${r}" "${order}" "${pr}" "${pc}" "${pb}" "${preq}" \
-		"${qr}" "${qc}" "${qb}" "${qreq}" "${ratio}"
+	ratio="$(per "${qr}" "${pr}")" sratio="$(per "${qr}" "${ps}")"
+	ratios+=("${ratio}") sratios+=("${sratio}")
+	printf 'round %d %s | %.0f %.0f %s %s %s | %.0f %s %s %s | %s, %s\n' "${r}" "${order}" "${pr}" "${ps}" "${pc}" "${pb}" \
+		"${preq}" "${qr}" "${qc}" "${qb}" "${qreq}" "${ratio}" "${sratio}"
 done
-printf '%s\n' "${ratios[@]}" | sort -g | awk -v a="${acks}" -v p="${partitions}" -v role="${role}" -v l="$(cat /proc/loadavg)" '
-	{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-	printf "ratio qbench / ProducerPerformance over %d rounds: median %.2f, range %.2f-%.2f (acks=%s, 256 B, %d partitions, qbench role %s; load %s)\n", NR, m, v[1], v[NR], a, p, role, l }'
+spread() {
+	printf '%s\n' "${@:2}" | sort -g | awk -v what="$1" -v a="${acks}" -v p="${partitions}" -v role="${role}" -v l="$(cat /proc/loadavg)" '
+		{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "ratio qbench / ProducerPerformance %s over %d rounds: median %.2f, range %.2f-%.2f (acks=%s, 256 B, %d partitions, qbench role %s; load %s)\n", what, NR, m, v[1], v[NR], a, p, role, l }'
+}
+spread "(whole run)" "${ratios[@]}"
+spread "(its steady rate)" "${sratios[@]}"
