@@ -61,10 +61,11 @@ type engine struct {
 	transport *kafka.Transport
 	client    *kafka.Client
 
-	mu      sync.Mutex
-	closed  bool
-	settled bool                         // the group has been seen stable with every consumer once
-	opened  []interface{ Close() error } // producers and consumers Close still has to close
+	mu        sync.Mutex
+	closed    bool
+	settled   bool                         // the group has been seen stable with every consumer once
+	opened    []interface{ Close() error } // producers and consumers Close still has to close
+	producers []*producer                  // every producer made, for Facts' batch counts
 }
 
 func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
@@ -235,6 +236,18 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 			"commit":             commitName(e.opts.commitInterval),
 			"partitioning":       map[bool]string{false: "round-robin", true: "producer"}[e.opts.byProducer],
 		},
+	}
+	var batches, messages int64
+	e.mu.Lock()
+	for _, p := range e.producers {
+		batches, messages = batches+p.batches.Load(), messages+p.messages.Load()
+	}
+	e.mu.Unlock()
+	if batches > 0 {
+		// Produce requests (one partition's batch each in kafka-go) and the records they held, over
+		// the whole run so far: records per request, to set beside the Java client's.
+		f.Settings["produce.batches"] = strconv.FormatInt(batches, 10)
+		f.Settings["produce.batched_messages"] = strconv.FormatInt(messages, 10)
 	}
 	if e.cluster != nil {
 		b := e.cluster.Nodes[0]

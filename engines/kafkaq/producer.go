@@ -22,6 +22,9 @@ type producer struct {
 	calls     sync.Pool // *sendCall, reused once every message of a call is answered
 	closeOnce sync.Once
 	closeErr  error
+	// batches and messages count what Completion answered: one kafka-go batch is one Produce
+	// request for one partition (retries not counted), so messages/batches is records per request.
+	batches, messages atomic.Int64
 }
 
 // sendCall is one Send's messages and answers. Its value bytes are a copy of the payloads, so
@@ -60,18 +63,23 @@ func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, err
 		WriteBackoffMin: 50 * time.Millisecond,
 		WriteBackoffMax: time.Second,
 		Async:           true,
-		Completion:      complete,
+		Completion:      p.complete,
 	}
 	if err := e.track(p); err != nil {
 		return nil, err
 	}
+	e.mu.Lock()
+	e.producers = append(e.producers, p)
+	e.mu.Unlock()
 	return p, nil
 }
 
 // complete answers the messages of one batch: err is the broker's (or the last retry's) answer
 // for all of them. It runs on the Writer's partition goroutines, concurrently for different
 // batches; every message is answered exactly once.
-func complete(msgs []kafka.Message, err error) {
+func (p *producer) complete(msgs []kafka.Message, err error) {
+	p.batches.Add(1)
+	p.messages.Add(int64(len(msgs)))
 	for i := range msgs {
 		r, ok := msgs[i].WriterData.(*msgRef)
 		if !ok {

@@ -75,6 +75,17 @@ func TestConcurrentSendsAllAcknowledgedAndDelivered(t *testing.T) {
 				t.Fatal(err)
 			}
 			<-done
+			// Facts count every answered message once, in batches of at most batch_messages.
+			f := e.Facts(ctx).Settings
+			total := callers * sends * batch
+			if got := f["produce.batched_messages"]; got != fmt.Sprint(total) {
+				t.Errorf("produce.batched_messages %q, want %d", got, total)
+			}
+			var batches int
+			fmt.Sscan(f["produce.batches"], &batches)
+			if maxPer := e.opts.batchMessages; batches < total/maxPer || batches > total {
+				t.Errorf("produce.batches %q: want %d to %d for %d messages of at most %d a batch", f["produce.batches"], total/maxPer, total, total, maxPer)
+			}
 			t.Logf("%d concurrent callers: %d messages acknowledged in %v", callers, callers*sends*batch, took.Round(time.Millisecond))
 			checkExactlyOnce(t, recs, callers, sends*batch, 0)
 		})
