@@ -52,7 +52,7 @@ func readGC() gcSample {
 
 // fillGC sets g's GC fields from two samples over wall time: the pauses between them are the
 // histogram's difference, each counted at its bucket's midpoint, the longest at the upper bound
-// of the highest bucket that grew (its lower bound for the last, open bucket).
+// of the highest bucket that grew (its lower bound for the last, open bucket), at most the total.
 func fillGC(g *results.Generator, start, end gcSample, wall time.Duration) {
 	if !start.ok || !end.ok || len(start.pauseCounts) != len(end.pauseCounts) || len(end.pauseBuckets) != len(end.pauseCounts)+1 {
 		return
@@ -73,6 +73,9 @@ func fillGC(g *results.Generator, start, end gcSample, wall time.Duration) {
 		total += float64(n) * mid
 		longest = hi
 	}
+	// One pause is never longer than all of them: the bucket bounds would otherwise print a
+	// longest above the total for a run with one or two pauses.
+	longest = min(longest, total)
 	g.GCPauseTotalNs = int64(total * 1e9)
 	g.GCPauseMaxNs = int64(longest * 1e9)
 	if wall > 0 {
