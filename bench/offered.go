@@ -83,10 +83,11 @@ func fillOffered(sc *scenarios.Scenario, series []results.Interval) {
 // reserveLedger sizes the ledger's books for the schedule before the run starts (ledger.Reserve):
 // each producer's messages up to the schedule's end, for the producers this process runs, and
 // for every producer when it consumes (its consumers mark any producer's messages). A rate: max
-// run has no schedule; its books grow.
+// run has no schedule, and a consume-only run has none of its own (its scenario names no rate:
+// a pacer built from it would count billions of messages); their books grow.
 func (r *run) reserveLedger() {
 	sc := r.sc
-	if sc.Rate.Max || !sc.Produces() && !sc.Consumes() {
+	if sc.Rate.Max || !sc.Produces() {
 		return
 	}
 	shape := ShapeFor(sc)
