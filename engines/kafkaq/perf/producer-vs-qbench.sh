@@ -194,7 +194,9 @@ for r in $(seq 1 "${rounds}"); do
 	read -r pr ps pc pb preq <<<"${pp}"
 	read -r qr qc qb qreq <<<"${q}"
 	ratio="$(per "${qr}" "${pr}")" sratio="$(per "${qr}" "${ps}")"
-	ratios+=("${ratio}") sratios+=("${sratio}")
+	ratios+=("${ratio}")
+	# A run too short for two progress windows after the first has no steady rate (0): left out.
+	if [[ "${ps%.*}" -gt 0 ]]; then sratios+=("${sratio}"); fi
 	printf 'round %d %s | %.0f %.0f %s %s %s | %.0f %s %s %s | %s, %s\n' "${r}" "${order}" "${pr}" "${ps}" "${pc}" "${pb}" \
 		"${preq}" "${qr}" "${qc}" "${qb}" "${qreq}" "${ratio}" "${sratio}"
 	machine_line "round ${r}:"
@@ -205,4 +207,4 @@ spread() {
 		printf "ratio qbench / ProducerPerformance %s over %d rounds: median %.2f, range %.2f-%.2f (acks=%s, 256 B, %d partitions, qbench role %s; load %s)\n", what, NR, m, v[1], v[NR], a, p, role, l }'
 }
 spread "(whole run)" "${ratios[@]}"
-spread "(its steady rate)" "${sratios[@]}"
+if ((${#sratios[@]})); then spread "(its steady rate)" "${sratios[@]}"; fi
