@@ -434,9 +434,12 @@ const loopYieldEvery = 5 * time.Millisecond
 // the sender's processor), and epoll_wait keeps that processor in a system call: when the other
 // processors were busy, the consumer waited until one was free or sysmon took the processor
 // away (sysmon sleeps up to 10 ms when idle): a light-load delivery tail that Redis, one
-// thread, does not have. The yield runs them first, and costs no system call.
-// QBENCH_SERVER_LOOP_YIELD_WOKEN=0 turns it off, for re-measuring.
-var loopYieldWoken = os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") != "0"
+// thread, does not have. The yield runs them first, and costs no system call. Off unless
+// QBENCH_SERVER_LOOP_YIELD_WOKEN=1: on a quiet machine (tail-ab.sh, 2 rounds of 4 designs,
+// alternated) it made produce p99 worse in 7 of 8 pairs (list 4.72 -> 5.30 and 2.33 -> 13.58 ms,
+// pubsub 2.83 -> 7.67 and 7.18 -> 11.08 ms), though the runtime counted fewer long waits in
+// some of them.
+var loopYieldWoken = os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") == "1"
 
 var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
 
