@@ -59,14 +59,7 @@ func TestMachineWarnings(t *testing.T) {
 			quietMachine(&s)
 			c.edit(&s)
 			got := Warnings(s)
-			if len(got) != len(c.want) {
-				t.Fatalf("got %d warnings, want %d:\n%s", len(got), len(c.want), strings.Join(got, "\n"))
-			}
-			for i, w := range c.want {
-				if !strings.Contains(got[i], w) {
-					t.Errorf("warning %d is %q, want it to contain %q", i, got[i], w)
-				}
-			}
+			assertWarnings(t, got, c.want)
 			// Each is a rule's, so a merge makes it anew rather than keeping it twice.
 			for _, w := range got {
 				if !ruleWarning(w) {

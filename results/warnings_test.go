@@ -99,14 +99,7 @@ func TestWarnings(t *testing.T) {
 			s := quietSummary()
 			c.edit(&s)
 			got := Warnings(s)
-			if len(got) != len(c.want) {
-				t.Fatalf("got %d warnings, want %d:\n%s", len(got), len(c.want), strings.Join(got, "\n"))
-			}
-			for i, w := range c.want {
-				if !strings.Contains(got[i], w) {
-					t.Errorf("warning %d is %q, want it to contain %q", i, got[i], w)
-				}
-			}
+			assertWarnings(t, got, c.want)
 		})
 	}
 }
@@ -144,5 +137,19 @@ func TestMergeKeepsGeneratorAndWarnings(t *testing.T) {
 	w := strings.Join(m.Summary.Warnings, "\n")
 	if !strings.Contains(w, "shares the generator's CPU") || !strings.Contains(w, "in-flight limit (8 batches) 3 times") {
 		t.Fatalf("merged warnings:\n%s", w)
+	}
+}
+
+// assertWarnings fails t unless got holds exactly one warning for each of want, in order, each
+// containing its want.
+func assertWarnings(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d warnings, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("warning %d is %q, want it to contain %q", i, got[i], w)
+		}
 	}
 }
