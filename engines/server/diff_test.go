@@ -648,12 +648,19 @@ func TestDiffRedisArity(t *testing.T) {
 		"command|info": true, "command|help": true, "config|help": true, "client|help": true,
 		"memory|help": true, "pubsub|help": true, "function|help": true, "config|rewrite": true, "config|resetstat": true,
 		"multi": true, "waitaof": true, "subscribe": true, "psubscribe": true, "unsubscribe": true, "punsubscribe": true}
+	// Commands whose bare call starts background work whose reply to the next such call depends
+	// on whether the first has finished (BGSAVE while a BGREWRITEAOF still runs: "Another child
+	// process is active" here under load, "Background saving started" from a faster Redis):
+	// only their arity errors are compared.
+	bareSkip := map[string]bool{"bgrewriteaof": true, "bgsave": true}
 	var lines []string
 	add := func(cmd *command, words []string) {
 		if skip[cmd.fullname] {
 			return
 		}
-		lines = append(lines, strings.Join(words, " "))
+		if !bareSkip[cmd.fullname] {
+			lines = append(lines, strings.Join(words, " "))
+		}
 		if cmd.arity > 0 {
 			extra := append(append([]string{}, words...), make([]string, cmd.arity-len(words)+1)...)
 			for i := len(words); i < len(extra); i++ {
