@@ -41,7 +41,9 @@ warmup: 200ms
 			if g.CPUPerMessageNs < 100 || g.CPUPerMessageNs > 1e6 {
 				t.Fatalf("CPU per message %.0f ns (%+v, %d sent, %d deliveries)", g.CPUPerMessageNs, g, l.Sent, l.Deliveries)
 			}
-			// What else took the machine, and qbench's GC: present and sane.
+			// What else took the machine, and qbench's GC: present and sane. Busy time may read 0:
+			// /proc/stat's busy columns are counted in ticks, and in one CI run on this VM a 1 s
+			// window read 170 ticks, all idle, while qbench itself used 0.27 s of CPU.
 			m := s.MachineLoad
 			if runtime.GOOS == "linux" && m == nil {
 				t.Fatal("no machine_load on Linux")
@@ -49,7 +51,7 @@ warmup: 200ms
 			if m != nil {
 				t.Logf("machine %+v", *m)
 				if m.StealShare < 0 || m.OtherCPUSeconds < 0 || m.OtherCores < 0 || m.OtherShare < 0 || m.StealShare+m.OtherShare > 1.01 ||
-					m.WallSeconds < 0.5 || m.MachineSeconds <= 0 || m.BusySeconds <= 0 || m.LoadAvg[0] < 0 || m.OtherIncludesEngine {
+					m.WallSeconds < 0.5 || m.MachineSeconds <= 0 || m.BusySeconds < 0 || m.LoadAvg[0] < 0 || m.OtherIncludesEngine {
 					t.Fatalf("machine load %+v", *m)
 				}
 			}
