@@ -7,7 +7,10 @@ import (
 )
 
 func TestIdleFigures(t *testing.T) {
-	le := func(v int32) []byte { u := uint32(v); return []byte{byte(u), byte(u >> 8), byte(u >> 16), byte(u >> 24)} }
+	le := func(v int32) []byte {
+		u := uint32(v)
+		return []byte{byte(u), byte(u >> 8), byte(u >> 16), byte(u >> 24)}
+	}
 	for _, tc := range []struct {
 		name, driver string
 		qos          []byte
