@@ -19,10 +19,12 @@ type selfCost struct {
 	user1, sys1    time.Duration
 	mach0, mach1   machineSample
 	gc0, gc1       gcSample
+	idle           *results.MachineIdle
 }
 
 func (c *selfCost) start() {
 	c.mach0 = readMachine()
+	c.idle = readIdle()
 	c.gc0 = readGC()
 	c.user0, c.sys0 = cpuTimes()
 	c.startAt = time.Now()
@@ -51,7 +53,11 @@ func (c *selfCost) fill(g *results.Generator, messages int64, eng engines.Engine
 		g.InProcessEngine = true
 	}
 	fillGC(g, c.gc0, c.gc1, wall)
-	return machineFigures(c.mach0, c.mach1, wall, user+sys, time.Duration(engineCPUNs), g.InProcessEngine)
+	m := machineFigures(c.mach0, c.mach1, wall, user+sys, time.Duration(engineCPUNs), g.InProcessEngine)
+	if m != nil {
+		m.Idle = c.idle
+	}
+	return m
 }
 
 // cpuFigures is CPU per message handled, in ns, and the share of the machine's CPU time used:

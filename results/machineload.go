@@ -33,6 +33,39 @@ type MachineLoad struct {
 	// OtherCPUSeconds counts it if it runs on this machine (an engine qbench did not start, a
 	// Redis Cluster, Kafka: no single server PID in the engine's facts).
 	OtherIncludesEngine bool `json:"other_includes_engine,omitempty"`
+	// Idle is how the machine's idle CPUs waited at the start (Linux cpuidle), when known.
+	Idle *MachineIdle `json:"idle,omitempty"`
+}
+
+// MachineIdle is how the machine's idle CPUs wait. On a virtual machine a vCPU that halts when
+// idle leaves the host, and its wake-up waits for the host's CPU, which the guest counts as
+// steal; one that polls does not (bench/machineidle.go has the figures measured).
+type MachineIdle struct {
+	// Driver and Governor are the cpuidle driver and governor (/sys/devices/system/cpu/cpuidle;
+	// empty when the kernel has none).
+	Driver   string `json:"driver,omitempty"`
+	Governor string `json:"governor,omitempty"`
+	// LatencyLimitUs is the CPU latency limit in force (/dev/cpu_dma_latency, microseconds;
+	// 2000000000 is none, -1 unknown: reading it needs root). At 0 idle CPUs poll.
+	LatencyLimitUs int64 `json:"latency_limit_us"`
+	// PollHeld says this run held the limit at 0 itself (qbench run --idle-poll).
+	PollHeld bool `json:"poll_held,omitempty"`
+	// Halts says idle CPUs may halt: a cpuidle driver and no latency limit of 0.
+	Halts bool `json:"halts"`
+}
+
+// idleText is the machine line's words for m ("" when unknown).
+func idleText(m *MachineIdle) string {
+	switch {
+	case m == nil:
+		return ""
+	case m.PollHeld:
+		return "; idle CPUs polled (held by this run: --idle-poll)"
+	case !m.Halts:
+		return "; idle CPUs polled (a CPU latency limit of 0 was held)"
+	default:
+		return fmt.Sprintf("; idle CPUs halt (cpuidle %s)", m.Driver)
+	}
 }
 
 // mergeMachineLoad combines the runs' machine loads: seconds summed, and the shares, cores and
@@ -60,8 +93,26 @@ func mergeMachineLoad(rs []*Result) *MachineLoad {
 		m.OtherCores = max(m.OtherCores, l.OtherCores)
 		m.OtherShare = max(m.OtherShare, l.OtherShare)
 		m.OtherIncludesEngine = m.OtherIncludesEngine || l.OtherIncludesEngine
+		m.Idle = mergeIdle(m.Idle, l.Idle)
 	}
 	return m
+}
+
+// mergeIdle keeps the first run's idle policy, halting and unheld if any run's was.
+func mergeIdle(a, b *MachineIdle) *MachineIdle {
+	if a == nil || b == nil {
+		if a == nil {
+			a = b
+		}
+		return a
+	}
+	c := *a
+	c.Halts = a.Halts || b.Halts
+	c.PollHeld = a.PollHeld && b.PollHeld
+	if b.LatencyLimitUs != a.LatencyLimitUs {
+		c.LatencyLimitUs = max(a.LatencyLimitUs, b.LatencyLimitUs)
+	}
+	return &c
 }
 
 // writeMachine prints the machine's state over the run in one line: the load average at the
@@ -80,6 +131,6 @@ func writeMachine(w io.Writer, s Summary) {
 		gc = fmt.Sprintf("GC %d cycles, stopped the world %s in all (longest %s), %.0f%% of qbench's CPU",
 			g.GCCycles, FormatNs(g.GCPauseTotalNs), FormatNs(g.GCPauseMaxNs), 100*g.GCCPUShare)
 	}
-	fmt.Fprintf(w, "machine: load average %.2f at the start; steal %.1f%% of the CPU; other processes %.2f cores (%.0f%%%s); qbench's %s\n",
-		m.LoadAvg[0], 100*m.StealShare, m.OtherCores, 100*m.OtherShare, engine, gc)
+	fmt.Fprintf(w, "machine: load average %.2f at the start; steal %.1f%% of the CPU; other processes %.2f cores (%.0f%%%s)%s; qbench's %s\n",
+		m.LoadAvg[0], 100*m.StealShare, m.OtherCores, 100*m.OtherShare, engine, idleText(m.Idle), gc)
 }

@@ -23,6 +23,17 @@ func TestMachineWarnings(t *testing.T) {
 		{"no machine figures (an older result, not Linux)", func(s *Summary) { s.MachineLoad = nil }, nil},
 		{"steal over the threshold", func(s *Summary) { s.MachineLoad.StealShare = 0.06 },
 			[]string{"the hypervisor took 6% of the machine's CPU (steal) during the run: figures from a shared machine can be off by 1.5x; measure on a quiet machine"}},
+		{"steal with idle vCPUs halting: says how to keep them polling", func(s *Summary) {
+			s.MachineLoad.StealShare = 0.2
+			s.MachineLoad.Idle = &MachineIdle{Driver: "haltpoll", LatencyLimitUs: 2_000_000_000, Halts: true}
+		}, []string{"measure on a quiet machine; idle vCPUs halt here (cpuidle haltpoll), and the wake-up of a halted vCPU waits for the host, counted as steal: qbench run --idle-poll (root) keeps them polling for the run"}},
+		{"steal while idle vCPUs polled: no advice", func(s *Summary) {
+			s.MachineLoad.StealShare = 0.05
+			s.MachineLoad.Idle = &MachineIdle{Driver: "haltpoll", PollHeld: true}
+		}, []string{"off by 1.5x; measure on a quiet machine"}},
+		{"idle vCPUs halting, no steal: nothing to say", func(s *Summary) {
+			s.MachineLoad.Idle = &MachineIdle{Driver: "haltpoll", Halts: true}
+		}, nil},
 		{"steal just under", func(s *Summary) { s.MachineLoad.StealShare = 0.029 }, nil},
 		{"steal exactly at the threshold", func(s *Summary) { s.MachineLoad.StealShare = WarnStealShare }, []string{"(steal)"}},
 		{"other processes over a quarter core", func(s *Summary) {
@@ -138,4 +149,41 @@ func abs(x float64) float64 {
 		return -x
 	}
 	return x
+}
+
+func TestIdleText(t *testing.T) {
+	for _, c := range []struct {
+		idle *MachineIdle
+		want string
+	}{
+		{nil, ""},
+		{&MachineIdle{Driver: "haltpoll", Halts: true}, "; idle CPUs halt (cpuidle haltpoll)"},
+		{&MachineIdle{Driver: "haltpoll", PollHeld: true}, "; idle CPUs polled (held by this run: --idle-poll)"},
+		{&MachineIdle{Driver: "intel_idle"}, "; idle CPUs polled (a CPU latency limit of 0 was held)"},
+	} {
+		if got := idleText(c.idle); got != c.want {
+			t.Errorf("idleText(%+v) = %q, want %q", c.idle, got, c.want)
+		}
+	}
+}
+
+func TestMergeIdle(t *testing.T) {
+	held := &MachineIdle{Driver: "haltpoll", PollHeld: true}
+	halting := &MachineIdle{Driver: "haltpoll", LatencyLimitUs: 2_000_000_000, Halts: true}
+	if got := mergeIdle(nil, held); got != held {
+		t.Errorf("nil + held = %+v", got)
+	}
+	if got := mergeIdle(held, nil); got != held {
+		t.Errorf("held + nil = %+v", got)
+	}
+	got := mergeIdle(held, halting)
+	if !got.Halts || got.PollHeld || got.LatencyLimitUs != 2_000_000_000 {
+		t.Errorf("held + halting = %+v: want halting, not held, the larger limit", got)
+	}
+	if !held.PollHeld || held.Halts {
+		t.Errorf("merge changed its input: %+v", held)
+	}
+	if got := mergeIdle(held, held); !got.PollHeld || got.Halts {
+		t.Errorf("held + held = %+v", got)
+	}
 }

@@ -145,7 +145,11 @@ func machineWarnings(s Summary) []string {
 	const shared, busy = "figures from a shared machine can be off by 1.5x; measure on a quiet machine", "figures from a busy machine can be off by 1.5x; measure on a quiet machine"
 	if m := s.MachineLoad; m != nil {
 		if m.StealShare >= WarnStealShare {
-			out = append(out, fmt.Sprintf(warnSteal+"%.0f%% of the machine's CPU (steal) during the run: %s", 100*m.StealShare, shared))
+			halts := ""
+			if m.Idle != nil && m.Idle.Halts {
+				halts = fmt.Sprintf("; idle vCPUs halt here (cpuidle %s), and the wake-up of a halted vCPU waits for the host, counted as steal: qbench run --idle-poll (root) keeps them polling for the run", m.Idle.Driver)
+			}
+			out = append(out, fmt.Sprintf(warnSteal+"%.0f%% of the machine's CPU (steal) during the run: %s%s", 100*m.StealShare, shared, halts))
 		}
 		if m.OtherCores >= WarnOtherCores {
 			engine := ""

@@ -20,7 +20,7 @@ func runCmd() *cobra.Command {
 	var out string
 	var quiet bool
 	var cpuProfile, memProfile, tracePath string
-	var schedLat bool
+	var schedLat, idlePoll bool
 	var g *gating
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO.yaml",
@@ -62,6 +62,13 @@ func runCmd() *cobra.Command {
 			defer stopOthers()
 			if schedLat {
 				defer startSchedLatencies().report(os.Stderr)
+			}
+			if idlePoll {
+				release, err := bench.HoldIdlePoll() // bench/machineidle.go
+				if err != nil {
+					return fmt.Errorf("--idle-poll: %w", err)
+				}
+				defer release()
 			}
 			if sweep {
 				return runSweep(cmd, sc, g)
@@ -116,6 +123,7 @@ func runCmd() *cobra.Command {
 	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write an allocation profile of the run (go tool pprof -sample_index=alloc_space) to this file")
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write an execution trace of the run (go tool trace) to this file: GC pauses, scheduling, system calls; keep the run short")
 	cmd.Flags().BoolVar(&schedLat, "sched-latencies", false, "print the run's goroutine scheduling latencies (runtime/metrics /sched/latencies:seconds) on stderr")
+	cmd.Flags().BoolVar(&idlePoll, "idle-poll", false, "hold a CPU latency limit of 0 (/dev/cpu_dma_latency, root) for the run: idle CPUs poll instead of halting, for every process on the machine (on a VM a halted vCPU's wake-up is charged as steal)")
 	segmentFlags(cmd)
 	g = addGating(cmd)
 	return cmd

@@ -10,9 +10,11 @@
 # and B alternately. One line per run on stdout: scenario, revision, load average at the start,
 # GC cycles, longest STW pause (ms), send delay p99 and max (ms). qbench starts and stops its
 # own redis-server. Times are the machine's: compare within a round. Needs go, git and jq.
+# Idle CPUs poll while it runs unless IDLE=halt (machine.sh).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/machine.sh" # idle CPUs poll while it runs unless IDLE=halt
 repo=$(cd "$here/../.." && pwd)
 rev_a=${1:-main}
 rev_b=${2:-HEAD}
