@@ -286,35 +286,10 @@ func cmdLrem(c *client, args [][]byte) (any, error) {
 	if err != nil || l == nil {
 		return 0, err
 	}
-	els := l.Elements()
-	removed := int64(0)
-	keep := make([]bool, len(els))
-	for i := range keep {
-		keep[i] = true
-	}
-	if count >= 0 {
-		for i, e := range els {
-			if (count == 0 || removed < count) && bytes.Equal(e, args[3]) {
-				keep[i] = false
-				removed++
-			}
-		}
-	} else {
-		for i := len(els) - 1; i >= 0; i-- {
-			if removed < -count && bytes.Equal(els[i], args[3]) {
-				keep[i] = false
-				removed++
-			}
-		}
-	}
+	// In place, walking from the end count says and stopping at the last match wanted (as
+	// Redis's lremCommand does); count is clamped, as Redis's long reaches no list length.
+	removed := l.Remove(args[3], clampInt(count))
 	if removed > 0 {
-		nl := make([][]byte, 0, len(els)-int(removed))
-		for i, e := range els {
-			if keep[i] {
-				nl = append(nl, e)
-			}
-		}
-		l.Replace(nl)
 		c.popped(args[1], l, "lrem")
 	}
 	return removed, nil
