@@ -257,24 +257,13 @@ func cmdLinsert(c *client, args [][]byte) (any, error) {
 	if err != nil || l == nil {
 		return 0, err
 	}
-	els := l.Elements()
-	for i, e := range els {
-		if bytes.Equal(e, args[3]) {
-			at := i
-			if after {
-				at = i + 1
-			}
-			nl := make([][]byte, 0, len(els)+1)
-			nl = append(nl, els[:at]...)
-			nl = append(nl, args[4])
-			nl = append(nl, els[at:]...)
-			l.Replace(nl)
-			c.touch(args[1])
-			c.notify(notifyList, "linsert", args[1])
-			return l.Len(), nil
-		}
+	n := l.Insert(args[3], args[4], after) // in place: only the pivot's chunk changes
+	if n < 0 {
+		return -1, nil
 	}
-	return -1, nil
+	c.touch(args[1])
+	c.notify(notifyList, "linsert", args[1])
+	return n, nil
 }
 
 func cmdLrem(c *client, args [][]byte) (any, error) {

@@ -226,3 +226,194 @@ func (c *listChunks) merge(i int) {
 	a.n += b.n
 	releaseChunk(c.removeAt(i + 1))
 }
+
+// locate finds element i (0 <= i < n): its chunk, its index k there and its bytes [s, e),
+// walking from the nearer end of the list and of the chunk.
+func (l *List) locate(i int) (ci, k, s, e int) {
+	if i < l.n/2 {
+		base := 0
+		for ci = 0; i >= base+int(l.c.at(ci).n); ci++ {
+			base += int(l.c.at(ci).n)
+		}
+		k = i - base
+	} else {
+		top := l.n
+		for ci = l.c.k - 1; ; ci-- {
+			top -= int(l.c.at(ci).n)
+			if i >= top {
+				break
+			}
+		}
+		k = i - top
+	}
+	ch := l.c.at(ci)
+	buf := ch.buf()
+	if k < int(ch.n)/2 {
+		e = int(ch.lo)
+		for j := 0; j <= k; j++ {
+			s = e
+			_, e = elemAt(buf, s)
+		}
+		return ci, k, s, e
+	}
+	s = int(ch.hi)
+	for j := int(ch.n) - 1; j >= k; j-- {
+		e = s
+		_, s = elemBefore(buf, e)
+	}
+	return ci, k, s, e
+}
+
+// SetIndex replaces element i (already normalised, in range) in place (LSET).
+func (l *List) SetIndex(i int, v []byte) {
+	ci, k, s, e := l.locate(i)
+	l.splice(ci, s, e, v, 0, int(l.c.at(ci).n)-k-1)
+}
+
+// Insert puts v before (or after) the first element equal to pivot, in place (LINSERT); it
+// returns the new length, or -1 when pivot is not in the list.
+func (l *List) Insert(pivot, v []byte, after bool) int {
+	for ci := 0; l.c != nil && ci < l.c.k; ci++ {
+		ch := l.c.at(ci)
+		buf := ch.buf()
+		for off, k := int(ch.lo), 0; off < int(ch.hi); k++ {
+			e, next := elemAt(buf, off)
+			if bytes.Equal(e, pivot) {
+				if after {
+					l.splice(ci, next, next, v, 1, int(ch.n)-k-1)
+				} else {
+					l.splice(ci, off, off, v, 1, int(ch.n)-k)
+				}
+				l.n++
+				return l.n
+			}
+			off = next
+		}
+	}
+	return -1
+}
+
+// splice replaces the bytes [s, e) of chunk ci (one element, or none for an insertion) with
+// v's encoding; dn is the change in the chunk's element count and tn the number of elements
+// after e. The chunk's other bytes move within its block, the shorter side first; when the
+// block has no room the chunk is split after s, the new element and the bytes after it going
+// into a new chunk (or two, if they do not fit one block).
+func (l *List) splice(ci, s, e int, v []byte, dn, tn int) {
+	ch := l.c.at(ci)
+	need := encLen(len(v))
+	d := need - (e - s)
+	lo, hi, size := int(ch.lo), int(ch.hi), int(ch.size)
+	buf := ch.buf()
+	// A heap chunk is one big element's own block: an element that fits a pooled block goes to one.
+	ownBlock := !ch.pooled && ch.n == 1 && need <= listBlock
+	if d <= lo+size-hi && !ownBlock {
+		if d < 0 { // shrink: close the surplus from the shorter side
+			if s-lo < hi-e {
+				copy(buf[lo-d:], buf[lo:s])
+				lo, s = lo-d, s-d
+			} else {
+				copy(buf[e+d:], buf[e:hi])
+				hi += d
+			}
+		} else if d > 0 { // grow: the prefix moves x towards the head, the suffix d-x the other way
+			var x int
+			switch {
+			case lo >= d && (s-lo <= hi-e || size-hi < d):
+				x = d
+			case size-hi >= d:
+				x = 0
+			default:
+				x = lo
+			}
+			copy(buf[lo-x:], buf[lo:s])
+			copy(buf[e+d-x:], buf[e:hi])
+			lo, s, hi = lo-x, s-x, hi+d-x
+		}
+		putElem(buf[s:], v)
+		ch.lo, ch.hi = int32(lo), int32(hi)
+		ch.n += int32(dn)
+		return
+	}
+	tail := buf[e:hi]
+	var add []*lchunk
+	if need+len(tail) <= listBlock {
+		nc := newChunk(need+len(tail), false)
+		putElem(nc.buf(), v)
+		copy(nc.buf()[need:], tail)
+		nc.hi, nc.n = int32(need+len(tail)), int32(1+tn)
+		add = append(add, nc)
+	} else {
+		nc := newChunk(need, false)
+		putElem(nc.buf(), v)
+		nc.hi, nc.n = int32(need), 1
+		add = append(add, nc)
+		if len(tail) > 0 {
+			tc := newChunk(len(tail), false)
+			copy(tc.buf(), tail)
+			tc.hi, tc.n = int32(len(tail)), int32(tn)
+			add = append(add, tc)
+		}
+	}
+	// The chunk keeps its elements before s: it had n, loses the tn after e and (dn == 0) the
+	// one replaced.
+	ch.n -= int32(tn + 1 - dn)
+	ch.hi = int32(s)
+	for j, nc := range add {
+		l.c.insertAt(ci+1+j, nc)
+	}
+	if ch.n == 0 {
+		releaseChunk(l.c.removeAt(ci))
+	}
+}
+
+// Trim keeps elements start..stop (LTRIM's rules), dropping whole chunks from both ends and
+// cutting into the end chunks in place, as Redis's quicklistDelRange does.
+func (l *List) Trim(start, stop int) {
+	s, e, ok := normRange(start, stop, l.n)
+	if !ok {
+		l.Replace(nil)
+		return
+	}
+	l.dropRight(l.n - 1 - e)
+	l.dropLeft(s)
+}
+
+func (l *List) dropLeft(k int) {
+	for k > 0 {
+		ch := l.c.at(0)
+		if int(ch.n) <= k {
+			k -= int(ch.n)
+			l.n -= int(ch.n)
+			releaseChunk(l.c.popFront())
+			continue
+		}
+		off := int(ch.lo)
+		for range k {
+			_, off = elemAt(ch.buf(), off)
+		}
+		ch.lo = int32(off)
+		ch.n -= int32(k)
+		l.n -= k
+		return
+	}
+}
+
+func (l *List) dropRight(k int) {
+	for k > 0 {
+		ch := l.c.at(l.c.k - 1)
+		if int(ch.n) <= k {
+			k -= int(ch.n)
+			l.n -= int(ch.n)
+			releaseChunk(l.c.popBack())
+			continue
+		}
+		off := int(ch.hi)
+		for range k {
+			_, off = elemBefore(ch.buf(), off)
+		}
+		ch.hi = int32(off)
+		ch.n -= int32(k)
+		l.n -= k
+		return
+	}
+}

@@ -218,3 +218,126 @@ func TestListRemoveAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per Remove pair, want 0", allocs)
 	}
 }
+
+// TestListEditRandom runs random in-place edits (SetIndex, Insert, Trim, Remove) mixed with
+// pushes and pops against a slice, checking the chunk structure after every step.
+func TestListEditRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	elem := func() []byte {
+		size := rng.Intn(60)
+		switch rng.Intn(12) {
+		case 0:
+			size = listBlock + rng.Intn(100) // a chunk of its own
+		case 1:
+			size = 3000 + rng.Intn(2000) // two a block
+		case 2:
+			size = 126 + rng.Intn(4) // varint length boundary
+		}
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte('a' + rng.Intn(3))
+		}
+		return b
+	}
+	for round := 0; round < 40; round++ {
+		var l List
+		var model [][]byte
+		for step := 0; step < 400; step++ {
+			switch op := rng.Intn(12); {
+			case op < 3 || len(model) == 0:
+				v := elem()
+				if rng.Intn(2) == 0 {
+					l.PushLeft(v)
+					model = append([][]byte{v}, model...)
+				} else {
+					l.PushRight(v)
+					model = append(model, v)
+				}
+			case op < 6:
+				i, v := rng.Intn(len(model)), elem()
+				if rng.Intn(3) == 0 && len(model[i]) > 0 {
+					v = append([]byte{}, model[i]...) // same size
+					v[0] = 'z'
+				}
+				l.SetIndex(i, v)
+				model[i] = v
+			case op < 9:
+				p := model[rng.Intn(len(model))]
+				if rng.Intn(8) == 0 {
+					p = []byte("no such pivot")
+				}
+				after, v := rng.Intn(2) == 0, elem()
+				at := -1
+				for i := range model {
+					if bytes.Equal(model[i], p) {
+						at = i
+						break
+					}
+				}
+				want := -1
+				if at >= 0 {
+					if after {
+						at++
+					}
+					model = append(model[:at], append([][]byte{v}, model[at:]...)...)
+					want = len(model)
+				}
+				if got := l.Insert(p, v, after); got != want {
+					t.Fatalf("round %d step %d: Insert = %d, want %d", round, step, got, want)
+				}
+			case op == 9 && len(model) > 20:
+				start, stop := rng.Intn(8)-2, -1-rng.Intn(8)
+				if rng.Intn(10) == 0 {
+					start, stop = 5, 2 // empties it
+				}
+				model = append([][]byte{}, rangeModel(model, start, stop)...)
+				l.Trim(start, stop)
+			case op == 10:
+				v := model[rng.Intn(len(model))]
+				count := rng.Intn(5) - 2
+				var n int
+				model, n = removeModel(model, v, count)
+				if got := l.Remove(v, count); got != n {
+					t.Fatalf("round %d step %d: Remove = %d, want %d", round, step, got, n)
+				}
+			default:
+				if rng.Intn(2) == 0 {
+					if got := l.PopLeft(); !bytes.Equal(got, model[0]) {
+						t.Fatalf("round %d step %d: PopLeft", round, step)
+					}
+					model = model[1:]
+				} else {
+					if got := l.PopRight(); !bytes.Equal(got, model[len(model)-1]) {
+						t.Fatalf("round %d step %d: PopRight", round, step)
+					}
+					model = model[:len(model)-1]
+				}
+			}
+			checkList(t, &l, model)
+		}
+	}
+}
+
+// TestListEditAllocs: LSET (same or smaller size) and LINSERT into a chunk with room allocate
+// nothing, on a list of 10,000.
+func TestListEditAllocs(t *testing.T) {
+	var l List
+	v := []byte("message-payload-0123456789")
+	for range 10000 {
+		l.PushRight(v)
+	}
+	pivot := []byte("pivot")
+	l.SetIndex(5000, pivot)
+	allocs := testing.AllocsPerRun(100, func() {
+		l.SetIndex(7000, []byte("message-payload-9876543210"))
+		l.SetIndex(3000, []byte("short"))
+		l.SetIndex(3000, v)
+		if l.Insert(pivot, []byte("x"), true) < 0 {
+			t.Fatal("no pivot")
+		}
+		l.Trim(0, -2)
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per LSET/LINSERT/LTRIM round, want 0", allocs)
+	}
+}
