@@ -263,7 +263,7 @@ func cmdLinsert(c *client, args [][]byte) (any, error) {
 	}
 	c.touch(args[1])
 	c.notify(notifyList, "linsert", args[1])
-	return n, nil
+	return (*listLen)(l), nil // the new length, n, without boxing an int
 }
 
 func cmdLrem(c *client, args [][]byte) (any, error) {

@@ -44,3 +44,43 @@ func BenchmarkLremAck(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListEdit is LSET and LINSERT (then LREM of the inserted element) in the middle of a
+// list of 10,000, the other commands that used to rebuild the list.
+func BenchmarkListEdit(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		ops  [][][]byte
+	}{
+		{"lset", [][][]byte{{[]byte("LSET"), []byte("l"), []byte("5000"), []byte("{\"id\":00005000,\"body\":\"changed\"}")}}},
+		{"linsert+lrem", [][][]byte{
+			{[]byte("LINSERT"), []byte("l"), []byte("AFTER"), []byte("pivot"), []byte("inserted")},
+			{[]byte("LREM"), []byte("l"), []byte("1"), []byte("inserted")},
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := New(Config{})
+			c := &client{s: s, proto: 2, authed: true}
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			for i := 0; i < 10000; i++ {
+				v := fmt.Appendf(nil, "{\"id\":%08d,\"body\":\"0123456789abcdef0123456789\"}", i)
+				if i == 5000 {
+					v = []byte("pivot")
+				}
+				c.execute([][]byte{[]byte("RPUSH"), []byte("l"), v})
+			}
+			c.resetOut()
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, op := range bc.ops {
+					c.execute(op)
+				}
+				if len(c.out) == 0 || c.out[0] == '-' {
+					b.Fatalf("reply %q", c.out)
+				}
+				c.resetOut()
+			}
+		})
+	}
+}
