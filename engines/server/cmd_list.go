@@ -257,24 +257,13 @@ func cmdLinsert(c *client, args [][]byte) (any, error) {
 	if err != nil || l == nil {
 		return 0, err
 	}
-	els := l.Elements()
-	for i, e := range els {
-		if bytes.Equal(e, args[3]) {
-			at := i
-			if after {
-				at = i + 1
-			}
-			nl := make([][]byte, 0, len(els)+1)
-			nl = append(nl, els[:at]...)
-			nl = append(nl, args[4])
-			nl = append(nl, els[at:]...)
-			l.Replace(nl)
-			c.touch(args[1])
-			c.notify(notifyList, "linsert", args[1])
-			return l.Len(), nil
-		}
+	n := l.Insert(args[3], args[4], after) // in place: only the pivot's chunk changes
+	if n < 0 {
+		return -1, nil
 	}
-	return -1, nil
+	c.touch(args[1])
+	c.notify(notifyList, "linsert", args[1])
+	return (*listLen)(l), nil // the new length, n, without boxing an int
 }
 
 func cmdLrem(c *client, args [][]byte) (any, error) {
@@ -286,35 +275,10 @@ func cmdLrem(c *client, args [][]byte) (any, error) {
 	if err != nil || l == nil {
 		return 0, err
 	}
-	els := l.Elements()
-	removed := int64(0)
-	keep := make([]bool, len(els))
-	for i := range keep {
-		keep[i] = true
-	}
-	if count >= 0 {
-		for i, e := range els {
-			if (count == 0 || removed < count) && bytes.Equal(e, args[3]) {
-				keep[i] = false
-				removed++
-			}
-		}
-	} else {
-		for i := len(els) - 1; i >= 0; i-- {
-			if removed < -count && bytes.Equal(els[i], args[3]) {
-				keep[i] = false
-				removed++
-			}
-		}
-	}
+	// In place, walking from the end count says and stopping at the last match wanted (as
+	// Redis's lremCommand does); count is clamped, as Redis's long reaches no list length.
+	removed := l.Remove(args[3], clampInt(count))
 	if removed > 0 {
-		nl := make([][]byte, 0, len(els)-int(removed))
-		for i, e := range els {
-			if keep[i] {
-				nl = append(nl, e)
-			}
-		}
-		l.Replace(nl)
 		c.popped(args[1], l, "lrem")
 	}
 	return removed, nil

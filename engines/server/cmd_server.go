@@ -324,9 +324,7 @@ func cmdMemoryUsage(c *client, args [][]byte) (any, error) {
 		size += int64(len(v.B)) + 16
 	case *store.List:
 		size += 32
-		for _, e := range v.Elements() {
-			size += int64(len(e)) + 32
-		}
+		v.Each(0, false, func(_ int, e []byte) bool { size += int64(len(e)) + 32; return true })
 	case *store.Stream:
 		size += v.MemoryUsage()
 	case *store.Set:

@@ -97,6 +97,7 @@ func TestDiffRedisKeyspaceNotifications(t *testing.T) {
 		"LMOVE l2 l3 LEFT RIGHT", "RPOPLPUSH l2 l3", "LMOVE l2 l3 LEFT LEFT", "LMPOP 2 nol l3 RIGHT COUNT 5",
 		"BLPOP l 0.01", "RPUSH l4 a", "BLPOP l4 0", "RPUSH l5 a b", "BLMPOP 0 1 l5 LEFT COUNT 9", "RPUSH l6 a",
 		"BRPOPLPUSH l6 l7 0", "LTRIM l7 1 0", "LPOP nol", "RPOP l 0",
+		"RPUSH r a b a c", "LREM r -1 a", "LREM r 1 x", "LREM r 2 a", "LREM r 0 c", "LREM r -1 b", "LREM r 1 b",
 	}
 	streams := []string{
 		"XADD s 1-1 a 1", "XADD s 2-1 b 2", "XADD s MAXLEN 1 3-1 c 3", "XADD s MAXLEN 5 4-1 c 3", "XDEL s 4-1 9-9",

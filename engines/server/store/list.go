@@ -398,13 +398,6 @@ func (l *List) Index(i int) ([]byte, bool) {
 	return out, true
 }
 
-// SetIndex replaces element i (already normalised, in range).
-func (l *List) SetIndex(i int, v []byte) {
-	els := l.Elements()
-	els[i] = v
-	l.Replace(els)
-}
-
 // Range returns copies of elements start..stop inclusive, with Redis's index rules.
 func (l *List) Range(start, stop int) [][]byte {
 	start, stop, ok := normRange(start, stop, l.n)
@@ -445,7 +438,8 @@ func normRange(start, stop, n int) (int, int, bool) {
 // Elements returns copies of all elements in order.
 func (l *List) Elements() [][]byte { return l.Range(0, -1) }
 
-// Replace sets the contents to els (LSET, LINSERT, LREM, LTRIM rebuild the list).
+// Replace sets the contents to els (loading a list; LREM, LSET, LINSERT and LTRIM edit it in
+// place, list_edit.go).
 func (l *List) Replace(els [][]byte) {
 	if l.c != nil {
 		for l.c.k > 0 {
@@ -456,14 +450,4 @@ func (l *List) Replace(els [][]byte) {
 	for _, e := range els {
 		l.PushRight(e)
 	}
-}
-
-// Trim keeps elements start..stop (LTRIM's rules).
-func (l *List) Trim(start, stop int) {
-	s, e, ok := normRange(start, stop, l.n)
-	if !ok {
-		l.Replace(nil)
-		return
-	}
-	l.Replace(l.Range(s, e))
 }
