@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-var testLimits = RDBLimits{IntsetMax: 512, HashMaxEntries: 512, HashMaxValue: 64, NodeMaxEntries: 100, NodeMaxBytes: 4096}
+var testLimits = RDBLimits{IntsetMax: 512, HashMaxEntries: 512, HashMaxValue: 64, ZsetMaxEntries: 128, ZsetMaxValue: 64, NodeMaxEntries: 100, NodeMaxBytes: 4096}
 
 // TestCRC64: Redis's crc64 test vector (crc64.c).
 func TestCRC64(t *testing.T) {
