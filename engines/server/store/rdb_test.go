@@ -68,6 +68,14 @@ func FuzzDecodeRDBDump(f *testing.F) {
 	f.Add(b[:len(b)-10])
 	b, _ = AppendRDBDump(nil, sampleStream())
 	f.Add(b[:len(b)-10])
+	z := NewZset(true)
+	z.Set([]byte("a"), 1.5, 128, 64)
+	z.Set([]byte("12"), 2, 128, 64)
+	b, _ = AppendRDBDump(nil, z)
+	f.Add(b[:len(b)-10])
+	z.Set([]byte(string(make([]byte, 70))), -3, 128, 64) // a skiplist: ZSET_2
+	b, _ = AppendRDBDump(nil, z)
+	f.Add(b[:len(b)-10])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p := binary.LittleEndian.AppendUint16(append([]byte(nil), body...), rdbVersion)
 		p = binary.LittleEndian.AppendUint64(p, CRC64(p))
