@@ -220,3 +220,19 @@ func TestRDBFileZset(t *testing.T) {
 		t.Fatalf("%T", keys[0].Value)
 	}
 }
+
+// BenchmarkDecodeRDBZset: RESTORE's decode of a 100,000-member ZSET_2 payload.
+func BenchmarkDecodeRDBZset(b *testing.B) {
+	z := NewZset(false)
+	for i := 0; i < 100000; i++ {
+		z.Set([]byte(fmt.Sprintf("member:%d", i)), float64(i)*1.5, 0, 0)
+	}
+	p, _ := AppendRDBDump(nil, z)
+	b.SetBytes(int64(len(p)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := DecodeRDBDump(p, testLimits); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
