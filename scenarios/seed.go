@@ -9,7 +9,7 @@ import (
 )
 
 // SeedRDBKey is the persistence setting that starts the server from a Redis dump.rdb (Redis 6.x
-// or 7.0: strings, lists, sets, hashes and streams), e.g. a stream already holding a backlog.
+// or 7.0: strings, lists, sets, hashes, sorted sets and streams), e.g. a stream already holding a backlog.
 // A relative path is the scenario file's directory's.
 const SeedRDBKey = "seed-rdb"
 

@@ -7,8 +7,8 @@ import (
 	"qbench/engines/server/store"
 )
 
-// DUMP/RESTORE in Redis 7.0's payload format (store/rdb.go) for strings, lists, sets, hashes and
-// streams, so keys move between Redis and this server.
+// DUMP/RESTORE in Redis 7.0's payload format (store/rdb.go) for strings, lists, sets, hashes,
+// sorted sets and streams, so keys move between Redis and this server.
 var dumpCommands = []*command{
 	{name: "dump", arity: 2, flags: flagReadonly, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Return a serialized version of the value stored at the specified key.", h: cmdDump},
 	{name: "restore", arity: -4, flags: flagWrite | flagDenyOOM, firstKey: 1, lastKey: 1, step: 1, group: "generic", summary: "Create a key using the provided serialized value, previously obtained using DUMP.", h: cmdRestore},
@@ -75,12 +75,13 @@ func cmdRestore(c *client, args [][]byte) (any, error) {
 	st := c.s.conf
 	v, err := store.DecodeRDBDump(args[3], store.RDBLimits{
 		IntsetMax: st.setMaxIntsetEntries, HashMaxEntries: st.hashMaxListpackEntries, HashMaxValue: st.hashMaxListpackValue,
+		ZsetMaxEntries: st.zsetMaxListpackEntries, ZsetMaxValue: st.zsetMaxListpackValue,
 		NodeMaxEntries: st.streamNodeMaxEntries, NodeMaxBytes: st.streamNodeMaxBytes})
 	switch {
 	case errors.Is(err, store.ErrRDBChecksum):
 		return nil, redisError("ERR DUMP payload version or checksum are wrong")
 	case errors.Is(err, store.ErrRDBUnsupported):
-		return nil, redisError("ERR Bad data format (this server restores strings, lists, sets, hashes and streams only)")
+		return nil, redisError("ERR Bad data format (this server restores strings, lists, sets, hashes, sorted sets and streams only)")
 	case err != nil:
 		return nil, redisError("ERR Bad data format")
 	}

@@ -30,6 +30,7 @@ func (p *persistence) seedLocked() (int64, error) {
 	st := s.conf
 	keys, err := store.ReadRDBFile(data, store.RDBLimits{
 		IntsetMax: st.setMaxIntsetEntries, HashMaxEntries: st.hashMaxListpackEntries, HashMaxValue: st.hashMaxListpackValue,
+		ZsetMaxEntries: st.zsetMaxListpackEntries, ZsetMaxValue: st.zsetMaxListpackValue,
 		NodeMaxEntries: st.streamNodeMaxEntries, NodeMaxBytes: st.streamNodeMaxBytes})
 	if err != nil {
 		return 0, fmt.Errorf("%w %s: %v", ErrSeed, path, err)

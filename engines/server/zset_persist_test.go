@@ -43,7 +43,7 @@ func zsetWorkload(t *testing.T, s *Server) {
 }
 
 // TestZsetSurvivesRestart: zsets come back the same (members, scores, -0 and inf, encoding,
-// expiry) from the AOF, a snapshot and a rewritten AOF.
+// expiry) from the AOF, a snapshot and a rewritten AOF, and DUMP/RESTORE copies them.
 func TestZsetSurvivesRestart(t *testing.T) {
 	// small big neg ttl2 tx; q emptied by the pops
 	restartEachWay(t, zsetWorkload, func(n int) bool { return n == 5 }, func(t *testing.T, c2 *pconn) {
@@ -55,8 +55,12 @@ func TestZsetSurvivesRestart(t *testing.T) {
 		if v := c2.mustDo(t, "ZSCORE", "neg", longMember); v != "-0" {
 			t.Errorf("ZSCORE neg n = %v after restart, want -0", v)
 		}
-		if v, _ := c2.do("DUMP", "small"); fmt.Sprint(v) != "ERR DUMP of a zset is not supported by this server" {
-			t.Errorf("DUMP of a zset = %v, want the not-supported error", v)
+		for _, key := range []string{"small", "big", "neg"} { // and DUMP/RESTORE them
+			c2.mustDo(t, "RESTORE", key+"-copy", "0", fmt.Sprint(c2.mustDo(t, "DUMP", key)))
+			want := fmt.Sprint(c2.mustDo(t, "ZRANGE", key, "0", "-1", "WITHSCORES"))
+			if got := fmt.Sprint(c2.mustDo(t, "ZRANGE", key+"-copy", "0", "-1", "WITHSCORES")); got != want {
+				t.Errorf("RESTORE of DUMP %s: %s, want %s", key, got, want)
+			}
 		}
 	})
 }

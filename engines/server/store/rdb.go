@@ -3,13 +3,14 @@ package store
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"strconv"
 )
 
-// Redis's DUMP payload (RDB version 10, Redis 7.0) for strings, lists, sets, hashes and streams
-// (rdb_stream.go), so a key can move between Redis and this server with DUMP/RESTORE. Writing
+// Redis's DUMP payload (RDB version 10, Redis 7.0) for strings, lists, sets, hashes, streams
+// (rdb_stream.go) and sorted sets (rdb_zset.go), so a key can move between Redis and this server with DUMP/RESTORE. Writing
 // produces valid payloads that Redis restores (strings are not LZF-compressed, so the bytes
-// differ from Redis's own DUMP); reading accepts what Redis 7.0 writes, compressed or not.
+// differ from Redis's own DUMP when it compresses a string of more than 20 bytes); reading accepts what Redis 7.0 writes, compressed or not.
 
 // RDB object types (rdb.h).
 const (
@@ -22,8 +23,8 @@ const (
 	rdbVersion        = 10
 )
 
-// ErrRDBUnsupported is a payload of a type this server does not restore (sorted sets, modules,
-// older encodings).
+// ErrRDBUnsupported is a payload of a type this server does not restore (modules, zipmaps,
+// Redis 7.2's encodings).
 var ErrRDBUnsupported = errors.New("store: unsupported RDB type")
 
 var errRDBBad = errors.New("store: bad RDB payload")
@@ -66,7 +67,20 @@ func rdbAppendLen(b []byte, n uint64) []byte {
 	return binary.BigEndian.AppendUint64(append(b, 0x81), n)
 }
 
+// rdbAppendString is rdbSaveRawString without LZF: a string of at most 11 bytes that is an
+// integer in canonical form within 32 bits is written in the integer encoding, as Redis does.
 func rdbAppendString(b, s []byte) []byte {
+	if len(s) <= 11 && len(s) > 0 {
+		if n, err := strconv.ParseInt(string(s), 10, 32); err == nil && strconv.FormatInt(n, 10) == string(s) {
+			switch {
+			case n >= math.MinInt8 && n <= math.MaxInt8:
+				return append(b, 0xc0, byte(n))
+			case n >= math.MinInt16 && n <= math.MaxInt16:
+				return binary.LittleEndian.AppendUint16(append(b, 0xc1), uint16(n))
+			}
+			return binary.LittleEndian.AppendUint32(append(b, 0xc2), uint32(n))
+		}
+	}
 	return append(rdbAppendLen(b, uint64(len(s))), s...)
 }
 
@@ -115,6 +129,8 @@ func AppendRDBDump(b []byte, v any) ([]byte, bool) {
 		v.Each(func(f, val []byte) { b = rdbAppendString(rdbAppendString(b, f), val) })
 	case *Stream:
 		b = appendRDBStream(append(b, rdbStreamListpacks2), v)
+	case *Zset:
+		b = appendRDBZset(b, v) // rdb_zset.go
 	default:
 		return b, false
 	}
@@ -468,6 +484,7 @@ func lzfDecompress(in []byte, ulen int) ([]byte, bool) {
 // RDBLimits are the settings a restored value is built with (its encoding, its stream nodes).
 type RDBLimits struct {
 	IntsetMax, HashMaxEntries, HashMaxValue int
+	ZsetMaxEntries, ZsetMaxValue            int
 	NodeMaxEntries, NodeMaxBytes            int
 }
 
@@ -567,6 +584,8 @@ func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
 			return nil, err
 		}
 		v = h
+	case rdbZset, rdbZset2, rdbZsetZiplist, rdbZsetListpack:
+		return r.zsetValue(typ, lim) // rdb_zset.go
 	case rdbStreamListpacks2, rdbStreamListpacks:
 		st, err := decodeRDBStream(r, lim, typ == rdbStreamListpacks)
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-var testLimits = RDBLimits{IntsetMax: 512, HashMaxEntries: 512, HashMaxValue: 64, NodeMaxEntries: 100, NodeMaxBytes: 4096}
+var testLimits = RDBLimits{IntsetMax: 512, HashMaxEntries: 512, HashMaxValue: 64, ZsetMaxEntries: 128, ZsetMaxValue: 64, NodeMaxEntries: 100, NodeMaxBytes: 4096}
 
 // TestCRC64: Redis's crc64 test vector (crc64.c).
 func TestCRC64(t *testing.T) {
@@ -67,6 +67,14 @@ func FuzzDecodeRDBDump(f *testing.F) {
 	b, _ = AppendRDBDump(nil, l)
 	f.Add(b[:len(b)-10])
 	b, _ = AppendRDBDump(nil, sampleStream())
+	f.Add(b[:len(b)-10])
+	z := NewZset(true)
+	z.Set([]byte("a"), 1.5, 128, 64)
+	z.Set([]byte("12"), 2, 128, 64)
+	b, _ = AppendRDBDump(nil, z)
+	f.Add(b[:len(b)-10])
+	z.Set([]byte(string(make([]byte, 70))), -3, 128, 64) // a skiplist: ZSET_2
+	b, _ = AppendRDBDump(nil, z)
 	f.Add(b[:len(b)-10])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p := binary.LittleEndian.AppendUint16(append([]byte(nil), body...), rdbVersion)

@@ -6,8 +6,8 @@ import (
 )
 
 // Redis 6's ziplist encodings (RDB 9, still read by Redis 7.0): a list as one ziplist or a
-// quicklist of ziplists, a small hash as one ziplist of fields and values. Sorted sets and the
-// older zipmap stay unsupported.
+// quicklist of ziplists, a small hash as one ziplist of fields and values (a small sorted set's
+// ziplist is read in rdb_zset.go). The older zipmap stays unsupported.
 const (
 	rdbListZiplist   = 10
 	rdbHashZiplist   = 13

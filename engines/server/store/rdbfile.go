@@ -10,8 +10,8 @@ import (
 // Reading a whole RDB file (Redis's dump.rdb, versions 9 and 10: Redis 6.x and 7.0), to seed
 // the server with what a real Redis saved. The per-key values go through the DUMP decoders
 // (rdbReader.value), so the two paths accept the same encodings. The file is decoded completely
-// before anything is loaded: a key of a type this server lacks (sorted sets, modules, zipmaps:
-// Redis 6's ziplists are read, rdb_ziplist.go), a module or function section,
+// before anything is loaded: a key of a type this server lacks (modules, zipmaps, Redis 7.2's
+// encodings: Redis 6's ziplists and every sorted-set encoding are read, rdb_ziplist.go, rdb_zset.go), a module or function section,
 // a bad checksum or a truncation refuses the whole file, never half of it.
 
 // RDB file opcodes (rdb.h).
@@ -133,7 +133,7 @@ func ReadRDBFile(data []byte, lim RDBLimits) ([]RDBKey, error) {
 				if !ok {
 					name = fmt.Sprintf("unknown type %d", op)
 				}
-				return fail(at, "key %q in db %d is a %s: this server has strings, lists, sets, hashes and streams; nothing was loaded", key, db, name)
+				return fail(at, "key %q in db %d is a %s: this server has strings, lists, sets, hashes, sorted sets and streams; nothing was loaded", key, db, name)
 			case err != nil:
 				return fail(at, "key %q in db %d: bad or truncated value", key, db)
 			}

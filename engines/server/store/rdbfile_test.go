@@ -48,7 +48,7 @@ func expireSec(sec uint32) []byte {
 // their key, databases are kept; what the server cannot hold refuses the file with an offset.
 func TestReadRDBFile(t *testing.T) {
 	aux := cat([]byte{rdbOpAux}, rdbStr("redis-ver"), rdbStr("7.0.15"))
-	zset := cat([]byte{17}, rdbStr("z"), rdbStr("not decoded"))
+	setLP := cat([]byte{20}, rdbStr("z"), rdbStr("not decoded")) // Redis 7.2's set listpack
 	for _, tc := range []struct {
 		name string
 		file []byte
@@ -66,8 +66,8 @@ func TestReadRDBFile(t *testing.T) {
 		{"version-11", rdbFile("0011", true), nil, "offset 5: RDB version"},
 		{"not-rdb", []byte("RADIS0010"), nil, "offset 0: not an RDB file"},
 		{"db-16", rdbFile("0010", true, []byte{rdbOpSelectDB, 16}), nil, "offset 9: SELECTDB 16"},
-		{"zset", rdbFile("0010", true, aux, []byte{rdbOpSelectDB, 2}, rdbStringKey("a", "1"), zset), nil,
-			`offset 34: key "z" in db 2 is a sorted set (listpack)`},
+		{"set-listpack", rdbFile("0010", true, aux, []byte{rdbOpSelectDB, 2}, rdbStringKey("a", "1"), setLP), nil,
+			`offset 34: key "z" in db 2 is a set (listpack, Redis 7.2)`},
 		{"module", rdbFile("0010", true, []byte{7}, rdbStr("m")), nil, `key "m" in db 0 is a module value`},
 		{"function", rdbFile("0010", true, []byte{rdbOpFunction2}, rdbStr("#!lua name=x")), nil, "offset 9: the file holds a function library"},
 		{"module-aux", rdbFile("0010", true, []byte{rdbOpModuleAux, 1}), nil, "offset 9: the file holds module data"},
