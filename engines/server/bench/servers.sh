@@ -48,5 +48,5 @@ start() { # server(q|r) fsync(none|always) -> sets PID and PORT
 stop() { kill -TERM "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; cg_remove; }
 ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; } # the server's utime+stime, all threads
 # the server's voluntary and involuntary context switches, summed over its live threads
-csw() { cat /proc/"$PID"/task/*/status 2>/dev/null | awk '$1=="voluntary_ctxt_switches:"{v+=$2} $1=="nonvoluntary_ctxt_switches:"{i+=$2} END{print v+0, i+0}'; }
+csw() { { cat /proc/"$PID"/task/*/status 2>/dev/null || true; } | awk '$1=="voluntary_ctxt_switches:"{v+=$2} $1=="nonvoluntary_ctxt_switches:"{i+=$2} END{print v+0, i+0}'; }
 med() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
