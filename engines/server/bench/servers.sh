@@ -7,6 +7,7 @@ WORK=$(mktemp -d)
 QBENCH=${1:-$WORK/qbench}
 if [ ! -x "$QBENCH" ]; then go build -o "$QBENCH" ./cmd/qbench; fi
 PID= CG=
+cg_remove() { if [ -n "$CG" ]; then rmdir "$CG" 2>/dev/null || echo "could not remove cgroup $CG" >&2; CG=; fi; }
 cleanup() { [ -n "$PID" ] && kill -TERM "$PID" 2>/dev/null; wait 2>/dev/null || true; cg_remove; rm -rf "$WORK"; }
 trap cleanup EXIT
 TCK=$(getconf CLK_TCK)
@@ -30,7 +31,6 @@ cg_make() { # name -> CG: a new cgroup capped at QUOTA cores (period 100 ms)
   else grep -qw cpu "$CG_ROOT/cgroup.subtree_control" || echo +cpu >"$CG_ROOT/cgroup.subtree_control"
        echo "$us 100000" >"$CG/cpu.max"; fi
 }
-cg_remove() { if [ -n "$CG" ]; then rmdir "$CG" 2>/dev/null || echo "could not remove cgroup $CG" >&2; CG=; fi; }
 throttle() { if [ -n "$CG" ]; then awk '$1=="nr_periods"{p=$2} $1=="nr_throttled"{t=$2} END{print p+0, t+0}' "$CG/cpu.stat"; else echo 0 0; fi; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 start() { # server(q|r) fsync(none|always) -> sets PID and PORT
