@@ -25,7 +25,9 @@ machine_cpu() {
 
 # machine_tree prints the CPU ticks of the process $1 and every live process under it.
 machine_tree() {
-	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
+	# (a process may exit between the glob and the read: cat then fails, which must not end a
+	# caller running under set -e -o pipefail)
+	{ cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk -v root="$1" '
 		{ pid = $1; sub(/^.*\) /, ""); ppid[pid] = $2; t[pid] = $12 + $13 + $14 + $15 }
 		END {
 			in_tree[root] = 1; n = 1
