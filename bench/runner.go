@@ -253,9 +253,10 @@ type run struct {
 	procStart, procEnd procSample
 
 	producerRecs, consumerRecs []*recorder
-	// pacerStats are the producers' timer figures (pacerstat.go), by producer.
-	pacerStats     []*pacerStats
-	consumerFaults []chan scenarios.Fault
+	consumerFaults             []chan scenarios.Fault
+	// pacerStats are the producers' timer figures (pacerstat.go), by producer; nil for one not
+	// run here.
+	pacerStats []*pacerStats
 	// consumerCounts are each consumer's deliveries and duplicates (per_consumer in the summary).
 	consumerCounts []consumerCount
 	// pendingEnd is each consumer's unacknowledged deliveries when the run ended (grouplag.go);
