@@ -22,10 +22,19 @@ type pacerStats struct {
 	late, lead, spin, coarseLate *hdrhistogram.Histogram
 }
 
+// pacerHistHighest bounds the pacer's histograms: a sleep is at most preciseSleepMax, and a
+// wake-up later than this is recorded as this.
+const pacerHistHighest = int64(10 * time.Second)
+
+// newPacerHistogram is a histogram for the pacer's times: 1 ns to pacerHistHighest at 2
+// significant digits (1%), about 28 KiB, where the latency histograms' 3 digits up to an hour are
+// about 270 KiB each: four per producer at that size were a visible share of a short run's
+// allocated bytes (BenchmarkRunAllocsPerMessage).
+func newPacerHistogram() *hdrhistogram.Histogram { return hdrhistogram.New(1, pacerHistHighest, 2) }
+
 // newPacerStats's from is set by the caller once the run's epoch is known.
 func newPacerStats() *pacerStats {
-	return &pacerStats{late: results.NewHistogram(), lead: results.NewHistogram(),
-		spin: results.NewHistogram(), coarseLate: results.NewHistogram()}
+	return &pacerStats{late: newPacerHistogram(), lead: newPacerHistogram(), spin: newPacerHistogram(), coarseLate: newPacerHistogram()}
 }
 
 // precise records a precise sleep that woke at woke, late past the time it asked for, having
@@ -48,12 +57,12 @@ func (p *pacerStats) coarse(woke time.Time, late time.Duration) {
 }
 
 func recordClamped(h *hdrhistogram.Histogram, d time.Duration) {
-	_ = h.RecordValue(min(max(int64(d), 0), results.HistHighest))
+	_ = h.RecordValue(min(max(int64(d), 0), pacerHistHighest))
 }
 
 // fillPacer merges the producers' pacer figures into g (nil entries are producers not run here).
 func fillPacer(g *results.Generator, stats []*pacerStats) {
-	late, lead, spin, coarse := results.NewHistogram(), results.NewHistogram(), results.NewHistogram(), results.NewHistogram()
+	late, lead, spin, coarse := newPacerHistogram(), newPacerHistogram(), newPacerHistogram(), newPacerHistogram()
 	for _, p := range stats {
 		if p == nil {
 			continue
