@@ -53,7 +53,7 @@ func newBatchSlot(batch, size int, content scenarios.Payload, seed int64, key ui
 func (r *run) produce(ctx, stop context.Context, id int, p engines.Producer, rec *recorder, warmupNs int64) {
 	sc := r.sc
 	inFlight := max(sc.InFlight, 1)
-	pc := &pacing{mu: newTokenLock(), pacer: Pacer{Duration: r.scheduleEnd}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight)}
+	pc := &pacing{mu: newTokenLock(), pacer: Pacer{Duration: r.scheduleEnd}, timer: time.NewTimer(time.Hour), inFlight: int64(inFlight), stats: r.pacerStats[id]}
 	pc.sendNs.Store(int64(time.Millisecond)) // until measured, assume a slow engine: pass the schedule on
 	if !sc.Rate.Max {
 		pc.pacer = producerPacer(sc, ShapeFor(sc), id)
@@ -152,6 +152,8 @@ type pacing struct {
 	sendNs atomic.Int64
 	// handoff passes the schedule on when a goroutine keeping it through its Send is late.
 	handoff *handoff
+	// stats records the pacer's sleeps (pacerstat.go); written by the lock holder, which sleeps.
+	stats *pacerStats
 }
 
 // holdSlack is how much earlier than the next due time a Send's answer must be expected for its
@@ -220,7 +222,7 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 			if due == 0 {
 				wasFull = false // on time: nothing waited for the limit
 				if pc.coalesces(wait, time.Duration(r.since()), sc.Batch) {
-					coarseSleep(coalesceSleep)
+					coarseSleep(coalesceSleep, pc.stats)
 					continue
 				}
 				// Short waits sleep precisely on this thread; long ones on an interruptible timer,
@@ -230,7 +232,7 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 					// (the latency floor), spin without waking an idle thread, unless the
 					// engine runs in this process: its server goroutines need the P then
 					// (the quickstart's CPU per message rose by a quarter without yielding).
-					preciseSleepYield(wait, pc.busy.Load() > 0 || r.engineInProcess)
+					preciseSleepYield(wait, pc.busy.Load() > 0 || r.engineInProcess, pc.stats)
 					continue
 				}
 				pc.timer.Reset(wait - preciseSleepMax/2)

@@ -145,6 +145,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		engineCPU = -1
 	}
 	res.Summary.MachineLoad = r.cost.fill(&res.Summary.Generator, totals.Sent+totals.Deliveries, r.eng, engineCPU)
+	fillPacer(&res.Summary.Generator, r.pacerStats)
 	// Last, once every figure they read is in.
 	res.Summary.Warnings = append(res.Summary.Warnings, results.Warnings(res.Summary)...)
 	if n := r.foreign.Load(); n > 0 {

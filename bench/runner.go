@@ -254,6 +254,9 @@ type run struct {
 
 	producerRecs, consumerRecs []*recorder
 	consumerFaults             []chan scenarios.Fault
+	// pacerStats are the producers' timer figures (pacerstat.go), by producer; nil for one not
+	// run here.
+	pacerStats []*pacerStats
 	// consumerCounts are each consumer's deliveries and duplicates (per_consumer in the summary).
 	consumerCounts []consumerCount
 	// pendingEnd is each consumer's unacknowledged deliveries when the run ended (grouplag.go);
@@ -366,8 +369,19 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		}
 	}
 
+	r.pacerStats = make([]*pacerStats, len(producers))
+	for i, p := range producers {
+		if p != nil {
+			r.pacerStats[i] = newPacerStats()
+		}
+	}
 	r.procStart = engineProc(ctx, r.eng)
 	r.epoch = time.Now()
+	for _, st := range r.pacerStats {
+		if st != nil {
+			st.from = r.epoch.Add(sc.Warmup.D())
+		}
+	}
 	r.cost.start()
 	consumeCtx, stopConsumers := context.WithCancel(ctx)
 	defer stopConsumers()

@@ -100,17 +100,22 @@ func (t *timerFD) sleep(d time.Duration) bool {
 //     0.44 to 1.15 ms with nanosleep alone, 0.25 to 0.32 ms once the producer yielded first.
 //   - It ends the sleep early by the wake-up latency measured so far (at most d/spinShare) and
 //     spins (yielding) for the rest: send delay p50 from about 55-100 us to a few us.
-func preciseSleep(d time.Duration) { preciseSleepYield(d, true) }
+func preciseSleep(d time.Duration) { preciseSleepYield(d, true, nil) }
 
 // preciseSleepYield is preciseSleep whose last stretch yields the P (runtime.Gosched) only when
 // asked to or when there is one P. Yielding lets goroutines readied on this P run (a busy
 // producer's answers, consumers), but each Gosched with an idle P wakes an idle thread to look
 // for work (wakep): about half a futex wake per message at 1,000 msg/s with nothing to run. The
-// producer asks to yield only while it has batches in flight (produce.go).
-func preciseSleepYield(d time.Duration, yield bool) {
+// producer asks to yield only while it has batches in flight (produce.go). A sleep taken records
+// its lateness, lead and spin in st (nil: none).
+func preciseSleepYield(d time.Duration, yield bool, st *pacerStats) {
 	deadline := time.Now().Add(d)
 	est := time.Duration(wakeLateNs.Load())
-	if s := time.Until(deadline) - min(est, d/spinShare); s > 0 {
+	lead := min(est, d/spinShare)
+	var wokeAt time.Time
+	var late time.Duration
+	slept := false
+	if s := time.Until(deadline) - lead; s > 0 {
 		wakeAt := time.Now().Add(s)
 		if !sleepOn(s) {
 			runtime.Gosched()
@@ -118,23 +123,37 @@ func preciseSleepYield(d time.Duration, yield bool) {
 			for unix.Nanosleep(&ts, &ts) == unix.EINTR {
 			}
 		}
-		est += (time.Since(wakeAt) - est) / 8
+		wokeAt = time.Now()
+		late, slept = wokeAt.Sub(wakeAt), true
+		est += (late - est) / 8
 		wakeLateNs.Store(int64(min(max(est, 0), maxAnticipation)))
 	}
 	yield = yield || runtime.GOMAXPROCS(0) == 1
-	for time.Now().Before(deadline) {
+	now := time.Now()
+	for now.Before(deadline) {
 		if yield {
 			runtime.Gosched()
 		}
+		now = time.Now()
+	}
+	if slept {
+		st.precise(wokeAt, late, lead, now.Sub(wokeAt))
 	}
 }
 
 // coarseSleep sleeps about d on a timerfd, without preciseSleep's early wake and spin: for a
 // sleep at whose end no message is due (a coalesced sleep, produce.go), waking late only adds
-// to the batch, and the spin (up to d/spinShare, yielding) would be CPU spent on nothing.
-func coarseSleep(d time.Duration) {
+// to the batch, and the spin (up to d/spinShare, yielding) would be CPU spent on nothing. Its
+// lateness goes to st (nil: nowhere).
+func coarseSleep(d time.Duration, st *pacerStats) {
+	asked := time.Now().Add(d)
 	if !sleepOn(d) {
-		preciseSleepYield(d, true)
+		preciseSleepYield(d, true, nil)
+		return
+	}
+	if st != nil {
+		now := time.Now()
+		st.coarse(now, now.Sub(asked))
 	}
 }
 

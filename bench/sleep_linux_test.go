@@ -17,7 +17,7 @@ func TestPreciseSleepNeverReturnsEarly(t *testing.T) {
 			for _, yield := range []bool{true, false} {
 				wakeLateNs.Store(int64(est))
 				start := time.Now()
-				preciseSleepYield(d, yield)
+				preciseSleepYield(d, yield, nil)
 				if got := time.Since(start); got < d {
 					t.Errorf("estimate %s, yield %v: preciseSleep(%s) returned after %s", est, yield, d, got)
 				}

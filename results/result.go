@@ -232,6 +232,27 @@ type Generator struct {
 	GCPauseShare   float64 `json:"gc_pause_share"`
 	GCCPUSeconds   float64 `json:"gc_cpu_seconds"`
 	GCCPUShare     float64 `json:"gc_cpu_share"`
+	// TimerWakeLate is how late the machine's timers woke the producers' pacers: for every
+	// precise sleep after the warm-up, when the pacer woke minus when it asked to (it asks for the
+	// due time less its lead). PacerSpin is how long each spun after waking, up to the due time;
+	// PacerLeadP50Ns and PacerLeadMaxNs how early the pacer asked to be woken (its running
+	// estimate of the lateness, at most maxAnticipation and an eighth of the sleep). Lateness
+	// beyond the lead is send delay qbench did not choose. CoarseWakeLate is the same lateness
+	// for the sleeps at whose end no message is due (a coalescing producer's), which only adds
+	// to a batch. Nil when no such sleep was measured.
+	TimerWakeLate  *PacerFigure `json:"timer_wake_late,omitempty"`
+	PacerSpin      *PacerFigure `json:"pacer_spin,omitempty"`
+	PacerLeadP50Ns int64        `json:"pacer_lead_p50_ns,omitempty"`
+	PacerLeadMaxNs int64        `json:"pacer_lead_max_ns,omitempty"`
+	CoarseWakeLate *PacerFigure `json:"coarse_wake_late,omitempty"`
+}
+
+// PacerFigure is a count of the pacer's sleeps and percentiles of one of their times, in ns.
+type PacerFigure struct {
+	Count int64 `json:"count"`
+	P50   int64 `json:"p50_ns"`
+	P99   int64 `json:"p99_ns"`
+	Max   int64 `json:"max_ns"`
 }
 
 // Latency is one latency kind's percentiles, in nanoseconds.

@@ -124,6 +124,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	writeHealth(w, r)
 	writeMachine(w, s)
+	writePacer(w, s.Generator)
 	if s.HistogramDropped > 0 {
 		fmt.Fprintf(w, "warning: %d latency values were out of the histogram's range\n", s.HistogramDropped)
 	}

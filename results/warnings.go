@@ -45,6 +45,12 @@ const (
 	// WarnGCPauseMinNs keeps the rule for pauses that matter beside a scheduler's ordinary jitter.
 	WarnGCPauseOfP99 = 1.0
 	WarnGCPauseMinNs = int64(100_000)
+	// WarnTimerSendDelayNs and WarnTimerLateShare: when send delay p99 is above
+	// WarnTimerSendDelayNs and the pacer's timer lateness p99 (Generator.TimerWakeLate) is at
+	// least WarnTimerLateShare of it, the machine's timers, not qbench's work, made the
+	// producers late (a VM whose idle vCPUs halt wakes them 1-5 ms late under load).
+	WarnTimerSendDelayNs = int64(200_000)
+	WarnTimerLateShare   = 0.5
 )
 
 // Each rule's warning begins with its prefix, so that a summary read again (Rewarn) can tell the
@@ -58,11 +64,12 @@ const (
 	warnSteal      = "the hypervisor took "
 	warnOther      = "other processes used "
 	warnGCPauses   = "qbench's garbage collector "
+	warnTimers     = "the machine's timers woke "
 	warnSegment    = "segment "
 	warnSegmentTag = ": a partial result; "
 )
 
-var rulePrefixes = []string{warnLate, warnQbenchCPU, warnMachineCPU, warnInFlight, warnBehind, warnSteal, warnOther, warnGCPauses}
+var rulePrefixes = []string{warnLate, warnQbenchCPU, warnMachineCPU, warnInFlight, warnBehind, warnSteal, warnOther, warnGCPauses, warnTimers}
 
 // Rewarn is Warnings(s) followed by every warning of earlier that no rule makes, each once, in
 // order: a run's own account of itself (the message cap stopped it, say) is no figure a merge or
@@ -135,7 +142,23 @@ func Warnings(s Summary) []string {
 		out = append(out, warnBehind+strings.Join(why, "; ")+": end-to-end latency includes queueing")
 	}
 	out = append(out, machineWarnings(s)...)
+	if w := timerWarning(s); w != "" {
+		out = append(out, w)
+	}
 	return out
+}
+
+// timerWarning says when the machine's timers explain the send delay: they woke the pacer late
+// beyond its lead, by at least WarnTimerLateShare of a send delay p99 above WarnTimerSendDelayNs.
+// A woken producer also waits for a CPU, so when qbench itself was short of CPU (WarnCPUShare,
+// whose warning says so) the lateness may be its own, and this rule is quiet.
+func timerWarning(s Summary) string {
+	t, sd := s.Generator.TimerWakeLate, s.Latency["send_delay"].P99
+	if t == nil || t.Count == 0 || sd <= WarnTimerSendDelayNs || float64(t.P99) < WarnTimerLateShare*float64(sd) || s.Generator.CPUShare >= WarnCPUShare {
+		return ""
+	}
+	return fmt.Sprintf(warnTimers+"qbench's producers late (p99 %s, max %s) beyond the pacer's lead (up to %s): send delay p99 %s is mostly the machine's scheduling (its timers, halted vCPUs waking, other processes), not the engine's nor qbench's work; on a VM whose idle vCPUs halt, keeping them polling (qbench run --idle-poll) or a quieter machine helps",
+		FormatNs(t.P99), FormatNs(t.Max), FormatNs(s.Generator.PacerLeadMaxNs), FormatNs(sd))
 }
 
 // machineWarnings says when something besides the engine and qbench's own work took the run's
