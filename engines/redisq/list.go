@@ -68,21 +68,29 @@ func (l *listDesign) lag(ctx context.Context) (engines.Lag, error) {
 }
 
 // push queues the batch as one variadic LPUSH (or RPUSH) per shard: one command, one
-// acknowledgement for all of a shard's part. Built with Do, so the arguments are one slice (the
-// typed LPush copies them into a second one).
-func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder {
+// acknowledgement for all of a shard's part. The arguments are built in buf (see pushBuf) and
+// the command is an IntCmd, whose integer reply is read without boxing.
+func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder {
+	if buf == nil {
+		buf = new(pushBuf)
+	}
 	verb := "LPUSH"
 	if l.spec.List.Push == "rpush" {
 		verb = "RPUSH"
 	}
-	cmds := make([]redis.Cmder, len(payloads))
+	shards := 1
+	if byShard != nil {
+		shards = len(byShard)
+	}
+	cmds := buf.start(len(payloads), 2*shards+len(payloads))
 	if byShard == nil {
-		args := make([]any, 2, 2+len(payloads))
-		args[0], args[1] = verb, l.readyArgs[0]
+		lo := len(buf.args)
+		buf.args = append(buf.args, verb, l.readyArgs[0])
 		for _, pl := range payloads {
-			args = append(args, pl)
+			buf.args = append(buf.args, buf.payload(pl))
 		}
-		cmd := pipe.Do(ctx, args...)
+		cmd := redis.NewIntCmd(ctx, buf.since(lo)...)
+		_ = pipe.Process(ctx, cmd)
 		for i := range cmds {
 			cmds[i] = cmd
 		}
@@ -92,12 +100,13 @@ func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads []
 		if len(ix) == 0 {
 			continue
 		}
-		args := make([]any, 2, 2+len(ix))
-		args[0], args[1] = verb, l.readyArgs[k]
+		lo := len(buf.args)
+		buf.args = append(buf.args, verb, l.readyArgs[k])
 		for _, i := range ix {
-			args = append(args, payloads[i])
+			buf.args = append(buf.args, buf.payload(payloads[i]))
 		}
-		cmd := pipe.Do(ctx, args...)
+		cmd := redis.NewIntCmd(ctx, buf.since(lo)...)
+		_ = pipe.Process(ctx, cmd)
 		for _, i := range ix {
 			cmds[i] = cmd
 		}

@@ -80,15 +80,21 @@ func (s *streamDesign) addPrefix(key string) []any {
 	return append(p, "*", streamField)
 }
 
-// push queues one XADD per payload, to its shard's stream.
-func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder {
-	cmds := make([]redis.Cmder, len(payloads))
+// push queues one XADD per payload, to its shard's stream. The arguments are built in buf (see
+// pushBuf) and each reply ID is read into buf's room for it, not into a new string.
+func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder {
+	if buf == nil {
+		buf = new(pushBuf)
+	}
+	width := len(s.xaddPrefix[0]) + 1
+	cmds := buf.start(len(payloads), width*len(payloads))
 	add := func(k, i int) {
-		prefix := s.xaddPrefix[k]
-		args := make([]any, len(prefix)+1)
-		copy(args, prefix)
-		args[len(prefix)] = payloads[i]
-		cmds[i] = pipe.Do(ctx, args...)
+		lo := len(buf.args)
+		buf.args = append(buf.args, s.xaddPrefix[k]...)
+		buf.args = append(buf.args, buf.payload(payloads[i]))
+		cmd := redis.NewZeroCopyStringCmd(ctx, buf.idBuf(i, len(payloads)), buf.since(lo)...)
+		_ = pipe.Process(ctx, cmd)
+		cmds[i] = cmd
 	}
 	if byShard == nil {
 		for i := range payloads {
