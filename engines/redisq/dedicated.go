@@ -26,6 +26,7 @@ type dedicated struct {
 // consumerConn is what a consumer issues its commands on: a *redis.Conn, or a cluster client.
 type consumerConn interface {
 	redis.Cmdable
+	Process(ctx context.Context, cmd redis.Cmder) error
 	DoRawWriteTo(ctx context.Context, w io.Writer, args ...any) *redis.RawWriteToCmd
 }
 
