@@ -45,8 +45,11 @@ func (d *dedicated) get() consumerConn {
 // check drops the connection after err unless err is the server's reply (an error reply or a
 // nil): the connection may hold half a reply, or be dead. It returns err.
 func (d *dedicated) check(err error) error {
+	if err == nil {
+		return nil // before reply, which escapes to the heap when declared
+	}
 	var reply redis.Error
-	if err != nil && !errors.As(err, &reply) {
+	if !errors.As(err, &reply) {
 		d.close()
 	}
 	return err

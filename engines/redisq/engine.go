@@ -159,10 +159,24 @@ type producer struct {
 	unstamped atomic.Uint64
 }
 
-// sendConn is a producer's connection with the argument space its Sends reuse (pushBuf).
+// sendConn is a producer's connection with the argument space its Sends reuse (pushBuf) and its
+// pipeline.
 type sendConn struct {
 	dedicated
-	buf pushBuf
+	buf    pushBuf
+	pipe   redis.Pipeliner
+	pipeOf consumerConn
+}
+
+// pipeline returns the connection's pipeline, made once per connection (again after a network
+// error replaced it): an executed pipeline is empty and reusable, and making one per batch (as
+// Pipelined does, with its closure) cost five allocations.
+func (d *sendConn) pipeline() redis.Pipeliner {
+	c := d.get()
+	if d.pipe == nil || d.pipeOf != c {
+		d.pipe, d.pipeOf = c.Pipeline(), c
+	}
+	return d.pipe
 }
 
 // conn returns an idle dedicated connection, or a new one when all are busy.
@@ -185,8 +199,6 @@ func (p *producer) release(d *sendConn) {
 }
 
 func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
-	var cmds []redis.Cmder
-	var wait *redis.Cmd
 	w := p.e.spec.Wait
 	var byShard [][]int
 	if p.e.shards.n > 1 {
@@ -196,11 +208,10 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	}
 	d := p.conn()
 	defer p.release(d)
-	_, err := d.get().Pipelined(ctx, func(pipe redis.Pipeliner) error {
-		cmds = p.e.design.push(ctx, pipe, payloads, byShard, &d.buf)
-		wait = p.e.waits.Queue(ctx, pipe, w)
-		return nil
-	})
+	pipe := d.pipeline()
+	cmds := p.e.design.push(ctx, pipe, payloads, byShard, &d.buf)
+	wait := p.e.waits.Queue(ctx, pipe, w)
+	_, err := pipe.Exec(ctx)
 	// A network error may leave half a reply on the connection: drop it, the next Send dials.
 	_ = d.check(err)
 	for i, c := range cmds {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 
@@ -92,21 +93,21 @@ func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads 
 		lo := len(buf.args)
 		buf.args = append(buf.args, s.xaddPrefix[k]...)
 		buf.args = append(buf.args, buf.payload(payloads[i]))
-		cmd := redis.NewZeroCopyStringCmd(ctx, buf.idBuf(i, len(payloads)), buf.since(lo)...)
-		_ = pipe.Process(ctx, cmd)
-		cmds[i] = cmd
+		cmds[i] = redis.NewZeroCopyStringCmd(ctx, buf.idBuf(i, len(payloads)), buf.since(lo)...)
 	}
 	if byShard == nil {
 		for i := range payloads {
 			add(0, i)
 		}
-		return cmds
-	}
-	for k, ix := range byShard {
-		for _, i := range ix {
-			add(k, i)
+	} else {
+		for k, ix := range byShard {
+			for _, i := range ix {
+				add(k, i)
+			}
 		}
 	}
+	// Queued at once: the pipeline's command slice is allocated once, not grown per XADD.
+	_ = pipe.BatchProcess(ctx, cmds...)
 	return cmds
 }
 
@@ -242,9 +243,9 @@ func entriesOf(raw []byte) ([]engines.Delivery, error) {
 // entriesOfKeys reads the deliveries out of a raw XREADGROUP reply: under RESP3 a map from stream
 // key to entries, under RESP2 an array of [key, entries] pairs, or null when BLOCK timed out.
 // Each entry is [id, [field, value, ...]], with no fields (null) for an entry deleted while
-// pending, which is skipped. Payloads are slices of raw; each handle (a *streamEntry: the shard,
-// from shardOf of the stream's key, and the ID) points into one slice per stream of the reply,
-// so an entry costs one allocation (its ID).
+// pending, which is skipped. Payloads and IDs are read in place (they alias raw); each handle (a
+// *streamEntry: the shard, from shardOf of the stream's key, and the ID) points into one slice
+// per stream of the reply, so an entry costs no allocation of its own.
 func entriesOfKeys(raw []byte, shardOf func(key []byte) int) ([]engines.Delivery, error) {
 	ds, _, err := entriesOfKeysInto(raw, shardOf, nil, nil)
 	return ds, err
@@ -296,7 +297,8 @@ func entriesOfKeysInto(raw []byte, shardOf func(key []byte) int, ds []engines.De
 			if err != nil {
 				return nil, ids, err
 			}
-			ids = append(ids, streamEntry{shard: shard, id: string(id)})
+			// The ID is read in place, like the payload (valid until the next Receive).
+			ids = append(ids, streamEntry{shard: shard, id: unsafe.String(unsafe.SliceData(id), len(id))})
 			e := &ids[len(ids)-1]
 			var payload []byte
 			found := false
