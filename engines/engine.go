@@ -59,7 +59,8 @@ type Delivery struct {
 	// buffer they reuse, so the runner reads the stamp at once and keeps nothing of it.
 	Payload []byte
 	// Handle identifies the delivery to the engine for Ack (a stream entry ID, a list element, an
-	// offset). The runner never interprets it.
+	// offset). The runner never interprets it. Like Payload (and the slice Receive returns) it
+	// is valid until the consumer's next Receive: the runner acknowledges before it receives again.
 	Handle any
 }
 

@@ -26,6 +26,7 @@ type dedicated struct {
 // consumerConn is what a consumer issues its commands on: a *redis.Conn, or a cluster client.
 type consumerConn interface {
 	redis.Cmdable
+	Process(ctx context.Context, cmd redis.Cmder) error
 	DoRawWriteTo(ctx context.Context, w io.Writer, args ...any) *redis.RawWriteToCmd
 }
 
@@ -44,8 +45,11 @@ func (d *dedicated) get() consumerConn {
 // check drops the connection after err unless err is the server's reply (an error reply or a
 // nil): the connection may hold half a reply, or be dead. It returns err.
 func (d *dedicated) check(err error) error {
+	if err == nil {
+		return nil // before reply, which escapes to the heap when declared
+	}
 	var reply redis.Error
-	if err != nil && !errors.As(err, &reply) {
+	if !errors.As(err, &reply) {
 		d.close()
 	}
 	return err

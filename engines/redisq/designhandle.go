@@ -62,7 +62,7 @@ func (d *Design) Teardown(ctx context.Context) error { return d.d.teardown(ctx) 
 
 // Push queues the commands that send payloads on pipe, one Cmder per payload.
 func (d *Design) Push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
-	return d.d.push(ctx, pipe, payloads, nil)
+	return d.d.push(ctx, pipe, payloads, nil, nil)
 }
 
 // NewConsumer opens consumer id (its group is GroupOf(id)).
@@ -113,7 +113,7 @@ func (d *Design) Stats(ctx context.Context) map[string]int64 {
 // to every subscriber, routed to the node owning the channel's slot.
 type shardedPubSub struct{ *pubsubDesign }
 
-func (p *shardedPubSub) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, _ [][]int) []redis.Cmder {
+func (p *shardedPubSub) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, _ [][]int, _ *pushBuf) []redis.Cmder {
 	cmds := make([]redis.Cmder, len(payloads))
 	for i, pl := range payloads {
 		cmds[i] = pipe.SPublish(ctx, p.channels[0], pl)

@@ -47,7 +47,9 @@ type design interface {
 	// push queues the commands that send payloads, one Cmder per payload (the same one for
 	// several when one command carries them all). byShard[k] lists the positions of shard k's
 	// payloads, in batch order; nil means every payload is for shard 0 (one shard).
-	push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder
+	// buf is the sending connection's reusable argument space (nil: allocate afresh); the
+	// returned slice is buf's too, valid until the next push with it.
+	push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder
 	newConsumer(ctx context.Context, id int) (engines.Consumer, error)
 	lag(ctx context.Context) (engines.Lag, error)
 	teardown(ctx context.Context) error
@@ -139,7 +141,7 @@ func (e *engine) GroupOf(consumer int) int {
 }
 
 func (e *engine) NewProducer(_ context.Context, id int) (engines.Producer, error) {
-	return &producer{e: e, id: id, idle: make(chan *dedicated, max(e.spec.InFlight, 1))}, nil
+	return &producer{e: e, id: id, idle: make(chan *sendConn, max(e.spec.InFlight, 1))}, nil
 }
 
 // producer sends a batch as one pipeline on one connection, followed, when the scenario asks,
@@ -152,23 +154,43 @@ func (e *engine) NewProducer(_ context.Context, id int) (engines.Producer, error
 type producer struct {
 	e    *engine
 	id   int
-	idle chan *dedicated
+	idle chan *sendConn
 	// unstamped counts payloads without a runner's stamp, for routing them (see shards.of).
 	unstamped atomic.Uint64
 }
 
+// sendConn is a producer's connection with the argument space its Sends reuse (pushBuf) and its
+// pipeline.
+type sendConn struct {
+	dedicated
+	buf    pushBuf
+	pipe   redis.Pipeliner
+	pipeOf consumerConn
+}
+
+// pipeline returns the connection's pipeline, made once per connection (again after a network
+// error replaced it): an executed pipeline is empty and reusable, and making one per batch (as
+// Pipelined does, with its closure) cost five allocations.
+func (d *sendConn) pipeline() redis.Pipeliner {
+	c := d.get()
+	if d.pipe == nil || d.pipeOf != c {
+		d.pipe, d.pipeOf = c.Pipeline(), c
+	}
+	return d.pipe
+}
+
 // conn returns an idle dedicated connection, or a new one when all are busy.
-func (p *producer) conn() *dedicated {
+func (p *producer) conn() *sendConn {
 	select {
 	case d := <-p.idle:
 		return d
 	default:
-		return &dedicated{client: p.e.client}
+		return &sendConn{dedicated: dedicated{client: p.e.client}}
 	}
 }
 
 // release keeps d for the next Send, or closes it when InFlight are already kept.
-func (p *producer) release(d *dedicated) {
+func (p *producer) release(d *sendConn) {
 	select {
 	case p.idle <- d:
 	default:
@@ -177,8 +199,6 @@ func (p *producer) release(d *dedicated) {
 }
 
 func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
-	var cmds []redis.Cmder
-	var wait *redis.Cmd
 	w := p.e.spec.Wait
 	var byShard [][]int
 	if p.e.shards.n > 1 {
@@ -188,16 +208,16 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	}
 	d := p.conn()
 	defer p.release(d)
-	_, err := d.get().Pipelined(ctx, func(pipe redis.Pipeliner) error {
-		cmds = p.e.design.push(ctx, pipe, payloads, byShard)
-		wait = p.e.waits.Queue(ctx, pipe, w)
-		return nil
-	})
+	pipe := d.pipeline()
+	cmds := p.e.design.push(ctx, pipe, payloads, byShard, &d.buf)
+	wait := p.e.waits.Queue(ctx, pipe, w)
+	_, err := pipe.Exec(ctx)
 	// A network error may leave half a reply on the connection: drop it, the next Send dials.
 	_ = d.check(err)
 	for i, c := range cmds {
 		errs[i] = c.Err()
 	}
+	d.buf.done()
 	p.e.waits.Note(wait, w, errs)
 }
 

@@ -44,7 +44,10 @@ func (l *listDesign) teardown(ctx context.Context) error {
 
 func (l *listDesign) newConsumer(_ context.Context, id int) (engines.Consumer, error) {
 	m, members := member(id, l.spec.Consumers, 1)
-	return &listConsumer{l: l, share: l.shards.share(m, members), conn: dedicated{client: l.client}}, nil
+	c := &listConsumer{l: l, share: l.shards.share(m, members), conn: dedicated{client: l.client}}
+	c.head = []any{"BLMPOP", seconds(popTimeout(l.spec)), len(c.share)}
+	c.tail = []any{l.popEnd(), "COUNT", popCount(l.spec)}
+	return c, nil
 }
 
 // lag is the ready lists' lengths (one pipeline).
@@ -68,21 +71,29 @@ func (l *listDesign) lag(ctx context.Context) (engines.Lag, error) {
 }
 
 // push queues the batch as one variadic LPUSH (or RPUSH) per shard: one command, one
-// acknowledgement for all of a shard's part. Built with Do, so the arguments are one slice (the
-// typed LPush copies them into a second one).
-func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder {
+// acknowledgement for all of a shard's part. The arguments are built in buf (see pushBuf) and
+// the command is an IntCmd, whose integer reply is read without boxing.
+func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder {
+	if buf == nil {
+		buf = new(pushBuf)
+	}
 	verb := "LPUSH"
 	if l.spec.List.Push == "rpush" {
 		verb = "RPUSH"
 	}
-	cmds := make([]redis.Cmder, len(payloads))
+	shards := 1
+	if byShard != nil {
+		shards = len(byShard)
+	}
+	cmds := buf.start(len(payloads), 2*shards+len(payloads))
 	if byShard == nil {
-		args := make([]any, 2, 2+len(payloads))
-		args[0], args[1] = verb, l.readyArgs[0]
+		lo := len(buf.args)
+		buf.args = append(buf.args, verb, l.readyArgs[0])
 		for _, pl := range payloads {
-			args = append(args, pl)
+			buf.args = append(buf.args, buf.payload(pl))
 		}
-		cmd := pipe.Do(ctx, args...)
+		cmd := redis.NewIntCmd(ctx, buf.since(lo)...)
+		_ = pipe.Process(ctx, cmd)
 		for i := range cmds {
 			cmds[i] = cmd
 		}
@@ -92,12 +103,13 @@ func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads []
 		if len(ix) == 0 {
 			continue
 		}
-		args := make([]any, 2, 2+len(ix))
-		args[0], args[1] = verb, l.readyArgs[k]
+		lo := len(buf.args)
+		buf.args = append(buf.args, verb, l.readyArgs[k])
 		for _, i := range ix {
-			args = append(args, payloads[i])
+			buf.args = append(buf.args, buf.payload(payloads[i]))
 		}
-		cmd := pipe.Do(ctx, args...)
+		cmd := redis.NewIntCmd(ctx, buf.since(lo)...)
+		_ = pipe.Process(ctx, cmd)
 		for _, i := range ix {
 			cmds[i] = cmd
 		}
@@ -119,6 +131,12 @@ type listConsumer struct {
 	// next Receive (the runner is done with a batch by then). One buffer reused saves growing a
 	// fresh one for every reply, which was a tenth of qbench's CPU at 200,000 msg/s.
 	buf bytes.Buffer
+	// head and tail are BLMPOP's arguments before and after the keys, boxed once; args is the
+	// argument list and ds the deliveries, both reused from Receive to Receive (the deliveries
+	// are valid until the next Receive, as their payloads are).
+	head, tail []any
+	args       []any
+	ds         []engines.Delivery
 }
 
 // popTimeout is the blocking pop's timeout: short, so the runner can stop the consumer promptly.
@@ -134,18 +152,20 @@ func popTimeout(spec engines.Spec) time.Duration {
 // would starve the others.
 func (c *listConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 	c.buf.Reset()
-	args := make([]any, 0, 6+len(c.share))
-	args = append(args, "BLMPOP", seconds(popTimeout(c.l.spec)), len(c.share))
+	args := append(c.args[:0], c.head...)
 	for i := range c.share {
 		args = append(args, c.l.readyArgs[c.share[(c.turn+i)%len(c.share)]])
 	}
 	c.turn++
-	args = append(args, c.l.popEnd(), "COUNT", popCount(c.l.spec))
-	err := c.conn.get().DoRawWriteTo(ctx, &c.buf, args...).Err()
+	c.args = append(args, c.tail...)
+	err := c.conn.get().DoRawWriteTo(ctx, &c.buf, c.args...).Err()
 	if err != nil {
 		return nil, c.conn.check(err)
 	}
-	key, ds, err := poppedOfKey(c.buf.Bytes())
+	key, ds, err := poppedOfKey(c.buf.Bytes(), c.ds[:0])
+	if cap(ds) > cap(c.ds) {
+		c.ds = ds[:0]
+	}
 	if len(ds) > 0 {
 		c.l.shards.received[c.shardOf(key)].Add(int64(len(ds)))
 	}
@@ -164,13 +184,14 @@ func (c *listConsumer) shardOf(key []byte) int {
 
 // poppedOf is poppedOfKey without the key.
 func poppedOf(raw []byte) ([]engines.Delivery, error) {
-	_, ds, err := poppedOfKey(raw)
+	_, ds, err := poppedOfKey(raw, nil)
 	return ds, err
 }
 
-// poppedOfKey reads a raw BLMPOP reply, [key, [element...]] or null on timeout; payloads (and the
-// key) are slices of raw, so a popped message costs no allocation of its own.
-func poppedOfKey(raw []byte) (key []byte, ds []engines.Delivery, err error) {
+// poppedOfKey reads a raw BLMPOP reply, [key, [element...]] or null on timeout, appending the
+// deliveries to ds[:0]; payloads (and the key) are slices of raw, so a popped message costs no
+// allocation of its own.
+func poppedOfKey(raw []byte, ds []engines.Delivery) (key []byte, _ []engines.Delivery, err error) {
 	r := rawReply{b: raw}
 	n, null, err := r.array()
 	if err != nil || null {
@@ -186,11 +207,13 @@ func poppedOfKey(raw []byte) (key []byte, ds []engines.Delivery, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	ds = make([]engines.Delivery, m)
-	for i := range ds {
-		if ds[i].Payload, _, err = r.bulk(); err != nil {
+	ds = ds[:0]
+	for range m {
+		pl, _, err := r.bulk()
+		if err != nil {
 			return nil, nil, err
 		}
+		ds = append(ds, engines.Delivery{Payload: pl})
 	}
 	return key, ds, nil
 }

@@ -67,7 +67,7 @@ func (p *pubsubDesign) lag(ctx context.Context) (engines.Lag, error) {
 
 // push queues one PUBLISH per payload, to its shard's channel; its reply (the subscribers
 // reached) is the acknowledgement.
-func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder {
+func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, _ *pushBuf) []redis.Cmder {
 	cmds := make([]redis.Cmder, len(payloads))
 	if byShard == nil {
 		for i, pl := range payloads {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 
@@ -80,27 +81,33 @@ func (s *streamDesign) addPrefix(key string) []any {
 	return append(p, "*", streamField)
 }
 
-// push queues one XADD per payload, to its shard's stream.
-func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int) []redis.Cmder {
-	cmds := make([]redis.Cmder, len(payloads))
+// push queues one XADD per payload, to its shard's stream. The arguments are built in buf (see
+// pushBuf) and each reply ID is read into buf's room for it, not into a new string.
+func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder {
+	if buf == nil {
+		buf = new(pushBuf)
+	}
+	width := len(s.xaddPrefix[0]) + 1
+	cmds := buf.start(len(payloads), width*len(payloads))
 	add := func(k, i int) {
-		prefix := s.xaddPrefix[k]
-		args := make([]any, len(prefix)+1)
-		copy(args, prefix)
-		args[len(prefix)] = payloads[i]
-		cmds[i] = pipe.Do(ctx, args...)
+		lo := len(buf.args)
+		buf.args = append(buf.args, s.xaddPrefix[k]...)
+		buf.args = append(buf.args, buf.payload(payloads[i]))
+		cmds[i] = redis.NewZeroCopyStringCmd(ctx, buf.idBuf(i, len(payloads)), buf.since(lo)...)
 	}
 	if byShard == nil {
 		for i := range payloads {
 			add(0, i)
 		}
-		return cmds
-	}
-	for k, ix := range byShard {
-		for _, i := range ix {
-			add(k, i)
+	} else {
+		for k, ix := range byShard {
+			for _, i := range ix {
+				add(k, i)
+			}
 		}
 	}
+	// Queued at once: the pipeline's command slice is allocated once, not grown per XADD.
+	_ = pipe.BatchProcess(ctx, cmds...)
 	return cmds
 }
 
@@ -120,12 +127,20 @@ type streamConsumer struct {
 	// buf holds the last XREADGROUP reply: payloads are slices of it, valid until the next
 	// Receive (as for the list consumer).
 	buf bytes.Buffer
+	// countArg and blockArg are XREADGROUP's COUNT and BLOCK, boxed once; args (the argument
+	// list), ds and ids (the deliveries and their handles) and ackArgs are reused from Receive
+	// to Receive: a delivery and its handle are valid until the next Receive, as the payload.
+	countArg, blockArg any
+	args, ackArgs      []any
+	ds                 []engines.Delivery
+	ids                []streamEntry
 }
 
 func (s *streamDesign) newConsumer(_ context.Context, id int) (engines.Consumer, error) {
 	m, members := member(id, s.spec.Consumers, len(s.groupNames))
 	return &streamConsumer{s: s, group: s.groupNames[s.groupOf(id)], name: consumerName(id), replaying: true, lastClaim: time.Now(),
-		share: s.shards.share(m, members), conn: dedicated{client: s.client}}, nil
+		share: s.shards.share(m, members), conn: dedicated{client: s.client},
+		countArg: max(s.spec.Stream.Count, 1), blockArg: s.spec.Stream.Block.Milliseconds()}, nil
 }
 
 // streamEntry is a delivery's handle: the shard it was read from and its entry ID.
@@ -161,11 +176,10 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 	}
 	// XREADGROUP through Do, not go-redis's XReadGroup: its typed reply builds a map per entry,
 	// and the consumer only needs each entry's ID and its one field (see entriesOf).
-	args := make([]any, 0, 10+2*len(c.share))
-	args = append(args, "XREADGROUP", "GROUP", c.group, c.name, "COUNT", max(opts.Count, 1))
+	args := append(c.args[:0], "XREADGROUP", "GROUP", c.group, c.name, "COUNT", c.countArg)
 	if !c.replaying {
 		// Replaying reads with no BLOCK: the pending history is answered at once.
-		args = append(args, "BLOCK", opts.Block.Milliseconds())
+		args = append(args, "BLOCK", c.blockArg)
 	}
 	if opts.Ack == "noack" {
 		args = append(args, "NOACK")
@@ -177,11 +191,15 @@ func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 	for range c.share {
 		args = append(args, id)
 	}
+	c.args = args
 	c.buf.Reset()
 	err := c.conn.check(c.conn.get().DoRawWriteTo(ctx, &c.buf, args...).Err())
 	var ds []engines.Delivery
 	if err == nil {
-		ds, err = entriesOfKeys(c.buf.Bytes(), c.shardOfKey)
+		ds, c.ids, err = entriesOfKeysInto(c.buf.Bytes(), c.shardOfKey, c.ds[:0], c.ids[:0])
+		if cap(ds) > cap(c.ds) {
+			c.ds = ds[:0]
+		}
 		c.count(ds)
 	}
 	if err != nil && strings.HasPrefix(err.Error(), "NOGROUP") {
@@ -225,64 +243,76 @@ func entriesOf(raw []byte) ([]engines.Delivery, error) {
 // entriesOfKeys reads the deliveries out of a raw XREADGROUP reply: under RESP3 a map from stream
 // key to entries, under RESP2 an array of [key, entries] pairs, or null when BLOCK timed out.
 // Each entry is [id, [field, value, ...]], with no fields (null) for an entry deleted while
-// pending, which is skipped. Payloads are slices of raw; each handle (a *streamEntry: the shard,
-// from shardOf of the stream's key, and the ID) points into one slice per stream of the reply,
-// so an entry costs one allocation (its ID).
+// pending, which is skipped. Payloads and IDs are read in place (they alias raw); each handle (a
+// *streamEntry: the shard, from shardOf of the stream's key, and the ID) points into one slice
+// per stream of the reply, so an entry costs no allocation of its own.
 func entriesOfKeys(raw []byte, shardOf func(key []byte) int) ([]engines.Delivery, error) {
+	ds, _, err := entriesOfKeysInto(raw, shardOf, nil, nil)
+	return ds, err
+}
+
+// entriesOfKeysInto is entriesOfKeys appending to ds and ids (the handles' room, returned for
+// reuse: a handle points into it, so it is replaced rather than grown when full).
+func entriesOfKeysInto(raw []byte, shardOf func(key []byte) int, ds []engines.Delivery, ids []streamEntry) ([]engines.Delivery, []streamEntry, error) {
 	r := rawReply{b: raw}
 	isMap := len(raw) > 0 && raw[0] == '%'
 	n, null, err := r.array()
 	if err != nil || null {
-		return nil, err
+		return nil, ids, err
 	}
-	var ds []engines.Delivery
-	var ids []streamEntry
 	for st := 0; st < n; {
 		if isMap {
 			st += 2
 		} else {
 			st++
 			if k, _, err := r.array(); err != nil || k != 2 {
-				return nil, fmt.Errorf("XREADGROUP: unexpected stream reply (%v)", err)
+				return nil, ids, fmt.Errorf("XREADGROUP: unexpected stream reply (%v)", err)
 			}
 		}
 		key, _, err := r.bulk()
 		if err != nil {
-			return nil, err
+			return nil, ids, err
 		}
 		shard := shardOf(key)
 		m, _, err := r.array()
 		if err != nil {
-			return nil, err
+			return nil, ids, err
 		}
-		ds = append(make([]engines.Delivery, 0, len(ds)+m), ds...)
-		ids = make([]streamEntry, m) // fixed: handles point into it
+		if cap(ds)-len(ds) < m {
+			ds = append(make([]engines.Delivery, 0, len(ds)+m), ds...)
+		}
+		if cap(ids)-len(ids) < m {
+			// A new room: the handles given out so far point into the old one, which stays.
+			ids = make([]streamEntry, 0, max(m, 2*cap(ids)))
+		}
 		for i := 0; i < m; i++ {
 			if k, _, err := r.array(); err != nil || k != 2 {
-				return nil, fmt.Errorf("XREADGROUP: unexpected entry (%v)", err)
+				return nil, ids, fmt.Errorf("XREADGROUP: unexpected entry (%v)", err)
 			}
 			id, _, err := r.bulk()
 			if err != nil {
-				return nil, err
+				return nil, ids, err
 			}
 			f, null, err := r.array()
 			if err != nil {
-				return nil, err
+				return nil, ids, err
 			}
-			ids[i] = streamEntry{shard: shard, id: string(id)}
+			// The ID is read in place, like the payload (valid until the next Receive).
+			ids = append(ids, streamEntry{shard: shard, id: unsafe.String(unsafe.SliceData(id), len(id))})
+			e := &ids[len(ids)-1]
 			var payload []byte
 			found := false
 			if f%2 != 0 {
-				return nil, fmt.Errorf("XREADGROUP: odd field list in entry %s", id)
+				return nil, ids, fmt.Errorf("XREADGROUP: odd field list in entry %s", id)
 			}
 			for j := 0; j < f; j += 2 {
 				name, _, err := r.bulk()
 				if err != nil {
-					return nil, err
+					return nil, ids, err
 				}
 				v, _, err := r.bulk()
 				if err != nil {
-					return nil, err
+					return nil, ids, err
 				}
 				if !found && string(name) == streamField {
 					payload, found = v, true
@@ -295,11 +325,11 @@ func entriesOfKeys(raw []byte, shardOf func(key []byte) int) ([]engines.Delivery
 				if !found {
 					payload = nil
 				}
-				ds = append(ds, engines.Delivery{Payload: payload, Handle: &ids[i]})
+				ds = append(ds, engines.Delivery{Payload: payload, Handle: e})
 			}
 		}
 	}
-	return ds, nil
+	return ds, ids, nil
 }
 
 func (c *streamConsumer) Ack(ctx context.Context, ds []engines.Delivery) error {
@@ -314,6 +344,28 @@ func (c *streamConsumer) xack(ctx context.Context, ds []engines.Delivery) error 
 	if len(ds) == 0 {
 		return nil
 	}
+	if len(c.share) == 1 {
+		// One XACK, its arguments in ackArgs and each ID boxed as a pointer to the handle's
+		// (a *string fits an interface without an allocation; a string does not).
+		k := c.share[0]
+		args := append(c.ackArgs[:0], "XACK", c.s.keys[k], c.group)
+		for _, d := range ds {
+			switch h := d.Handle.(type) {
+			case *streamEntry: // read by entriesOfKeys
+				args = append(args, &h.id)
+			case streamEntry: // claimed
+				args = append(args, h.id)
+			}
+		}
+		c.ackArgs = args
+		if len(args) == 3 {
+			return nil
+		}
+		cmd := redis.NewIntCmd(ctx, args...)
+		err := c.conn.get().Process(ctx, cmd)
+		clear(args)
+		return c.conn.check(err)
+	}
 	ids := make([][]string, c.s.shards.n)
 	for _, d := range ds {
 		var e streamEntry
@@ -326,10 +378,6 @@ func (c *streamConsumer) xack(ctx context.Context, ds []engines.Delivery) error 
 			continue
 		}
 		ids[e.shard] = append(ids[e.shard], e.id)
-	}
-	if len(c.share) == 1 {
-		k := c.share[0]
-		return c.conn.check(c.conn.get().XAck(ctx, c.s.keys[k], c.group, ids[k]...).Err())
 	}
 	pipe := c.conn.get().Pipeline()
 	for k, ix := range ids {
