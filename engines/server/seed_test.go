@@ -79,15 +79,7 @@ func TestSeedFromRedisRDB(t *testing.T) {
 	}
 	s := startServer(t, Config{SeedRDB: writeTemp(t, data)})
 	qc := dialRaw(t, s.Addr())
-	do := func(c *rawConn, l string) string {
-		t.Helper()
-		c.send(splitLine(t, l))
-		b, err := c.readReply(5 * time.Second)
-		if err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		return string(b)
-	}
+	do := func(c *rawConn, l string) string { return doLine(t, c, l) }
 	var norm [2]normaliser
 	for _, tc := range []struct {
 		db   string
@@ -165,15 +157,7 @@ func TestSeedZsetsFromRedisRDB(t *testing.T) {
 	keys = append(keys, "0 lzf", "0 lzfbig")
 	data, rc := seedFromRedis(t, setup)
 	qc := dialRaw(t, startServer(t, Config{SeedRDB: writeTemp(t, data)}).Addr())
-	do := func(c *rawConn, l string) string {
-		t.Helper()
-		c.send(splitLine(t, l))
-		b, err := c.readReply(5 * time.Second)
-		if err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		return string(b)
-	}
+	do := func(c *rawConn, l string) string { return doLine(t, c, l) }
 	// Compared with Redis after it loads the same file: a skiplist small again (k6) becomes a
 	// listpack on load there too.
 	if got := do(rc, "DEBUG RELOAD NOSAVE"); got != "+OK\r\n" {
@@ -279,4 +263,15 @@ func TestSeedRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// doLine sends one command line on c and returns its raw reply.
+func doLine(t *testing.T, c *rawConn, l string) string {
+	t.Helper()
+	c.send(splitLine(t, l))
+	b, err := c.readReply(5 * time.Second)
+	if err != nil {
+		t.Fatalf("%q: %v", l, err)
+	}
+	return string(b)
 }
