@@ -27,9 +27,10 @@ func TestSlowConsumerBacklogIsQueuedNotLost(t *testing.T) {
 		{"", "redis", "stream", 2000, "1ms", 1, 1, ""},
 		{"", "redis", "list", 2000, "1ms", 1, 1, ""},
 		{"", "redis", "reliable-list", 2000, "1ms", 1, 1, ""},
-		// A Kafka producer waits for each acks=all send, and falls behind on a loaded machine:
-		// a lower rate, and a slower consumer to match.
-		{"", "kafka", "topic", 400, "10ms", 1, 1, ""},
+		// A Kafka producer waits for each acks=all send, and falls behind on a loaded machine
+		// (131 msg/s of 400 in one CI run, which the 10 ms consumer kept up with): a lower rate,
+		// and a consumer slower than the producer at its slowest (40 msg/s).
+		{"", "kafka", "topic", 400, "25ms", 1, 1, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.target+"/"+c.design+c.name, func(t *testing.T) {
@@ -53,8 +54,10 @@ drain_timeout: 200ms
 			if l.Acked == 0 {
 				t.Fatalf("nothing acknowledged: %+v", l)
 			}
-			if l.Delivered+l.Queued+l.Lost != l.Acked*c.groups {
-				t.Fatalf("delivered %d + queued %d + lost %d != acked %d x %d groups", l.Delivered, l.Queued, l.Lost, l.Acked, c.groups)
+			if l.Delivered-l.DeliveredUnacked+l.Queued+l.Lost != l.Acked*c.groups {
+				// A message whose send failed (a Kafka produce past its deadline) may still have
+				// been written and delivered: delivered_unacked, outside the acknowledged account.
+				t.Fatalf("delivered %d - delivered unacked %d + queued %d + lost %d != acked %d x %d groups", l.Delivered, l.DeliveredUnacked, l.Queued, l.Lost, l.Acked, c.groups)
 			}
 			if s.DrainSeconds < 0.2 {
 				t.Errorf("drain took %.3f s, want at least the 200 ms drain timeout", s.DrainSeconds)
@@ -107,7 +110,7 @@ faults:
     consumer: 0
 %s`, c.target, c.design, c.extra)))
 			l := res.Summary.Ledger
-			if l.Delivered+l.Queued+l.Lost != l.Acked {
+			if l.Delivered-l.DeliveredUnacked+l.Queued+l.Lost != l.Acked {
 				t.Fatalf("delivered %d + queued %d + lost %d != acked %d", l.Delivered, l.Queued, l.Lost, l.Acked)
 			}
 			if l.Lost != 0 || l.Queued < 1 || l.Acked != 750 {

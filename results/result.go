@@ -277,7 +277,8 @@ type Ledger struct {
 	Deliveries int64 `json:"deliveries"`
 	// Queued counts acknowledged messages not delivered that the engine still held when the run
 	// ended (found by the final sweep): a backlog, not a loss. Lost counts those neither
-	// delivered nor found: gone. Delivered + Queued + Lost == Acked for each group.
+	// delivered nor found: gone. Delivered - DeliveredUnacked + Queued + Lost == Acked for each group
+	// (a message delivered although its send failed is in Delivered and DeliveredUnacked).
 	Queued             int64 `json:"queued"`
 	Lost               int64 `json:"lost"`
 	Duplicates         int64 `json:"duplicates"`
