@@ -7,9 +7,8 @@
 #
 # Builds qbench from this checkout into a temporary directory (removed at the end) and runs the
 # scenario (default one-producer-10k.yaml beside this script) ROUNDS times (default 3) in each
-# mode: "halt" as the machine is, "poll" holding an idle-latency request of 0 on
-# /dev/cpu_dma_latency for the run (idle vCPUs poll instead of halting; the hold is stopped by
-# PID after each run). One line per run on stdout: mode, load average at the start, steal %, send
+# mode: "halt" as the machine is, "poll" with `qbench run --idle-poll` (a CPU latency limit of
+# 0 on /dev/cpu_dma_latency for the run: idle vCPUs poll instead of halting). One line per run on stdout: mode, load average at the start, steal %, send
 # delay p50/p99 (us), timer lateness count/p50/p99/max (us), the pacer's lead p50/max (us), spin
 # p99 (us), and whether the timer warning fired. Times are the machine's: compare within a
 # round. Needs go, python3 and write access to /dev/cpu_dma_latency for "poll".
@@ -20,31 +19,18 @@ repo=$(cd "$here/../.." && pwd)
 rounds=${1:-3}
 sc=${2:-$here/one-producer-10k.yaml}
 work=$(mktemp -d)
-hold=
-cleanup() {
-	[ -n "$hold" ] && kill "$hold" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'rm -rf "$work"' EXIT
 (cd "$repo" && go build -o "$work/qbench" ./cmd/qbench)
 echo "built qbench; $rounds rounds of $sc" >&2
 
 printf 'mode\tload\tsteal_pct\tsd_p50_us\tsd_p99_us\tlate_n\tlate_p50_us\tlate_p99_us\tlate_max_us\tlead_p50_us\tlead_max_us\tspin_p99_us\ttimer_warning\n'
 for round in $(seq "$rounds"); do
 	for mode in halt poll; do
-		if [ $mode = poll ]; then
-			python3 -c "import os,struct,time; fd=os.open('/dev/cpu_dma_latency',os.O_WRONLY); os.write(fd,struct.pack('i',0)); time.sleep(3600)" &
-			hold=$!
-			sleep 0.2
-		fi
+		flags=()
+		[ $mode = poll ] && flags=(--idle-poll)
 		load=$(cut -d' ' -f1 /proc/loadavg)
 		echo "round $round: $mode" >&2
-		"$work/qbench" run -q "$sc" -o "$work/r.json" >/dev/null
-		if [ -n "$hold" ]; then
-			kill "$hold"
-			wait "$hold" 2>/dev/null || true
-			hold=
-		fi
+		"$work/qbench" run -q "${flags[@]}" "$sc" -o "$work/r.json" >/dev/null
 		python3 - "$work/r.json" "$mode" "$load" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["summary"]
