@@ -53,7 +53,7 @@ var summaryRules = map[string]mergeRule{
 	"DrainSeconds":        same("the longest"),
 	"SweepSeconds":        same("the longest"),
 	"Generator":           same("CPU seconds, in-flight waits, GC cycles, pause and GC CPU summed, CPU per message and GC CPU share read again, shares, longest pause and limit their largest; timer sleeps counted, their percentiles and the pacer's lead the largest (mergeGenerator)"),
-	"MachineLoad":         same("seconds summed; steal and other shares, other cores and load averages the largest (mergeMachineLoad)"),
+	"MachineLoad":         same("seconds summed; steal and other shares, other cores and load averages the largest; idle CPUs halting if any run's did (mergeMachineLoad, mergeIdle)"),
 	"Warnings":            same("the rules read again from the merged summary; the runs' other warnings (the message cap's) kept once (Rewarn)"),
 	"Knee":                {"found again in the merged series", "the earliest break: the repetition that broke at the lowest offered rate (each repetition's own is in repetitions)"},
 	"OfferedRate":         {"summed", "the first repetition's"},
