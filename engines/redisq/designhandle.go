@@ -62,7 +62,7 @@ func (d *Design) Teardown(ctx context.Context) error { return d.d.teardown(ctx) 
 
 // Push queues the commands that send payloads on pipe, one Cmder per payload.
 func (d *Design) Push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte) []redis.Cmder {
-	return d.d.push(ctx, pipe, payloads, nil, nil)
+	return d.d.push(ctx, pipe, payloads, nil, new(pushBuf)) // no connection of its own to keep one
 }
 
 // NewConsumer opens consumer id (its group is GroupOf(id)).

@@ -47,8 +47,8 @@ type design interface {
 	// push queues the commands that send payloads, one Cmder per payload (the same one for
 	// several when one command carries them all). byShard[k] lists the positions of shard k's
 	// payloads, in batch order; nil means every payload is for shard 0 (one shard).
-	// buf is the sending connection's reusable argument space (nil: allocate afresh); the
-	// returned slice is buf's too, valid until the next push with it.
+	// buf is the sending connection's reusable argument space; the returned slice is buf's
+	// too, valid until the next push with it.
 	push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder
 	newConsumer(ctx context.Context, id int) (engines.Consumer, error)
 	lag(ctx context.Context) (engines.Lag, error)

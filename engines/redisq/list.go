@@ -74,9 +74,6 @@ func (l *listDesign) lag(ctx context.Context) (engines.Lag, error) {
 // acknowledgement for all of a shard's part. The arguments are built in buf (see pushBuf) and
 // the command is an IntCmd, whose integer reply is read without boxing.
 func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder {
-	if buf == nil {
-		buf = new(pushBuf)
-	}
 	verb := "LPUSH"
 	if l.spec.List.Push == "rpush" {
 		verb = "RPUSH"

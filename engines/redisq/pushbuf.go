@@ -9,7 +9,7 @@ import "github.com/redis/go-redis/v9"
 // a new string. Reuse is safe because a connection carries one Send at a time (batches in
 // flight each hold a connection of their own, see producer) and Pipelined returns only after
 // every reply of the batch is read: nothing of a batch is referenced by go-redis once Send
-// returns. A nil *pushBuf (Design.Push, which has no connection of its own) allocates afresh.
+// returns. Design.Push, which has no connection of its own, passes a new one each time.
 type pushBuf struct {
 	args []any
 	vals []payloadArg

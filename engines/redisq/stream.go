@@ -84,9 +84,6 @@ func (s *streamDesign) addPrefix(key string) []any {
 // push queues one XADD per payload, to its shard's stream. The arguments are built in buf (see
 // pushBuf) and each reply ID is read into buf's room for it, not into a new string.
 func (s *streamDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder {
-	if buf == nil {
-		buf = new(pushBuf)
-	}
 	width := len(s.xaddPrefix[0]) + 1
 	cmds := buf.start(len(payloads), width*len(payloads))
 	add := func(k, i int) {
