@@ -163,13 +163,7 @@ func TestListRemoveRandom(t *testing.T) {
 		for range rng.Intn(2000) {
 			v := make([]byte, rng.Intn(size+1))
 			v = append(v, byte('a'+rng.Intn(4)))
-			if rng.Intn(2) == 0 {
-				l.PushLeft(v)
-				model = append([][]byte{v}, model...)
-			} else {
-				l.PushRight(v)
-				model = append(model, v)
-			}
+			model = pushEither(rng, &l, model, v)
 		}
 		for range 20 {
 			if len(model) == 0 {
@@ -245,14 +239,7 @@ func TestListEditRandom(t *testing.T) {
 		for step := 0; step < 400; step++ {
 			switch op := rng.Intn(12); {
 			case op < 3 || len(model) == 0:
-				v := elem()
-				if rng.Intn(2) == 0 {
-					l.PushLeft(v)
-					model = append([][]byte{v}, model...)
-				} else {
-					l.PushRight(v)
-					model = append(model, v)
-				}
+				model = pushEither(rng, &l, model, elem())
 			case op < 6:
 				i, v := rng.Intn(len(model)), elem()
 				if rng.Intn(3) == 0 && len(model[i]) > 0 {
@@ -340,4 +327,14 @@ func TestListEditAllocs(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("%v allocations per LSET/LINSERT/LTRIM round, want 0", allocs)
 	}
+}
+
+// pushEither pushes v on a side of l chosen by rng, and on the same side of model.
+func pushEither(rng *rand.Rand, l *List, model [][]byte, v []byte) [][]byte {
+	if rng.Intn(2) == 0 {
+		l.PushLeft(v)
+		return append([][]byte{v}, model...)
+	}
+	l.PushRight(v)
+	return append(model, v)
 }
