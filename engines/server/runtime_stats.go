@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/metrics"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 )
 
@@ -14,7 +15,9 @@ import (
 // for measuring the server's latency tail on a busy machine by counts rather than timings:
 // QBENCH_SERVER_RUNTIME_STATS=1 prints the Go scheduler's latencies (how long goroutines waited
 // runnable), GC pauses and cycles and bytes allocated to stderr; QBENCH_SERVER_ALLOCPROFILE=FILE
-// writes the allocation profile (go tool pprof -sample_index=alloc_space).
+// writes the allocation profile (go tool pprof -sample_index=alloc_space);
+// QBENCH_SERVER_TRACE=FILE writes an execution trace of the process from start to exit (go tool
+// trace: what the event loop and the blocked clients' goroutines did in a slow second).
 func writeExitDiagnostics(stderr io.Writer) {
 	if path := os.Getenv("QBENCH_SERVER_ALLOCPROFILE"); path != "" {
 		if f, err := os.Create(path); err == nil {
@@ -74,4 +77,26 @@ func histSummary(h *metrics.Float64Histogram) string {
 		return 0
 	}
 	return fmt.Sprintf("n=%d p50<=%v p99<=%v p99.9<=%v >=100us:%d >=1ms:%d", n, q(.5), q(.99), q(.999), over100us, over1ms)
+}
+
+// startTrace starts an execution trace into path (none if path is ""), and returns what stops
+// it and closes the file. A trace that cannot start is reported on stderr, not fatal.
+func startTrace(path string, stderr io.Writer) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = trace.Start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "QBENCH_SERVER_TRACE: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		trace.Stop()
+		f.Close()
+	}
 }

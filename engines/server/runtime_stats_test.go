@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"runtime/metrics"
 	"strings"
 	"testing"
@@ -26,5 +28,29 @@ func TestWriteRuntimeStats(t *testing.T) {
 		if !strings.Contains(b.String(), "runtime "+name) {
 			t.Errorf("no %q in:\n%s", name, b.String())
 		}
+	}
+}
+
+func TestStartTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.out")
+	var stderr bytes.Buffer
+	stop := startTrace(path, &stderr)
+	New(Config{}) // something to trace
+	stop()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("go 1.")) {
+		t.Errorf("trace file starts %q, want the execution trace header \"go 1.\"", b[:min(len(b), 16)])
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	startTrace("", &stderr)() // no trace asked: nothing happens
+	stop = startTrace(filepath.Join(t.TempDir(), "no", "such", "dir"), &stderr)
+	stop()
+	if !strings.Contains(stderr.String(), "QBENCH_SERVER_TRACE") {
+		t.Errorf("an uncreatable trace file was not reported: stderr %q", stderr.String())
 	}
 }

@@ -15,6 +15,8 @@ import (
 // server; nil after a signal or SHUTDOWN. Before closing it writes the diagnostics
 // runtime_stats.go describes, if asked.
 func ServeUntilSignal(s *Server, out io.Writer) error {
+	stopTrace := startTrace(os.Getenv("QBENCH_SERVER_TRACE"), os.Stderr)
+	defer stopTrace()
 	if err := s.Start(); err != nil {
 		return err
 	}
