@@ -564,14 +564,28 @@ func (s *Stream) updateFirstID() {
 
 // LastEntryID returns the ID of the last live entry (the stream's last_id may be larger after
 // deletions) and whether there is one.
+// XREADGROUP asks it on every read: it walks the last node with a live entry forward, by IDs
+// alone, where a reverse Range collected the node's offsets into a fresh slice each time.
 func (s *Stream) LastEntryID() (ID, bool) {
-	var out ID
-	found := false
-	s.Range(ID{}, MaxID, 1, true, func(id ID, _ [][]byte) bool {
-		out, found = id, true
-		return false
-	})
-	return out, found
+	if s.length == 0 {
+		return ID{}, false
+	}
+	for ni := len(s.nodes) - 1; ni >= 0; ni-- {
+		n := s.nodes[ni]
+		var out ID
+		found := false
+		for off := 0; off < len(n.data); {
+			id, flags, next := n.skip(off)
+			off = next
+			if flags&flagDeleted == 0 {
+				out, found = id, true
+			}
+		}
+		if found {
+			return out, true
+		}
+	}
+	return ID{}, false
 }
 
 // TrimStrategy selects MAXLEN or MINID trimming.

@@ -143,3 +143,56 @@ func TestArenaReleased(t *testing.T) {
 		time.Sleep(time.Millisecond) // cleanups run on their own goroutine after a GC
 	}
 }
+
+// TestLastEntryID checks LastEntryID against a reverse Range over appends and deletions that
+// empty the last nodes (entries with their own fields too), and that it allocates nothing:
+// XREADGROUP asks it on every read.
+func TestLastEntryID(t *testing.T) {
+	s := NewStream()
+	want := func() (ID, bool) {
+		var out ID
+		found := false
+		s.Range(ID{}, MaxID, 1, true, func(id ID, _ [][]byte) bool {
+			out, found = id, true
+			return false
+		})
+		return out, found
+	}
+	check := func(when string) {
+		t.Helper()
+		gid, gok := s.LastEntryID()
+		wid, wok := want()
+		if gid != wid || gok != wok {
+			t.Fatalf("%s: LastEntryID = %v %v, want %v %v", when, gid, gok, wid, wok)
+		}
+	}
+	check("empty")
+	var ids []ID
+	for i := range 500 {
+		id := ID{uint64(1000 + i), uint64(i % 2)}
+		if i%7 == 0 {
+			s.Append(id, fv("other", "x", "y", "z"))
+		} else {
+			s.Append(id, fv("payload", "v"))
+		}
+		ids = append(ids, id)
+	}
+	check("after appends")
+	// Delete from the end, so whole trailing nodes empty, then every other one from the start.
+	for k := len(ids) - 1; k >= 250; k-- {
+		if !s.Delete(ids[k]) {
+			t.Fatalf("Delete(%v) found nothing", ids[k])
+		}
+		check(fmt.Sprintf("after deleting %v", ids[k]))
+	}
+	if n := testing.AllocsPerRun(100, func() { s.LastEntryID() }); n != 0 {
+		t.Errorf("LastEntryID allocated %.1f times per call, want 0", n)
+	}
+	for k := 0; k < 250; k++ {
+		s.Delete(ids[k])
+		check(fmt.Sprintf("after deleting %v", ids[k]))
+	}
+	if _, ok := s.LastEntryID(); ok {
+		t.Errorf("every entry deleted, LastEntryID still found one")
+	}
+}
