@@ -120,3 +120,25 @@ func TestStreamSmallReadGarbage(t *testing.T) {
 		t.Errorf("%.3f heap bytes allocated per reply byte of a one-entry XREADGROUP (with its XADD), want at most 2.8", perByte)
 	}
 }
+
+// BenchmarkStreamSmallRead is TestStreamSmallReadGarbage's step, XADD and a one-entry
+// XREADGROUP, for its CPU and allocations (go test -bench StreamSmallRead -benchmem).
+func BenchmarkStreamSmallRead(b *testing.B) {
+	s := New(Config{})
+	c := &client{s: s, proto: 2, authed: true}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	payload := []byte(strings.Repeat("x", 256))
+	xadd := [][]byte{[]byte("XADD"), []byte("s"), []byte("*"), []byte("p"), payload}
+	read := [][]byte{[]byte("XREADGROUP"), []byte("GROUP"), []byte("g"), []byte("c"), []byte("NOACK"), []byte("COUNT"), []byte("16"), []byte("STREAMS"), []byte("s"), []byte(">")}
+	c.execute(xadd)
+	c.execute([][]byte{[]byte("XGROUP"), []byte("CREATE"), []byte("s"), []byte("g"), []byte("0")})
+	c.resetOut()
+	b.ReportAllocs()
+	for b.Loop() {
+		c.execute(xadd)
+		c.resetOut()
+		c.execute(read)
+		c.resetOut()
+	}
+}

@@ -2,7 +2,8 @@
 # One compare-servers cell (4 producers, 4 consumers, 4,000 msg/s, 256 B, 10 s + 2 s warm-up) on
 # redis-server and on the in-repo server (child process), the engines alternated per round, with
 # stall-canary.py running beside them. Per run: the load average, produce p99 over the run and
-# the median and max of its per-second p99s, the child server's own counts at exit
+# the median and max of its per-second p99s, the server's CPU per message (its process's, the
+# whole run's over the measured messages), the child server's own counts at exit
 # (QBENCH_SERVER_RUNTIME_STATS: waits >= 1 ms in the runnable state, GC cycles); then each
 # measured second whose slowest produce took over SLOW_MS (default 15), with that second's steal
 # share and other processes' cores (qbench's machine series) and the canary's gaps within it
@@ -53,8 +54,9 @@ for line in open(gaps_path):
         gaps.append((float(f[1]), float(f[2]), f[3]))
 secs = [p for p in d['series'] if not p.get('warmup')]
 p99s = [p['produce']['p99_ns'] / 1e6 for p in secs]
+cpu = d['engine'].get('stats', {}).get('proc_cpu_ns', 0) / 1e3 / max(1, lat['produce']['count'])
 print(f"{d['scenario']['design']} round {rnd} {engine:6} load {load}: produce p99 {lat['produce']['p99_ns'] / 1e6:.2f} ms, "
-      f"per-second p99 median {statistics.median(p99s):.2f} max {max(p99s):.2f} ms; {stats}")
+      f"per-second p99 median {statistics.median(p99s):.2f} max {max(p99s):.2f} ms, server cpu/msg {cpu:.1f} us; {stats}")
 for p in secs:
     if p['produce']['max_ns'] / 1e6 <= float(slow_ms):
         continue
