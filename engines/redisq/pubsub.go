@@ -78,21 +78,20 @@ func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads 
 		for i, pl := range payloads {
 			lo := len(buf.args)
 			buf.args = append(buf.args, "PUBLISH", p.channelArgs[0], buf.payload(pl))
-			cmd := redis.NewIntCmd(ctx, buf.since(lo)...)
-			_ = pipe.Process(ctx, cmd)
-			cmds[i] = cmd
+			cmds[i] = redis.NewIntCmd(ctx, buf.since(lo)...)
 		}
+		_ = pipe.BatchProcess(ctx, cmds...)
 		return cmds
 	}
 	for k, ix := range byShard {
 		for _, i := range ix {
 			lo := len(buf.args)
 			buf.args = append(buf.args, "PUBLISH", p.channelArgs[k], buf.payload(payloads[i]))
-			cmd := redis.NewIntCmd(ctx, buf.since(lo)...)
-			_ = pipe.Process(ctx, cmd)
-			cmds[i] = cmd
+			cmds[i] = redis.NewIntCmd(ctx, buf.since(lo)...)
 		}
 	}
+	// Queued at once: the pipeline's command slice is allocated once, not grown per PUBLISH.
+	_ = pipe.BatchProcess(ctx, cmds...)
 	return cmds
 }
 
