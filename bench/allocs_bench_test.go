@@ -16,13 +16,16 @@ import (
 //
 //	go test ./bench/ -run '^$' -bench RunAllocsPerMessage -benchtime 1x
 //
-// nullq is the generator alone (in process, no network); redis-list and redis-stream are the
-// one-producer-10k shape on a redis-server of its own (skipped without redis-server).
+// nullq is the generator alone (in process, no network); the redis cases (list, stream,
+// reliable-list, pubsub) are the one-producer-10k shape on a redis-server of its own (skipped
+// without redis-server).
 func BenchmarkRunAllocsPerMessage(b *testing.B) {
 	cases := []struct{ name, yaml string }{
 		{"nullq", "engine: nullq\nrate: 20000\nproducers: 2\nconsumers: 2\nbatch: 16\nduration: 3s\nwarmup: 0s\n"},
 		{"redis-list", "engine: redis\ndesign: list\nrate: 10000\nproducers: 1\nconsumers: 1\nbatch: 16\nin_flight: 8\nmessage_size: 256\nduration: 3s\nwarmup: 0s\n"},
 		{"redis-stream", "engine: redis\ndesign: stream\nrate: 10000\nproducers: 1\nconsumers: 1\nbatch: 16\nin_flight: 8\nmessage_size: 256\nduration: 3s\nwarmup: 0s\n"},
+		{"redis-reliable-list", "engine: redis\ndesign: reliable-list\nrate: 10000\nproducers: 1\nconsumers: 1\nbatch: 16\nin_flight: 8\nmessage_size: 256\nduration: 3s\nwarmup: 0s\n"},
+		{"redis-pubsub", "engine: redis\ndesign: pubsub\nrate: 10000\nproducers: 1\nconsumers: 1\nbatch: 16\nin_flight: 8\nmessage_size: 256\nduration: 3s\nwarmup: 0s\n"},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"time"
+	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 
@@ -21,6 +22,8 @@ type pubsubDesign struct {
 	spec     engines.Spec
 	shards   *shards
 	channels []string // one per shard
+	// channelArgs are channels boxed once, for push.
+	channelArgs []any
 	// shardOfChannel maps a channel back to its shard.
 	shardOfChannel map[string]int
 }
@@ -29,6 +32,7 @@ func newPubSubDesign(client redis.UniversalClient, spec engines.Spec, sh *shards
 	p := &pubsubDesign{client: client, spec: spec, shards: sh, channels: sh.keys(channelName(spec)), shardOfChannel: map[string]int{}}
 	for k, ch := range p.channels {
 		p.shardOfChannel[ch] = k
+		p.channelArgs = append(p.channelArgs, ch)
 	}
 	return p
 }
@@ -66,20 +70,28 @@ func (p *pubsubDesign) lag(ctx context.Context) (engines.Lag, error) {
 }
 
 // push queues one PUBLISH per payload, to its shard's channel; its reply (the subscribers
-// reached) is the acknowledgement.
-func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, _ *pushBuf) []redis.Cmder {
-	cmds := make([]redis.Cmder, len(payloads))
+// reached) is the acknowledgement. The arguments are built in buf (see pushBuf), so a message
+// costs its command object alone.
+func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder {
+	cmds := buf.start(len(payloads), 3*len(payloads))
 	if byShard == nil {
 		for i, pl := range payloads {
-			cmds[i] = pipe.Publish(ctx, p.channels[0], pl)
+			lo := len(buf.args)
+			buf.args = append(buf.args, "PUBLISH", p.channelArgs[0], buf.payload(pl))
+			cmds[i] = redis.NewIntCmd(ctx, buf.since(lo)...)
 		}
+		_ = pipe.BatchProcess(ctx, cmds...)
 		return cmds
 	}
 	for k, ix := range byShard {
 		for _, i := range ix {
-			cmds[i] = pipe.Publish(ctx, p.channels[k], payloads[i])
+			lo := len(buf.args)
+			buf.args = append(buf.args, "PUBLISH", p.channelArgs[k], buf.payload(payloads[i]))
+			cmds[i] = redis.NewIntCmd(ctx, buf.since(lo)...)
 		}
 	}
+	// Queued at once: the pipeline's command slice is allocated once, not grown per PUBLISH.
+	_ = pipe.BatchProcess(ctx, cmds...)
 	return cmds
 }
 
@@ -89,6 +101,8 @@ func (p *pubsubDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads 
 type pubsubConsumer struct {
 	p  *pubsubDesign
 	ps *redis.PubSub
+	// ds is the one delivery Receive returns, reused (valid until the next Receive).
+	ds [1]engines.Delivery
 }
 
 // newConsumer subscribes and returns once the server has confirmed the subscription, so no
@@ -131,7 +145,10 @@ func (c *pubsubConsumer) Receive(ctx context.Context) ([]engines.Delivery, error
 		}
 		if m, ok := msg.(*redis.Message); ok {
 			c.p.shards.received[c.p.shardOf(m.Channel)].Add(1)
-			return []engines.Delivery{{Payload: []byte(m.Payload)}}, nil
+			// The payload is the message's string, not a copy: the runner only reads it, and
+			// before the next Receive.
+			c.ds[0] = engines.Delivery{Payload: unsafe.Slice(unsafe.StringData(m.Payload), len(m.Payload))}
+			return c.ds[:], nil
 		}
 		// Subscription confirmations and pongs are not messages; keep waiting.
 	}

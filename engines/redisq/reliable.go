@@ -3,8 +3,6 @@ package redisq
 import (
 	"context"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -144,6 +142,7 @@ func (r *reliableDesign) requeue(ctx context.Context, consumer string) int64 {
 func (r *reliableDesign) newConsumer(ctx context.Context, id int) (engines.Consumer, error) {
 	m, members := member(id, r.spec.Consumers, 1)
 	c := &reliableConsumer{r: r, name: consumerName(id), share: r.shards.share(m, members), conn: dedicated{client: r.client}}
+	c.cmds.init(r, c.name, max(popTimeout(r.spec)/time.Duration(len(c.share)), 10*time.Millisecond))
 	// A consumer that restarts under its name first returns what it held when it died.
 	if err := c.beat(ctx); err != nil {
 		return nil, err
@@ -193,6 +192,9 @@ type reliableConsumer struct {
 	extra int
 	// conn carries the moves and acknowledgements (the heartbeat and the reaper use the client).
 	conn dedicated
+	// cmds holds the moves' and acknowledgements' commands, per shard, and the buffers their
+	// replies are read into: all reused from call to call (see reliableCmds).
+	cmds reliableCmds
 }
 
 func (c *reliableConsumer) beat(ctx context.Context) error {
@@ -203,12 +205,12 @@ func (c *reliableConsumer) beat(ctx context.Context) error {
 // deliveryKey is the counter of one message's deliveries, named by the part of the payload that
 // identifies it (the stamp's producer, run tag and sequence number), in hex. A string key with
 // INCR rather than a hash field keeps the design to commands every Redis-protocol server has.
-func (r *reliableDesign) deliveryKey(payload string) string {
+func (r *reliableDesign) deliveryKey(payload []byte) string {
 	id := payload
 	if len(id) >= 24 {
 		id = id[4:24]
 	}
-	return r.deliveries + ":" + hex.EncodeToString([]byte(id))
+	return r.deliveries + ":" + hex.EncodeToString(id)
 }
 
 // Receive moves up to list.count messages to this consumer's processing list in one round trip:
@@ -218,84 +220,77 @@ func (r *reliableDesign) deliveryKey(payload string) string {
 // multi-element LMOVE), so the number of LMOVEs follows the load: it doubles while they all find
 // a message and falls to what was found otherwise, so an idle or trickling list is not asked
 // count-1 times for nothing. With max_deliveries, the delivery counters are INCRed in a second
-// round trip, pipelined.
+// round trip, pipelined. The replies are read raw into one buffer (see reliableCmds); payloads
+// and handles are valid until the next Receive.
 func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 	if time.Since(c.lastBeat) > c.r.visibility/4 {
 		if err := c.beat(ctx); err != nil {
 			return nil, err
 		}
 	}
-	pop, _ := c.r.ends()
 	// BLMOVE has one source, so a consumer with several shards visits one per call: without
 	// blocking while a shard of its share had messages lately, and blocking for a share of the
 	// pop timeout once a whole round found nothing (a message arriving on another shard then
 	// waits at most that share).
 	k := c.share[c.turn%len(c.share)]
 	c.turn++
-	ready, proc := c.r.readys[k], c.r.processing(c.name, k)
-	pipe := c.conn.get().Pipeline()
-	var first redis.Cmder
-	if len(c.share) == 1 || c.empty >= len(c.share) {
-		first = pipe.Do(ctx, "BLMOVE", ready, proc, pop, "LEFT", seconds(max(popTimeout(c.r.spec)/time.Duration(len(c.share)), 10*time.Millisecond)))
-	} else {
-		first = pipe.LMove(ctx, ready, proc, pop, "LEFT")
-	}
-	more := make([]*redis.StringCmd, c.extra)
-	for i := range more {
-		more[i] = pipe.LMove(ctx, ready, proc, pop, "LEFT")
-	}
-	_, _ = pipe.Exec(ctx)
+	block := len(c.share) == 1 || c.empty >= len(c.share)
+	n := 1 + c.extra
+	err := c.cmds.move(ctx, c.conn.get(), k, block, n)
 	// The LMOVEs run even when the BLMOVE timed out, and may find a message pushed in between:
-	// what any of them moved is this consumer's now and must be delivered.
-	vals := make([]string, 0, 1+len(more))
-	v, err := firstText(first)
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, c.conn.check(err)
-	}
-	if err == nil {
-		vals = append(vals, v)
-	}
+	// what any of them moved is this consumer's now and must be delivered. A lost connection
+	// leaves the replies read before it: what they moved is delivered too.
+	hs := c.cmds.hs[:0]
+	r := rawReply{b: c.cmds.buf.Bytes()}
 	found := 0
-	for _, m := range more {
-		// A move that failed (a lost connection) moved nothing; the next call reports the error
-		// if it persists.
-		if m.Err() == nil {
-			vals = append(vals, m.Val())
+	for i := 0; i < n; i++ {
+		v, null, perr := r.moved()
+		if i == 0 && perr != nil {
+			// No reply (a lost connection), or the server's error reply to the first move.
+			if err == nil {
+				err = perr
+			}
+			return nil, c.conn.check(err)
+		}
+		if perr != nil {
+			if _, reply := perr.(redisErr); reply {
+				continue // an LMOVE the server refused moved nothing
+			}
+			break // the replies not read
+		}
+		if null {
+			continue
+		}
+		hs = append(hs, reliableHandle{shard: k, value: v})
+		if i > 0 {
 			found++
 		}
 	}
+	_ = c.conn.check(err)
+	c.cmds.hs = hs
 	c.adapt(found)
-	if len(vals) == 0 {
+	if len(hs) == 0 {
 		c.empty++
 		return nil, nil
 	}
 	c.empty = 0
-	c.r.shards.received[k].Add(int64(len(vals)))
-	if c.r.spec.List.MaxDeliveries > 0 {
-		return c.counted(ctx, k, vals)
+	c.r.shards.received[k].Add(int64(len(hs)))
+	ds := c.cmds.ds[:0]
+	for i := range hs {
+		ds = append(ds, engines.Delivery{Payload: hs[i].value, Handle: &hs[i]})
 	}
-	ds := make([]engines.Delivery, len(vals))
-	for i, v := range vals {
-		ds[i] = engines.Delivery{Payload: []byte(v), Handle: reliableHandle{shard: k, value: v}}
+	c.cmds.ds = ds
+	if c.r.spec.List.MaxDeliveries > 0 {
+		return c.counted(ctx, k, ds)
 	}
 	return ds, nil
 }
 
-// reliableHandle is a delivery's handle: the shard it was moved from and the element.
+// reliableHandle is a delivery's handle: the shard it was moved from and the element (a slice
+// of the reply buffer). Receive hands out pointers into a reused slice of them.
 type reliableHandle struct {
 	shard int
-	value string
-}
-
-// firstText is the element a BLMOVE (Do) or LMOVE moved.
-func firstText(c redis.Cmder) (string, error) {
-	switch c := c.(type) {
-	case *redis.Cmd:
-		return c.Text()
-	case *redis.StringCmd:
-		return c.Result()
-	}
-	return "", fmt.Errorf("unexpected command %T", c)
+	value []byte
 }
 
 // adapt sets how many LMOVEs follow the next BLMOVE from how many of this call's found a message:
@@ -310,34 +305,35 @@ func (c *reliableConsumer) adapt(found int) {
 }
 
 // counted increments each message's delivery counter (one pipeline) and dead-letters a message
-// delivered more than MaxDeliveries times instead of delivering it again.
-func (c *reliableConsumer) counted(ctx context.Context, k int, vals []string) ([]engines.Delivery, error) {
+// delivered more than MaxDeliveries times instead of delivering it again, filtering ds in place.
+func (c *reliableConsumer) counted(ctx context.Context, k int, ds []engines.Delivery) ([]engines.Delivery, error) {
 	pipe := c.conn.get().Pipeline()
-	incrs := make([]*redis.IntCmd, len(vals))
-	for i, v := range vals {
-		incrs[i] = pipe.Incr(ctx, c.r.deliveryKey(v))
+	incrs := make([]*redis.IntCmd, len(ds))
+	for i, d := range ds {
+		incrs[i] = pipe.Incr(ctx, c.r.deliveryKey(d.Payload))
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, c.conn.check(err)
 	}
 	max := int64(c.r.spec.List.MaxDeliveries)
-	ds := make([]engines.Delivery, 0, len(vals))
-	for i, v := range vals {
+	out := ds[:0]
+	for i, d := range ds {
 		if incrs[i].Val() <= max {
-			ds = append(ds, engines.Delivery{Payload: []byte(v), Handle: reliableHandle{shard: k, value: v}})
+			out = append(out, d)
 			continue
 		}
 		// Delivered too often: park it in the dead-letter list instead of delivering it again.
+		v := d.Payload
 		tx := c.r.client.TxPipeline()
 		tx.LPush(ctx, c.r.dead, v)
 		tx.LRem(ctx, c.r.processing(c.name, k), 1, v)
 		tx.Del(ctx, c.r.deliveryKey(v))
 		if _, err := tx.Exec(ctx); err != nil {
-			return ds, err
+			return out, err
 		}
 		c.r.DeadLettered.Add(1)
 	}
-	return ds, nil
+	return out, nil
 }
 
 // Ack removes the exact elements from the processing list, and their delivery counts, in one
@@ -348,17 +344,7 @@ func (c *reliableConsumer) Ack(ctx context.Context, ds []engines.Delivery) error
 	if len(ds) == 0 {
 		return nil
 	}
-	counted := c.r.spec.List.MaxDeliveries > 0
-	pipe := c.conn.get().Pipeline()
-	for _, d := range ds {
-		h := d.Handle.(reliableHandle)
-		pipe.LRem(ctx, c.r.processing(c.name, h.shard), -1, h.value)
-		if counted {
-			pipe.Del(ctx, c.r.deliveryKey(h.value))
-		}
-	}
-	_, err := pipe.Exec(ctx)
-	return c.conn.check(err)
+	return c.conn.check(c.cmds.ack(ctx, c.conn.get(), ds, c.r.spec.List.MaxDeliveries > 0))
 }
 
 func (c *reliableConsumer) Close() error { return c.conn.close() }
