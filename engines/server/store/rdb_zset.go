@@ -22,18 +22,18 @@ const (
 )
 
 // appendRDBZset appends z's type byte and object.
-func appendRDBZset(b []byte, z *Zset) []byte {
+func appendRDBZset(b []byte, z *Zset, lzf bool) []byte {
 	if z.IsListpack() {
 		els := make([][]byte, 0, 2*z.Len())
 		z.Range(0, z.Len()-1, false, func(m []byte, s float64) bool {
 			els = append(els, m, zsetScoreText(s))
 			return true
 		})
-		return rdbAppendString(append(b, rdbZsetListpack), appendListpack(nil, els))
+		return rdbAppendStr(append(b, rdbZsetListpack), appendListpack(nil, els), lzf)
 	}
 	b = rdbAppendLen(append(b, rdbZset2), uint64(z.Len()))
 	z.Range(0, z.Len()-1, true, func(m []byte, s float64) bool {
-		b = rdbAppendString(b, m)
+		b = rdbAppendStr(b, m, lzf)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s))
 		return true
 	})
