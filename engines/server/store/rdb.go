@@ -9,8 +9,8 @@ import (
 
 // Redis's DUMP payload (RDB version 10, Redis 7.0) for strings, lists, sets, hashes, streams
 // (rdb_stream.go) and sorted sets (rdb_zset.go), so a key can move between Redis and this server with DUMP/RESTORE. Writing
-// produces valid payloads that Redis restores (strings are not LZF-compressed, so the bytes
-// differ from Redis's own DUMP when it compresses a string of more than 20 bytes); reading accepts what Redis 7.0 writes, compressed or not.
+// produces payloads that Redis restores, strings LZF-compressed as Redis's (lzf.go) when asked
+// (rdbcompression yes); reading accepts what Redis 7.0 writes, compressed or not.
 
 // RDB object types (rdb.h).
 const (

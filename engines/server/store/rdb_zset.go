@@ -11,8 +11,8 @@ import (
 // order, a score stored as an integer when it is one within +-2^62 (-0 included: it reads back
 // 0) and otherwise as zzlInsertAt's text ("%.17g", "inf", "-inf"); and a skiplist-encoded zset
 // as ZSET_2: the count, then member and 8-byte little-endian binary double, from the greatest to
-// the smallest. Both are written here the same way, so a payload is byte-identical to Redis's
-// when Redis does not LZF-compress it (rdbcompression no, or strings of at most 20 bytes).
+// the smallest. Both are written here the same way, so a payload is byte-identical to Redis's,
+// LZF included (lzf.go) when both compress (rdbcompression yes).
 // Loading also takes ZSET (Redis < 5: scores as text) and ZSET_ZIPLIST (Redis 6).
 const (
 	rdbZset         = 3
