@@ -39,6 +39,18 @@ var lzfTables = sync.Pool{New: func() any { return new(lzfTable) }}
 
 func lzfIdx(h uint32) uint32 { return (h>>(3*8-lzfHLog) - h*5) & (lzfHSize - 1) }
 
+// swap returns the position in h's slot (0, never a valid reference, when it is not of epoch
+// ep) and stores p there.
+func (t *lzfTable) swap(h uint32, p int, ep uint64) int {
+	s := &t.slot[lzfIdx(h)]
+	old := *s
+	*s = ep | uint64(p)
+	if old&^0xffffffff != ep {
+		return 0
+	}
+	return int(uint32(old))
+}
+
 // lzfCompress is lzf_compress(in, len(in), out, outLen): nil when the output does not fit in
 // outLen bytes by liblzf's own (slightly conservative) checks, else the compressed bytes.
 func lzfCompress(in []byte, outLen int) []byte {
@@ -53,16 +65,6 @@ func lzfCompress(in []byte, outLen int) []byte {
 		t.epoch = 1
 	}
 	ep := uint64(t.epoch) << 32
-	// swap returns the slot's position (0, never a valid reference, when empty) and stores p.
-	swap := func(h uint32, p int) int {
-		s := &t.slot[lzfIdx(h)]
-		old := *s
-		*s = ep | uint64(p)
-		if old&^0xffffffff != ep {
-			return 0
-		}
-		return int(uint32(old))
-	}
 	inEnd := len(in)
 	out := make([]byte, outLen+4) // liblzf writes at most outLen bytes; the slack is never used
 	outEnd := outLen
@@ -73,7 +75,7 @@ func lzfCompress(in []byte, outLen int) []byte {
 	}
 	for ip < inEnd-2 {
 		hval = hval<<8 | uint32(in[ip+2])
-		ref := swap(hval, ip)
+		ref := t.swap(hval, ip, ep)
 		if ref < ip && ip-ref-1 < lzfMaxOff && ref > 0 &&
 			in[ref] == in[ip] && in[ref+1] == in[ip+1] && in[ref+2] == in[ip+2] {
 			off := ip - ref - 1
@@ -129,10 +131,10 @@ func lzfCompress(in []byte, outLen int) []byte {
 			ip -= 2 // VERY_FAST: hash the last two positions of the match
 			hval = uint32(in[ip])<<8 | uint32(in[ip+1])
 			hval = hval<<8 | uint32(in[ip+2])
-			swap(hval, ip)
+			t.swap(hval, ip, ep)
 			ip++
 			hval = hval<<8 | uint32(in[ip+2])
-			swap(hval, ip)
+			t.swap(hval, ip, ep)
 			ip++
 			continue
 		}
