@@ -107,3 +107,23 @@ func BenchmarkLZFCompress(b *testing.B) {
 		}
 	}
 }
+
+// FuzzLZF: whatever the input and bound, lzfCompress does not panic, fits the bound and
+// decompresses to its input.
+func FuzzLZF(f *testing.F) {
+	f.Add([]byte("babbababbbbbbbbababaabaa"), 20)
+	f.Add(bytes.Repeat([]byte("x"), 600), 10)
+	f.Add([]byte{0, 1, 2, 0, 1, 2, 0, 1}, 1)
+	f.Fuzz(func(t *testing.T, in []byte, bound int) {
+		if bound < 0 || bound > 2*len(in)+64 {
+			return
+		}
+		c := lzfCompress(in, bound)
+		if c == nil {
+			return
+		}
+		if out, ok := lzfDecompress(c, len(in)); len(c) > bound || !ok || !bytes.Equal(out, in) {
+			t.Fatalf("len %d bound %d: %d bytes, round trip ok=%v", len(in), bound, len(c), ok)
+		}
+	})
+}
