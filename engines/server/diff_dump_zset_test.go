@@ -46,7 +46,7 @@ func zsetDumpCases() []struct {
 // the same ZRANGE ... WITHSCORES and OBJECT ENCODING.
 func TestDiffRedisZsetDump(t *testing.T) {
 	plain := dialRaw(t, startOwnRealRedis(t, "--rdbcompression", "no"))
-	dflt := dialRaw(t, startRealRedis(t))
+	dflt := dialRaw(t, startOwnRealRedis(t)) // private: another test may CONFIG SET the shared one
 	s := startServer(t, Config{})
 	qc := dialRaw(t, s.Addr())
 	do := func(c *rawConn, args ...[]byte) []byte {
