@@ -3,22 +3,22 @@ package store
 import "sync"
 
 // LZF as Redis 7.0 builds liblzf 3.6 (src/lzfP.h: HLOG 16, VERY_FAST, not ULTRA_FAST,
-// INIT_HTAB 0, LZF_USE_OFFSETS 0, CHECK_INPUT; 3.6 dropped 3.5's ip+4 < in_end test, so a
-// match may end at the input's last byte): lzfCompress produces the same bytes as Redis's lzf_compress for the
-// same input and output bound, so a DUMP payload or dump.rdb written here can be byte-identical
-// to Redis's with rdbcompression yes.
+// INIT_HTAB 0, LZF_USE_OFFSETS 0, CHECK_INPUT; 3.6 dropped 3.5's ip+4 < in_end test, so a match
+// may end at the input's last byte): lzfCompress produces the same bytes as Redis's
+// lzf_compress for the same input and output bound, so a DUMP payload or dump.rdb written here
+// can be byte-identical to Redis's with rdbcompression yes.
 //
 // Format: 000LLLLL and L+1 literal bytes; LLLooooo oooooooo, a back reference of L+2 bytes at
 // distance o+1; 111ooooo LLLLLLLL oooooooo, one of L+9 bytes.
 //
-// Redis's hash table is not cleared between calls (INIT_HTAB 0): a slot holds a pointer from an
-// earlier call or stack garbage. Such a pointer is used only when it lands in the current input,
-// after its first byte and at most 8 KiB before the current position, with the same three bytes:
-// a valid reference either way, but one a fresh table would not give. Recompressing the same
-// buffer leaves every stale pointer at or after the position that reads it (each position is
-// hashed when the scan reaches it), so it is refused and the output is the fresh table's; this
-// port always uses a fresh table, which is what Redis produces except for that rare reuse of
-// memory across calls.
+// Redis's hash table is not cleared between calls (INIT_HTAB 0, on the stack): a slot holds a
+// pointer from an earlier call or stack garbage. Such a pointer is used only when it lands in
+// the current input, after its first byte and at most 8 KiB before the current position, with
+// the same three bytes: a valid reference, but one a fresh table would not give. Recompressing
+// the same buffer takes the earlier call's path, so every stale pointer it reads is at or after
+// the reading position and is refused: the output is the fresh table's. This port always uses a
+// fresh table: Redis's output differs only if memory is reused across calls that way (not seen
+// in 300 trials of SET, DUMP, DEL of similar 200-byte values on redis-server 7.0.15).
 
 const (
 	lzfHLog   = 16
