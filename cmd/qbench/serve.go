@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,7 +23,7 @@ func serveCmd() *cobra.Command {
 	var port int
 	var bind, requirePass, requirePassFile string
 	var maxClients int
-	var dir, appendonly, appendfsync, save, seedRDB string
+	var dir, appendonly, appendfsync, save, seedRDB, saveRDB string
 	var simFS bool
 	var enableDebug, enableProtected string
 	cmd := &cobra.Command{
@@ -60,6 +61,11 @@ func serveCmd() *cobra.Command {
 				}
 				f.Close()
 			}
+			if saveRDB != "" {
+				if st, err := os.Stat(filepath.Dir(saveRDB)); err != nil || !st.IsDir() {
+					return usageError{fmt.Errorf("--save-rdb %s: its directory does not exist", saveRDB)}
+				}
+			}
 			var fs fsys.FS
 			if simFS {
 				sim := fsys.NewSim()
@@ -93,6 +99,18 @@ func serveCmd() *cobra.Command {
 			sigs := make(chan os.Signal, 1)
 			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
 			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+			// stop closes the server, first writing --save-rdb (a real file, even with --simulated-fs).
+			stop := func() error {
+				var err error
+				if saveRDB != "" {
+					if err = s.SaveRDB(saveRDB); err == nil {
+						fmt.Fprintf(os.Stderr, "qbench: dataset written to %s as a Redis 7.0 dump.rdb\n", saveRDB)
+					} else {
+						err = fmt.Errorf("--save-rdb: %w", err)
+					}
+				}
+				return errors.Join(err, s.Close())
+			}
 			for {
 				var sig os.Signal
 				select {
@@ -102,10 +120,10 @@ func serveCmd() *cobra.Command {
 						s.Close()
 						return fmt.Errorf("server stopped: %w", err)
 					}
-					return s.Close()
+					return stop()
 				}
 				if sig != syscall.SIGUSR1 && sig != syscall.SIGUSR2 {
-					return s.Close()
+					return stop()
 				}
 				// Fault hooks (engines/server/README.md): SIGUSR1 = power loss, SIGUSR2 = process
 				// crash, both with a restart on the same port.
@@ -141,6 +159,7 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&enableDebug, "enable-debug-command", "no", "DEBUG (it can stall every client): no, yes, or local (loopback clients only), as Redis 7")
 	cmd.Flags().StringVar(&enableProtected, "enable-protected-configs", "no", "CONFIG SET dir/dbfilename at run time: no, yes, or local, as Redis 7")
 	cmd.Flags().StringVar(&seedRDB, "seed-rdb", "", "start from this dump.rdb written by Redis 6.x/7.0 (strings, lists, sets, hashes, streams; expired keys dropped) when --dir holds no snapshot and no AOF")
+	cmd.Flags().StringVar(&saveRDB, "save-rdb", "", "at exit (SIGINT, SIGTERM, SHUTDOWN) write the dataset to this file as a Redis 7.0 dump.rdb (LZF per CONFIG rdbcompression), which redis-server loads")
 	cmd.Flags().StringVar(&save, "save", "", `snapshot rules "<seconds> <changes> ...", e.g. "3600 1 300 100"; "" = none`)
 	return cmd
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"qbench/engines/server/store"
 )
 
 // seedFixture is the dump.rdb redis-server 7.0.15 saved for scenarios/seeded-backlog.yaml: 500
@@ -61,5 +64,53 @@ func TestServeSeedRDB(t *testing.T) {
 	defer c0.Close()
 	if n, err := c0.XLen(ctx, "orders").Result(); err != nil || n != 500 {
 		t.Errorf("XLEN orders = %d, %v", n, err)
+	}
+}
+
+// qbench serve --save-rdb writes the dataset at exit as a Redis dump.rdb: after SIGINT, and after
+// SHUTDOWN, the file holds the seeded keys and the ones written since.
+func TestServeSaveRDB(t *testing.T) {
+	if _, stderr, code := qbench(t, "serve", "--port", "0", "--save-rdb", "/nonexistent/dir/dump.rdb"); code != 2 || !strings.Contains(stderr, "--save-rdb") {
+		t.Fatalf("a missing directory: exit %d, want 2; stderr:\n%s", code, stderr)
+	}
+	for _, how := range []string{"SIGINT", "SHUTDOWN"} {
+		t.Run(how, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.rdb")
+			cmd := exec.Command(qbenchBin, "serve", "--port", "0", "--dir", t.TempDir(), "--seed-rdb", seedFixture, "--save-rdb", out)
+			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+			addr := startServeCmd(t, cmd)
+			ctx := context.Background()
+			c := redis.NewClient(&redis.Options{Addr: addr})
+			defer c.Close()
+			if err := c.Set(ctx, "written", strings.Repeat("after the seed ", 10), 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if how == "SIGINT" {
+				cmd.Process.Signal(os.Interrupt)
+			} else {
+				c.Do(ctx, "SHUTDOWN") // the connection closes: no reply
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("exit: %v", err)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys, err := store.ReadRDBFile(data, store.RDBLimits{IntsetMax: 512, HashMaxEntries: 512, HashMaxValue: 64,
+				ZsetMaxEntries: 128, ZsetMaxValue: 64, NodeMaxEntries: 100, NodeMaxBytes: 4096})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := map[string]bool{}
+			for _, k := range keys {
+				found[fmt.Sprintf("%d/%s", k.DB, k.Key)] = true
+			}
+			for _, want := range []string{"0/orders", "3/settings", "0/written"} {
+				if !found[want] {
+					t.Errorf("%s missing from the saved file (has %v)", want, found)
+				}
+			}
+		})
 	}
 }

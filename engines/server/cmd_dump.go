@@ -19,7 +19,7 @@ func cmdDump(c *client, args [][]byte) (any, error) {
 	if v == nil {
 		return nil, nil
 	}
-	b, ok := store.AppendRDBDump(nil, v)
+	b, ok := store.AppendRDBDump(nil, v, c.s.conf.rdbCompression)
 	if !ok { // every type the server has is covered; this is for a future one
 		return nil, errorf("ERR DUMP of a %s is not supported by this server", store.TypeName(v))
 	}

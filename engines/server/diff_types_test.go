@@ -293,6 +293,12 @@ func TestDiffRedisStringsKeys(t *testing.T) {
 		FUNCTION LIST WITHCODE
 		FUNCTION FOO
 		FUNCTION
+		CONFIG GET rdbcompression
+		CONFIG SET rdbcompression maybe
+		CONFIG SET rdbcompression NO
+		CONFIG GET rdbcompression
+		CONFIG SET rdbcompression yes
+		CONFIG GET rdbcompression
 		CONFIG SET list-max-ziplist-size 4
 		CONFIG GET list-max-listpack-size
 		CONFIG GET list-max-ziplist-size

@@ -1,11 +1,14 @@
 package server
 
-// Seeding from a Redis dump.rdb (Config.SeedRDB): a run can start from data a real Redis saved.
+// Seeding from a Redis dump.rdb (Config.SeedRDB): a run can start from data a real Redis saved;
+// and SaveRDB, the dataset as a dump.rdb that a real Redis loads.
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"time"
 
 	"qbench/engines/server/store"
 )
@@ -60,4 +63,47 @@ func (p *persistence) seedLocked() (int64, error) {
 	}
 	s.logf("DB seeded from RDB file %s: %d keys loaded, %d expired keys dropped", path, loaded, expired)
 	return loaded, nil
+}
+
+// SaveRDB writes the dataset to path as a Redis 7.0 dump.rdb (store.AppendRDBFile), strings
+// LZF-compressed when rdbcompression is yes, as Redis's SAVE writes them; expired keys are left
+// out. The file is rendered under the store lock, then written to a temporary file in the same
+// directory and renamed over path.
+func (s *Server) SaveRDB(path string) error {
+	s.mu.Lock()
+	now := s.store.NowMs()
+	var keys []store.RDBKey
+	for i, db := range s.store.DBs {
+		db.Keys(func(key string, v any) bool {
+			at, ok := db.ExpireAt(key)
+			if ok && at <= now {
+				return true
+			}
+			if !ok {
+				at = 0
+			}
+			keys = append(keys, store.RDBKey{DB: i, Key: key, Value: v, ExpireAtMs: at})
+			return true
+		})
+	}
+	data, err := store.AppendRDBFile(nil, keys, time.Now().Unix(), s.conf.rdbCompression)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".rdb-*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

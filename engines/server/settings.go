@@ -31,6 +31,8 @@ type settings struct {
 	listMaxListpackSize    int
 	// notify-keyspace-events as flags (notify.go)
 	notifyFlags int
+	// rdbcompression: DUMP payloads LZF-compress strings over 20 bytes, as Redis's do
+	rdbCompression bool
 	// accepted and reported, with no effect on this server
 	other map[string]string
 }
@@ -53,6 +55,7 @@ func newSettings(s *Server) *settings {
 		zsetMaxListpackEntries: 128,
 		zsetMaxListpackValue:   64,
 		listMaxListpackSize:    -2,
+		rdbCompression:         true,
 		other: map[string]string{
 			"databases":                       "16",
 			"maxmemory":                       "0",
@@ -145,6 +148,8 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 		return strconv.Itoa(st.maxClients), true
 	case "protected-mode":
 		return yesNo(st.protectedMode), true
+	case "rdbcompression":
+		return yesNo(st.rdbCompression), true
 	case "proto-max-bulk-len":
 		return strconv.FormatInt(st.protoMaxBulkLen, 10), true
 	case "stream-node-max-entries":
@@ -178,7 +183,8 @@ func (st *settings) names() []string {
 	n := []string{"requirepass", "maxclients", "protected-mode", "proto-max-bulk-len", "stream-node-max-entries",
 		"stream-node-max-bytes", "client-output-buffer-limit", "port", "bind", "set-max-intset-entries",
 		"hash-max-listpack-entries", "hash-max-listpack-value", "zset-max-listpack-entries", "zset-max-listpack-value",
-		"list-max-listpack-size", "notify-keyspace-events", "enable-protected-configs", "enable-debug-command"}
+		"list-max-listpack-size", "notify-keyspace-events", "enable-protected-configs", "enable-debug-command",
+		"rdbcompression"}
 	for a := range configAliases {
 		n = append(n, a)
 	}
@@ -282,12 +288,16 @@ func (st *settings) set(s *Server, name, val string) error {
 			return bad("argument must be between 1 and 4294967295 inclusive")
 		}
 		st.maxClients = n
-	case "protected-mode":
+	case "protected-mode", "rdbcompression":
+		dst := &st.protectedMode
+		if name == "rdbcompression" {
+			dst = &st.rdbCompression
+		}
 		switch strings.ToLower(val) {
 		case "yes":
-			st.protectedMode = true
+			*dst = true
 		case "no":
-			st.protectedMode = false
+			*dst = false
 		default:
 			return bad("argument must be 'yes' or 'no'")
 		}

@@ -9,8 +9,8 @@ import (
 
 // Redis's DUMP payload (RDB version 10, Redis 7.0) for strings, lists, sets, hashes, streams
 // (rdb_stream.go) and sorted sets (rdb_zset.go), so a key can move between Redis and this server with DUMP/RESTORE. Writing
-// produces valid payloads that Redis restores (strings are not LZF-compressed, so the bytes
-// differ from Redis's own DUMP when it compresses a string of more than 20 bytes); reading accepts what Redis 7.0 writes, compressed or not.
+// produces payloads that Redis restores, strings LZF-compressed as Redis's (lzf.go) when asked
+// (rdbcompression yes); reading accepts what Redis 7.0 writes, compressed or not.
 
 // RDB object types (rdb.h).
 const (
@@ -67,9 +67,14 @@ func rdbAppendLen(b []byte, n uint64) []byte {
 	return binary.BigEndian.AppendUint64(append(b, 0x81), n)
 }
 
-// rdbAppendString is rdbSaveRawString without LZF: a string of at most 11 bytes that is an
-// integer in canonical form within 32 bits is written in the integer encoding, as Redis does.
-func rdbAppendString(b, s []byte) []byte {
+// rdbAppendString is rdbSaveRawString with rdbcompression no.
+func rdbAppendString(b, s []byte) []byte { return rdbAppendStr(b, s, false) }
+
+// rdbAppendStr is rdbSaveRawString: a string of at most 11 bytes that is an integer in
+// canonical form within 32 bits is written in the integer encoding, as Redis does; with lzf
+// (rdbcompression yes) a longer string of more than 20 bytes is LZF-compressed when that saves
+// at least 4 bytes (rdbSaveLzfStringObject: lzf_compress into len-4 bytes); else it is plain.
+func rdbAppendStr(b, s []byte, lzf bool) []byte {
 	if len(s) <= 11 && len(s) > 0 {
 		if n, err := strconv.ParseInt(string(s), 10, 32); err == nil && strconv.FormatInt(n, 10) == string(s) {
 			switch {
@@ -81,15 +86,33 @@ func rdbAppendString(b, s []byte) []byte {
 			return binary.LittleEndian.AppendUint32(append(b, 0xc2), uint32(n))
 		}
 	}
+	if lzf && len(s) > 20 {
+		if c := lzfCompress(s, len(s)-4); c != nil {
+			b = rdbAppendLen(rdbAppendLen(append(b, 0xc3), uint64(len(c))), uint64(len(s))) // RDB_ENC_LZF
+			return append(b, c...)
+		}
+	}
 	return append(rdbAppendLen(b, uint64(len(s))), s...)
 }
 
-// AppendRDBDump appends v's DUMP payload; ok is false for a type it cannot write.
-func AppendRDBDump(b []byte, v any) ([]byte, bool) {
+// AppendRDBDump appends v's DUMP payload, its strings LZF-compressed as Redis's are with
+// rdbcompression yes when lzf is true; ok is false for a type it cannot write.
+func AppendRDBDump(b []byte, v any, lzf bool) ([]byte, bool) {
 	start := len(b)
+	b, ok := appendRDBObject(b, v, lzf)
+	if !ok {
+		return b[:start], false
+	}
+	b = binary.LittleEndian.AppendUint16(b, rdbVersion)
+	return binary.LittleEndian.AppendUint64(b, CRC64(b[start:])), true
+}
+
+// appendRDBObject appends v's type byte and object (rdbSaveObjectType, rdbSaveObject).
+func appendRDBObject(b []byte, v any, lzf bool) ([]byte, bool) {
+	str := func(b, s []byte) []byte { return rdbAppendStr(b, s, lzf) }
 	switch v := v.(type) {
 	case *String:
-		b = rdbAppendString(append(b, rdbString), v.B)
+		b = str(append(b, rdbString), v.B)
 	case *List:
 		// Nodes of at most 128 elements: any split is a valid quicklist.
 		b = append(b, rdbListQuicklist2)
@@ -107,35 +130,34 @@ func AppendRDBDump(b []byte, v any) ([]byte, bool) {
 		}
 		b = rdbAppendLen(b, uint64(len(nodes)))
 		for _, n := range nodes {
-			b = rdbAppendString(append(b, 2), n) // 2: QUICKLIST_NODE_CONTAINER_PACKED
+			b = str(append(b, 2), n) // 2: QUICKLIST_NODE_CONTAINER_PACKED
 		}
 	case *Set:
 		if v.IsIntset() {
-			b = rdbAppendString(append(b, rdbSetIntset), appendIntset(nil, v.ints))
+			b = str(append(b, rdbSetIntset), appendIntset(nil, v.ints))
 			break
 		}
 		b = rdbAppendLen(append(b, rdbSet), uint64(v.Len()))
 		for _, m := range v.Members() {
-			b = rdbAppendString(b, m)
+			b = str(b, m)
 		}
 	case *Hash:
 		if v.IsListpack() {
 			var els [][]byte
 			v.Each(func(f, val []byte) { els = append(els, f, val) })
-			b = rdbAppendString(append(b, rdbHashListpack), appendListpack(nil, els))
+			b = str(append(b, rdbHashListpack), appendListpack(nil, els))
 			break
 		}
 		b = rdbAppendLen(append(b, rdbHash), uint64(v.Len()))
-		v.Each(func(f, val []byte) { b = rdbAppendString(rdbAppendString(b, f), val) })
+		v.Each(func(f, val []byte) { b = str(str(b, f), val) })
 	case *Stream:
-		b = appendRDBStream(append(b, rdbStreamListpacks2), v)
+		b = appendRDBStream(append(b, rdbStreamListpacks2), v, lzf)
 	case *Zset:
-		b = appendRDBZset(b, v) // rdb_zset.go
+		b = appendRDBZset(b, v, lzf) // rdb_zset.go
 	default:
 		return b, false
 	}
-	b = binary.LittleEndian.AppendUint16(b, rdbVersion)
-	return binary.LittleEndian.AppendUint64(b, CRC64(b[start:])), true
+	return b, true
 }
 
 // appendIntset is an intset blob with the smallest encoding that holds every member.
@@ -437,48 +459,6 @@ func (r *rdbReader) str() []byte {
 	}
 	r.bad = true
 	return nil
-}
-
-// lzfMaxRatio bounds LZF's expansion per input byte (264 output bytes for 3 input bytes).
-const lzfMaxRatio = 88
-
-// lzfDecompress is liblzf's lzf_decompress into exactly ulen bytes.
-func lzfDecompress(in []byte, ulen int) ([]byte, bool) {
-	out := make([]byte, 0, ulen)
-	for i := 0; i < len(in); {
-		ctrl := int(in[i])
-		i++
-		if ctrl < 32 { // a literal run of ctrl+1 bytes
-			n := ctrl + 1
-			if i+n > len(in) || len(out)+n > ulen {
-				return nil, false
-			}
-			out = append(out, in[i:i+n]...)
-			i += n
-			continue
-		}
-		n := ctrl >> 5
-		if n == 7 {
-			if i >= len(in) {
-				return nil, false
-			}
-			n += int(in[i])
-			i++
-		}
-		if i >= len(in) {
-			return nil, false
-		}
-		ref := len(out) - (ctrl&0x1f)<<8 - int(in[i]) - 1
-		i++
-		n += 2
-		if ref < 0 || len(out)+n > ulen {
-			return nil, false
-		}
-		for k := 0; k < n; k++ { // byte by byte: the reference may overlap what is written
-			out = append(out, out[ref+k])
-		}
-	}
-	return out, len(out) == ulen
 }
 
 // RDBLimits are the settings a restored value is built with (its encoding, its stream nodes).

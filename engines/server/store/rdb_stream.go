@@ -23,7 +23,7 @@ func appendRawID(b []byte, id ID) []byte {
 func itoa(n int64) []byte { return strconv.AppendInt(nil, n, 10) }
 
 // appendRDBStream appends the stream's object serialization (after the type byte).
-func appendRDBStream(b []byte, s *Stream) []byte {
+func appendRDBStream(b []byte, s *Stream, lzf bool) []byte {
 	b = rdbAppendLen(b, uint64(len(s.nodes)))
 	var fv [][]byte
 	for _, n := range s.nodes {
@@ -48,8 +48,8 @@ func appendRDBStream(b []byte, s *Stream) []byte {
 			}
 			els = append(els, itoa(lpCount))
 		}
-		b = rdbAppendString(b, appendRawID(nil, n.master))
-		b = rdbAppendString(b, appendListpack(nil, els))
+		b = rdbAppendStr(b, appendRawID(nil, n.master), lzf)
+		b = rdbAppendStr(b, appendListpack(nil, els), lzf)
 	}
 	b = rdbAppendLen(b, s.length)
 	for _, id := range []ID{s.LastID, s.FirstID, s.MaxDeletedID} {
@@ -59,7 +59,7 @@ func appendRDBStream(b []byte, s *Stream) []byte {
 	groups := s.Groups()
 	b = rdbAppendLen(b, uint64(len(groups)))
 	for _, g := range groups {
-		b = rdbAppendString(b, []byte(g.Name))
+		b = rdbAppendStr(b, []byte(g.Name), lzf)
 		b = rdbAppendLen(rdbAppendLen(b, g.LastID.Ms), g.LastID.Seq)
 		b = rdbAppendLen(b, uint64(g.EntriesRead))
 		b = rdbAppendLen(b, uint64(g.PEL.Len()))
@@ -72,7 +72,7 @@ func appendRDBStream(b []byte, s *Stream) []byte {
 		cs := g.SortedConsumers()
 		b = rdbAppendLen(b, uint64(len(cs)))
 		for _, c := range cs {
-			b = rdbAppendString(b, []byte(c.Name))
+			b = rdbAppendStr(b, []byte(c.Name), lzf)
 			b = binary.LittleEndian.AppendUint64(b, uint64(c.SeenTime))
 			b = rdbAppendLen(b, uint64(c.PEL.Len()))
 			c.PEL.Ascend(ID{}, MaxID, func(nk *Nack) bool {

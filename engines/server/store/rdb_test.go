@@ -40,7 +40,7 @@ func TestRDBRoundTrip(t *testing.T) {
 	strs.Add([]byte("x"), 512)
 	h.Set([]byte("f"), []byte("v"), 512, 64)
 	for _, v := range []any{&String{B: []byte("hi")}, l, ints, strs, h, sampleStream(), NewStream()} {
-		b, ok := AppendRDBDump(nil, v)
+		b, ok := AppendRDBDump(nil, v, false)
 		if !ok {
 			t.Fatalf("%T not dumped", v)
 		}
@@ -48,7 +48,7 @@ func TestRDBRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%T: %v", v, err)
 		}
-		if b2, _ := AppendRDBDump(nil, got); !bytes.Equal(b, b2) {
+		if b2, _ := AppendRDBDump(nil, got, false); !bytes.Equal(b, b2) {
 			t.Fatalf("%T differs after a round trip", v)
 		}
 		b[len(b)-1] ^= 1
@@ -60,21 +60,21 @@ func TestRDBRoundTrip(t *testing.T) {
 
 // FuzzDecodeRDBDump: any payload with a right CRC is decoded or refused, never a panic.
 func FuzzDecodeRDBDump(f *testing.F) {
-	b, _ := AppendRDBDump(nil, &String{B: []byte("x")})
+	b, _ := AppendRDBDump(nil, &String{B: []byte("x")}, false)
 	f.Add(b[:len(b)-10])
 	l := &List{}
 	l.PushRight([]byte("abc"))
-	b, _ = AppendRDBDump(nil, l)
+	b, _ = AppendRDBDump(nil, l, false)
 	f.Add(b[:len(b)-10])
-	b, _ = AppendRDBDump(nil, sampleStream())
+	b, _ = AppendRDBDump(nil, sampleStream(), false)
 	f.Add(b[:len(b)-10])
 	z := NewZset(true)
 	z.Set([]byte("a"), 1.5, 128, 64)
 	z.Set([]byte("12"), 2, 128, 64)
-	b, _ = AppendRDBDump(nil, z)
+	b, _ = AppendRDBDump(nil, z, false)
 	f.Add(b[:len(b)-10])
 	z.Set([]byte(string(make([]byte, 70))), -3, 128, 64) // a skiplist: ZSET_2
-	b, _ = AppendRDBDump(nil, z)
+	b, _ = AppendRDBDump(nil, z, false)
 	f.Add(b[:len(b)-10])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p := binary.LittleEndian.AppendUint16(append([]byte(nil), body...), rdbVersion)

@@ -65,7 +65,7 @@ func TestRDB6Encodings(t *testing.T) {
 	for i := uint64(1); i <= 5; i++ {
 		st.Append(ID{i, 1}, [][]byte{[]byte("f"), []byte("v")})
 	}
-	d, _ := AppendRDBDump(nil, st)
+	d, _ := AppendRDBDump(nil, st, false)
 	nodes := d[1 : len(d)-10-9] // without the 7.0 tail: length, last, first, max-deleted, added, 0 groups
 	v1 := cat([]byte{rdbStreamListpacks}, rdbStr("s"), nodes, []byte{5, 5, 1, 2},
 		rdbStr("at-end"), []byte{5, 1, 0, 0}, rdbStr("mid"), []byte{3, 1, 0, 0})

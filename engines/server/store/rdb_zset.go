@@ -11,8 +11,8 @@ import (
 // order, a score stored as an integer when it is one within +-2^62 (-0 included: it reads back
 // 0) and otherwise as zzlInsertAt's text ("%.17g", "inf", "-inf"); and a skiplist-encoded zset
 // as ZSET_2: the count, then member and 8-byte little-endian binary double, from the greatest to
-// the smallest. Both are written here the same way, so a payload is byte-identical to Redis's
-// when Redis does not LZF-compress it (rdbcompression no, or strings of at most 20 bytes).
+// the smallest. Both are written here the same way, so a payload is byte-identical to Redis's,
+// LZF included (lzf.go) when both compress (rdbcompression yes).
 // Loading also takes ZSET (Redis < 5: scores as text) and ZSET_ZIPLIST (Redis 6).
 const (
 	rdbZset         = 3
@@ -22,18 +22,18 @@ const (
 )
 
 // appendRDBZset appends z's type byte and object.
-func appendRDBZset(b []byte, z *Zset) []byte {
+func appendRDBZset(b []byte, z *Zset, lzf bool) []byte {
 	if z.IsListpack() {
 		els := make([][]byte, 0, 2*z.Len())
 		z.Range(0, z.Len()-1, false, func(m []byte, s float64) bool {
 			els = append(els, m, zsetScoreText(s))
 			return true
 		})
-		return rdbAppendString(append(b, rdbZsetListpack), appendListpack(nil, els))
+		return rdbAppendStr(append(b, rdbZsetListpack), appendListpack(nil, els), lzf)
 	}
 	b = rdbAppendLen(append(b, rdbZset2), uint64(z.Len()))
 	z.Range(0, z.Len()-1, true, func(m []byte, s float64) bool {
-		b = rdbAppendString(b, m)
+		b = rdbAppendStr(b, m, lzf)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s))
 		return true
 	})

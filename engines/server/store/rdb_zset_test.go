@@ -47,7 +47,7 @@ func TestRDBZsetGolden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want, _ := hex.DecodeString(tc.hex)
-			got, ok := AppendRDBDump(nil, tc.z)
+			got, ok := AppendRDBDump(nil, tc.z, false)
 			if !ok || !bytes.Equal(got, want) {
 				t.Fatalf("AppendRDBDump\n got %x\nwant %x", got, want)
 			}
@@ -106,7 +106,7 @@ func TestRDBZsetRoundTrip(t *testing.T) {
 		{"long-member", many(10, true), false, 128},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, _ := AppendRDBDump(nil, tc.z)
+			b, _ := AppendRDBDump(nil, tc.z, false)
 			if want := byte(rdbZset2); tc.z.IsListpack() {
 				if b[0] != rdbZsetListpack {
 					t.Fatalf("type %d, want 17", b[0])
@@ -135,7 +135,7 @@ func TestRDBZsetRoundTrip(t *testing.T) {
 				}
 			}
 			if z.IsListpack() == tc.z.IsListpack() {
-				if b2, _ := AppendRDBDump(nil, z); !bytes.Equal(b, b2) {
+				if b2, _ := AppendRDBDump(nil, z, false); !bytes.Equal(b, b2) {
 					t.Errorf("payload differs after a round trip")
 				}
 			}
@@ -211,7 +211,7 @@ func TestRDBZsetRefused(t *testing.T) {
 
 // TestRDBFileZset: a dump.rdb's sorted sets load like the other types.
 func TestRDBFileZset(t *testing.T) {
-	d, _ := AppendRDBDump(nil, zsetOf("a", 1.0, "b", 2.0))
+	d, _ := AppendRDBDump(nil, zsetOf("a", 1.0, "b", 2.0), false)
 	keys, err := ReadRDBFile(rdbFile("0010", true, cat(d[:1], rdbStr("z"), d[1:len(d)-10])), testLimits)
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("%v %v", keys, err)
@@ -227,7 +227,7 @@ func BenchmarkDecodeRDBZset(b *testing.B) {
 	for i := 0; i < 100000; i++ {
 		z.Set([]byte(fmt.Sprintf("member:%d", i)), float64(i)*1.5, 0, 0)
 	}
-	p, _ := AppendRDBDump(nil, z)
+	p, _ := AppendRDBDump(nil, z, false)
 	b.SetBytes(int64(len(p)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

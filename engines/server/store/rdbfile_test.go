@@ -125,7 +125,7 @@ func TestReadRDBFileTruncations(t *testing.T) {
 		c.PEL.Add(g.PEL.Add(Nack{ID: ID{i, 0}, DeliveryTime: int64(100 + i), DeliveryCount: 1, Consumer: c}))
 	}
 	for k, v := range map[string]any{"l": l, "st": st} {
-		d, _ := AppendRDBDump(nil, v)
+		d, _ := AppendRDBDump(nil, v, false)
 		d = d[:len(d)-10] // the type byte and the value, without the DUMP footer
 		records = append(records, cat(d[:1], rdbStr(k), d[1:]))
 	}
@@ -148,7 +148,7 @@ func TestReadRDBFileTruncations(t *testing.T) {
 // FuzzReadRDBFile: any file is loaded or refused with an RDBFileError, never a panic.
 func FuzzReadRDBFile(f *testing.F) {
 	f.Add(rdbFile("0010", false, rdbStringKey("a", "1"), []byte{rdbOpSelectDB, 3}, expireMs(5), rdbStringKey("b", "2")))
-	d, _ := AppendRDBDump(nil, sampleStream())
+	d, _ := AppendRDBDump(nil, sampleStream(), false)
 	f.Add(rdbFile("0010", false, cat(d[:1], rdbStr("st"), d[1:len(d)-10])))
 	f.Fuzz(func(t *testing.T, file []byte) {
 		if _, err := ReadRDBFile(file, testLimits); err != nil {
@@ -181,7 +181,7 @@ func BenchmarkReadRDBFile(b *testing.B) {
 	for i := uint64(1); i <= 100000; i++ {
 		st.Append(ID{1700000000000 + i/10, i % 10}, [][]byte{[]byte("d"), []byte("payload-" + strconv.Itoa(int(i)))})
 	}
-	d, _ := AppendRDBDump(nil, st)
+	d, _ := AppendRDBDump(nil, st, false)
 	file := rdbFile("0010", true, cat(d[:1], rdbStr("st"), d[1:len(d)-10]))
 	b.SetBytes(int64(len(file)))
 	b.ReportAllocs()
