@@ -18,7 +18,9 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -50,6 +52,9 @@ type eventLoop struct {
 
 	byFD  map[int]*client // loop goroutine only
 	again []*client       // clients with commands left over from the last turn, or to read again
+
+	spinMax         time.Duration // loopSpin, or Config.LoopSpin; <= 0: never spin
+	spins, spinHits atomic.Int64  // spins begun, and those that found work (for tests)
 }
 
 // startEventLoop starts the loop, or returns nil (the caller serves connections on
@@ -69,7 +74,10 @@ func startEventLoop(s *Server) *eventLoop {
 		s.logf("event loop: %v; serving connections on goroutines", err)
 		return nil
 	}
-	l := &eventLoop{s: s, epfd: epfd, wakefd: wakefd, byFD: map[int]*client{}}
+	l := &eventLoop{s: s, epfd: epfd, wakefd: wakefd, byFD: map[int]*client{}, spinMax: loopSpin}
+	if s.cfg.LoopSpin != 0 {
+		l.spinMax = s.cfg.LoopSpin
+	}
 	s.wg.Add(1)
 	go l.run()
 	return l
@@ -142,16 +150,29 @@ func (l *eventLoop) run() {
 	events := make([]syscall.EpollEvent, 256)
 	var ready []*client
 	lastYield := time.Now()
+	hot := false // the last wait found work within spinMax (see loopSpin)
 	for {
 		if loopYield && time.Since(lastYield) >= loopYieldEvery {
 			runtime.Gosched()
 			lastYield = time.Now()
 		}
-		timeout := -1
-		if len(l.again) > 0 {
-			timeout = 0
+		var n int
+		var err error
+		switch {
+		case len(l.again) > 0:
+			n, err = syscall.EpollWait(l.epfd, events, 0)
+		case l.spinMax <= 0:
+			n, err = syscall.EpollWait(l.epfd, events, -1)
+		default:
+			if hot {
+				n = l.spin(events)
+			}
+			if n == 0 {
+				t0 := time.Now()
+				n, err = syscall.EpollWait(l.epfd, events, -1)
+				hot = time.Since(t0) < l.spinMax
+			}
 		}
-		n, err := syscall.EpollWait(l.epfd, events, timeout)
 		if err != nil && err != syscall.EINTR {
 			l.s.logf("event loop: epoll_wait: %v", err)
 			time.Sleep(time.Millisecond)
@@ -188,6 +209,25 @@ func (l *eventLoop) run() {
 			// The turn readied client goroutines: run them before waiting (see
 			// loopYieldWoken).
 			runtime.Gosched()
+		}
+	}
+}
+
+// spin polls epoll without blocking for up to spinMax and returns the events it found (0:
+// none came, block). A poll that fails counts as none: the blocking wait reports the error.
+// The polls are raw system calls: they never block, so they skip the scheduler's bookkeeping.
+func (l *eventLoop) spin(events []syscall.EpollEvent) int {
+	l.spins.Add(1)
+	t0 := time.Now()
+	for {
+		n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_WAIT, uintptr(l.epfd),
+			uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+		if errno == 0 && n > 0 {
+			l.spinHits.Add(1)
+			return int(n)
+		}
+		if time.Since(t0) >= l.spinMax {
+			return 0
 		}
 	}
 }
@@ -442,6 +482,28 @@ const loopYieldEvery = 5 * time.Millisecond
 var loopYieldWoken = os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") == "1"
 
 var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
+
+// loopSpin bounds an adaptive poll before the loop blocks. Each time the loop finds no work and
+// would block in epoll_wait, the client whose write ends the wait pays the wake-up of a halted
+// thread (try_to_wake_up, an IPI; charged to the client's CPU). While load is high (the last wait,
+// spun or blocked, found work within loopSpin) the loop first polls epoll_wait with timeout 0 for
+// up to loopSpin, then blocks; a wait that blocked for loopSpin or longer turns the poll off until
+// a wait ends sooner again. An idle or lightly loaded server therefore blocks at once and spins at
+// most loopSpin once after its last burst. QBENCH_SERVER_LOOP_SPIN_US sets it in microseconds
+// (0: off, always block).
+var loopSpin = spinFromEnv()
+
+const defaultLoopSpin = 0
+
+func spinFromEnv() time.Duration {
+	us := defaultLoopSpin
+	if v := os.Getenv("QBENCH_SERVER_LOOP_SPIN_US"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 && n <= 10000 {
+			us = n
+		}
+	}
+	return time.Duration(us) * time.Microsecond
+}
 
 // errAgain is a non-blocking read or write that would block.
 var errAgain = errors.New("resource temporarily unavailable")
