@@ -150,7 +150,7 @@ func (l *eventLoop) run() {
 	events := make([]syscall.EpollEvent, 256)
 	var ready []*client
 	lastYield := time.Now()
-	hot := false // the last wait found work within spinMax (see loopSpin)
+	var gate spinGate
 	for {
 		if loopYield && time.Since(lastYield) >= loopYieldEvery {
 			runtime.Gosched()
@@ -164,13 +164,14 @@ func (l *eventLoop) run() {
 		case l.spinMax <= 0:
 			n, err = syscall.EpollWait(l.epfd, events, -1)
 		default:
-			if hot {
+			if gate.want() {
 				n = l.spin(events)
+				gate.polled(n > 0)
 			}
 			if n == 0 {
 				t0 := time.Now()
 				n, err = syscall.EpollWait(l.epfd, events, -1)
-				hot = time.Since(t0) < l.spinMax
+				gate.blocked(time.Since(t0) < l.spinMax)
 			}
 		}
 		if err != nil && err != syscall.EINTR {
@@ -230,6 +231,47 @@ func (l *eventLoop) spin(events []syscall.EpollEvent) int {
 			return 0
 		}
 	}
+}
+
+// spinGate decides, wait by wait, whether the loop polls before it blocks (see loopSpin): only
+// while the last blocking wait ended within the cap (load is high), and after a poll that found
+// nothing it blocks at once for the next 1, 3, 7, ... 63 waits (a poll that finds work resets
+// that). A poll that keeps missing is a loop that spins while its clients cannot run: a client
+// on the loop's own vCPU, which the poll delays by the whole cap every time.
+type spinGate struct {
+	hot    bool // the last blocking wait ended within the cap
+	skip   int  // waits left that block at once
+	misses int  // polls in a row that found nothing
+}
+
+const spinBackoffMax = 6 // at most 2^6-1 waits without a poll after a run of misses
+
+func (g *spinGate) want() bool {
+	if g.skip > 0 {
+		g.skip--
+		return false
+	}
+	return g.hot
+}
+
+func (g *spinGate) polled(hit bool) {
+	if hit {
+		g.misses = 0
+		return
+	}
+	g.misses = min(g.misses+1, spinBackoffMax)
+	g.skip = 1<<g.misses - 1
+}
+
+func (g *spinGate) blocked(short bool) { g.hot = short }
+
+// spinCounts reports the polls begun and those that found work (INFO stats: loop_spins,
+// loop_spin_hits); 0, 0 for a nil loop (connections on goroutines).
+func (l *eventLoop) spinCounts() (spins, hits int64) {
+	if l == nil {
+		return 0, 0
+	}
+	return l.spins.Load(), l.spinHits.Load()
 }
 
 // fill reads what c's socket holds into its buffer. Sockets are edge-triggered: epoll reports
@@ -488,8 +530,8 @@ var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
 // thread (try_to_wake_up, an IPI; charged to the client's CPU). While load is high (the last wait,
 // spun or blocked, found work within loopSpin) the loop first polls epoll_wait with timeout 0 for
 // up to loopSpin, then blocks; a wait that blocked for loopSpin or longer turns the poll off until
-// a wait ends sooner again. An idle or lightly loaded server therefore blocks at once and spins at
-// most loopSpin once after its last burst. QBENCH_SERVER_LOOP_SPIN_US sets it in microseconds
+// a wait ends sooner again, and polls that find nothing back off (spinGate). An idle or lightly
+// loaded server therefore blocks at once and spins at most loopSpin once after its last burst. QBENCH_SERVER_LOOP_SPIN_US sets it in microseconds
 // (0: off, always block).
 var loopSpin = spinFromEnv()
 

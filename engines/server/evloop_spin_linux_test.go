@@ -45,3 +45,36 @@ func TestLoopSpin(t *testing.T) {
 		t.Errorf("spin off: %d polls", n)
 	}
 }
+
+// TestSpinGate: the poll is wanted only after a short blocking wait; a poll that finds nothing
+// makes the next 1, 3, 7, ... 63 waits block at once; one that finds work ends the back-off.
+func TestSpinGate(t *testing.T) {
+	var g spinGate
+	if g.want() {
+		t.Fatal("a new loop polls before any wait")
+	}
+	g.blocked(false)
+	if g.want() {
+		t.Fatal("polls after a long wait")
+	}
+	g.blocked(true)
+	if !g.want() || !g.want() {
+		t.Fatal("does not poll after a short wait")
+	}
+	for miss, want := range []int{1, 3, 7, 15, 31, 63, 63} {
+		g.polled(false)
+		for i := range want {
+			if g.want() {
+				t.Fatalf("after %d misses, wait %d polls; want %d waits without", miss+1, i+1, want)
+			}
+		}
+		if !g.want() {
+			t.Fatalf("after %d misses and %d waits: no poll", miss+1, want)
+		}
+	}
+	g.polled(true)
+	g.polled(false)
+	if g.want() || !g.want() {
+		t.Fatal("a poll that found work does not end the back-off")
+	}
+}
