@@ -166,7 +166,6 @@ func (l *eventLoop) run() {
 		default:
 			if gate.want() {
 				n = l.spin(events)
-				gate.polled(n > 0)
 			}
 			if n == 0 {
 				t0 := time.Now()
@@ -206,6 +205,7 @@ func (l *eventLoop) run() {
 				ready = append(ready, c)
 			}
 		}
+		gate.turn(ready)
 		if len(ready) > 0 && l.runTurn(ready) && len(l.again) == 0 && loopYieldWoken {
 			// The turn readied client goroutines: run them before waiting (see
 			// loopYieldWoken).
@@ -234,36 +234,33 @@ func (l *eventLoop) spin(events []syscall.EpollEvent) int {
 }
 
 // spinGate decides, wait by wait, whether the loop polls before it blocks (see loopSpin): only
-// while the last blocking wait ended within the cap (load is high), and after a poll that found
-// nothing it blocks at once for the next 1, 3, 7, ... 63 waits (a poll that finds work resets
-// that). A poll that keeps missing is a loop that spins while its clients cannot run: a client
-// on the loop's own vCPU, which the poll delays by the whole cap every time.
+// while load is high, that is the last blocking wait ended within the cap and the last turn served
+// several clients, or one other than the turn before. One client alone (redis-benchmark -c 1: one
+// request in flight) never makes it poll: its next request comes a round trip later, often after
+// the cap (polling after every short wait, polls found work in 50% of waits at -c 1 and cost the
+// server 70% more CPU per request). At -c 50 unpipelined most turns serve one client, each a
+// different one.
 type spinGate struct {
 	hot    bool // the last blocking wait ended within the cap
-	skip   int  // waits left that block at once
-	misses int  // polls in a row that found nothing
+	busy   bool // the last turn served several clients, or one other than the turn before
+	lastFD int  // the one client of the last single-client turn
 }
 
-const spinBackoffMax = 6 // at most 2^6-1 waits without a poll after a run of misses
-
-func (g *spinGate) want() bool {
-	if g.skip > 0 {
-		g.skip--
-		return false
-	}
-	return g.hot
-}
-
-func (g *spinGate) polled(hit bool) {
-	if hit {
-		g.misses = 0
-		return
-	}
-	g.misses = min(g.misses+1, spinBackoffMax)
-	g.skip = 1<<g.misses - 1
-}
-
+func (g *spinGate) want() bool         { return g.hot && g.busy }
 func (g *spinGate) blocked(short bool) { g.hot = short }
+
+func (g *spinGate) turn(ready []*client) {
+	switch len(ready) {
+	case 0:
+		g.busy = false
+	case 1:
+		fd := ready[0].lc.fd
+		g.busy = fd != g.lastFD
+		g.lastFD = fd
+	default:
+		g.busy = true
+	}
+}
 
 // spinCounts reports the polls begun and those that found work (INFO stats: loop_spins,
 // loop_spin_hits); 0, 0 for a nil loop (connections on goroutines).
@@ -530,8 +527,10 @@ var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
 // thread (try_to_wake_up, an IPI; charged to the client's CPU). While load is high (the last wait,
 // spun or blocked, found work within loopSpin) the loop first polls epoll_wait with timeout 0 for
 // up to loopSpin, then blocks; a wait that blocked for loopSpin or longer turns the poll off until
-// a wait ends sooner again, and polls that find nothing back off (spinGate). An idle or lightly
-// loaded server therefore blocks at once and spins at most loopSpin once after its last burst. QBENCH_SERVER_LOOP_SPIN_US sets it in microseconds
+// a wait ends sooner again, and so does a turn that served the same one client as the last
+// (spinGate). An idle
+// or lightly loaded server therefore blocks at once and spins at most loopSpin once after its
+// last burst. QBENCH_SERVER_LOOP_SPIN_US sets it in microseconds
 // (0: off, always block).
 var loopSpin = spinFromEnv()
 
