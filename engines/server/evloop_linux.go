@@ -205,7 +205,9 @@ func (l *eventLoop) run() {
 				ready = append(ready, c)
 			}
 		}
-		gate.turn(ready)
+		if l.spinMax > 0 {
+			gate.turn(ready)
+		}
 		if len(ready) > 0 && l.runTurn(ready) && len(l.again) == 0 && loopYieldWoken {
 			// The turn readied client goroutines: run them before waiting (see
 			// loopYieldWoken).
@@ -523,15 +525,15 @@ var loopYieldWoken = os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") == "1"
 var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
 
 // loopSpin bounds an adaptive poll before the loop blocks. Each time the loop finds no work and
-// would block in epoll_wait, the client whose write ends the wait pays the wake-up of a halted
-// thread (try_to_wake_up, an IPI; charged to the client's CPU). While load is high (the last wait,
-// spun or blocked, found work within loopSpin) the loop first polls epoll_wait with timeout 0 for
-// up to loopSpin, then blocks; a wait that blocked for loopSpin or longer turns the poll off until
-// a wait ends sooner again, and so does a turn that served the same one client as the last
-// (spinGate). An idle
-// or lightly loaded server therefore blocks at once and spins at most loopSpin once after its
-// last burst. QBENCH_SERVER_LOOP_SPIN_US sets it in microseconds
-// (0: off, always block).
+// blocks in epoll_wait, the client whose write ends the wait pays the wake-up of a halted thread
+// (try_to_wake_up, an IPI; charged to the client's CPU), or is preempted by it. While load is high
+// (spinGate: the last blocking wait ended within loopSpin, and the last turn served several
+// clients or another one than the turn before) the loop first polls epoll_wait with timeout 0
+// for up to loopSpin, then blocks. An idle or lightly loaded server, or one client alone, blocks
+// at once. QBENCH_SERVER_LOOP_SPIN_US sets it in microseconds (0: off, always block). Off by
+// default: at 30 us it halved the server's blocks per request unpipelined at 50 clients, but cost
+// 8-15% more server CPU per request, and the client's CPU per request did not measurably fall
+// (engines/server/README.md, "Polling before blocking").
 var loopSpin = spinFromEnv()
 
 const defaultLoopSpin = 0
