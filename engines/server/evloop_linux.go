@@ -532,7 +532,7 @@ var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
 // for up to loopSpin, then blocks. An idle or lightly loaded server, or one client alone, blocks
 // at once. QBENCH_SERVER_LOOP_SPIN_US sets it in microseconds (0: off, always block). Off by
 // default: at 30 us it halved the server's blocks per request unpipelined at 50 clients, but cost
-// 8-15% more server CPU per request, and the client's CPU per request did not measurably fall
+// 8-20% more server CPU per request, and the client's CPU per request did not measurably fall
 // (engines/server/README.md, "Polling before blocking").
 var loopSpin = spinFromEnv()
 
