@@ -529,6 +529,9 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		kv("pubsub_patterns", len(s.pubsub.patterns))
 		kv("total_error_replies", 0)
 		kv("latest_fork_usec", s.p.pauseUsec)
+		spins, hits := s.loop.spinCounts() // not in Redis: the event loop's polls before blocking
+		kv("loop_spins", spins)
+		kv("loop_spin_hits", hits)
 		zeros(b, "active_defrag_hits", "active_defrag_key_hits", "active_defrag_key_misses",
 			"active_defrag_misses", "current_active_defrag_time", "current_eviction_exceeded_time",
 			"dump_payload_sanitizations", "evicted_clients", "expire_cycle_cpu_milliseconds",

@@ -17,3 +17,5 @@ func startEventLoop(*Server) *eventLoop { return nil }
 func (l *eventLoop) wake() {}
 
 func (l *eventLoop) adopt(net.Conn) bool { return false }
+
+func (l *eventLoop) spinCounts() (spins, hits int64) { return 0, 0 }

@@ -50,6 +50,9 @@ type Config struct {
 	// GoroutinePerConn serves every connection on its own goroutine instead of the event loop
 	// (evloop_linux.go; always so off Linux).
 	GoroutinePerConn bool
+	// LoopSpin caps the event loop's adaptive poll before it blocks (evloop_linux.go, loopSpin):
+	// 0 = QBENCH_SERVER_LOOP_SPIN_US or the default, < 0 = off.
+	LoopSpin time.Duration
 }
 
 // Server is one server instance.
