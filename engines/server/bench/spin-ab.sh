@@ -10,11 +10,11 @@
 #      -c 1 LPUSH (one request in flight): server CPU us/req, server voluntary context switches
 #      per request, client CPU us/req, p50 latency (ms), and the loop's polls over the whole
 #      server run (INFO stats loop_spin_hits / loop_spins: the burst, the idle time, the -c 1 run).
-# Usage: [SETTINGS="0 30"] [REPS=2] [ROUNDS=2] [N=100000] [IDLE=3] [SKIP_CELLS=1] [QUOTA=C] [GOMAXPROCS=n]
+# Usage: [SETTINGS="0 30"] [REPS=2] [ROUNDS=2] [N=100000] [IDLE_S=3] [SKIP_CELLS=1] [QUOTA=C] [GOMAXPROCS=n]
 #        engines/server/bench/spin-ab.sh [qbench-binary]
 # Run from the repository root. Progress on stderr, tables on stdout.
 set -euo pipefail
-SETTINGS=${SETTINGS:-0 30} REPS=${REPS:-2} ROUNDS=${ROUNDS:-2} N=${N:-100000} IDLE_S=${IDLE:-3}
+SETTINGS=${SETTINGS:-0 30} REPS=${REPS:-2} ROUNDS=${ROUNDS:-2} N=${N:-100000} IDLE_S=${IDLE_S:-3}
 CELLS=${CELLS:-xadd lpush rpop}
 . "$(dirname "$0")/servers.sh"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); settings (us): $SETTINGS; quota: ${QUOTA:-none}; GOMAXPROCS: ${GOMAXPROCS:-default}"
