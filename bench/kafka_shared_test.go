@@ -12,6 +12,7 @@ import (
 
 	"qbench/engines/kafkaq"
 	"qbench/engines/procs"
+	"qbench/scenarios"
 )
 
 // One Kafka broker for the package, started by the first test that needs it and stopped by
@@ -81,6 +82,19 @@ func onSharedKafka(t testing.TB, yaml string) (string, bool) {
 	needKafka(t)
 	addr := kafkaAddr(t)
 	return managedKafkaLine.ReplaceAllString(yaml, "engine: kafka-url\naddress: "+addr), true
+}
+
+// moveToSharedKafka puts a loaded scenario on engine kafka onto the shared broker when it needs
+// no broker of its own (no faults, no brokers or broker settings).
+func moveToSharedKafka(t testing.TB, sc *scenarios.Scenario) {
+	if sc.Engine != "kafka" || len(sc.Faults) > 0 {
+		return
+	}
+	if o, ok := sc.Options.(kafkaq.Options); ok && (o.Brokers > 1 || len(o.Broker) > 0) {
+		return
+	}
+	sc.Engine, sc.Address = "kafka-url", kafkaAddr(t)
+	onShared.Store(sc, true)
 }
 
 // sharedRunID names a run on the shared broker uniquely: the default run ID (Unix seconds and
