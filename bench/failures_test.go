@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"text/tabwriter"
 	"time"
@@ -286,21 +287,39 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var table strings.Builder
-	table.WriteString("engine  policy        acked  lost\n")
+	var (
+		mu   sync.Mutex
+		rows = map[string]string{}
+	)
+	// The cells run two at a time (go test -parallel), like the library's other Redis and
+	// in-repo server scenarios (same rates, same count assertions; each cell its own server,
+	// directory and port): the table is logged once all are done.
+	t.Cleanup(func() {
+		var table strings.Builder
+		table.WriteString("engine  policy        acked  lost\n")
+		for _, c := range cells {
+			table.WriteString(rows[c.Name])
+		}
+		t.Logf("acknowledged writes lost, %s:\n%s", name, table.String())
+	})
 	for _, c := range cells {
 		cell := c.Scenario
 		t.Run(c.Name, func(t *testing.T) {
+			if cell.Engine == "embedded" {
+				t.Fatalf("%s: an embedded cell would share the test process's CPU with its neighbour", c.Name)
+			}
+			t.Parallel()
 			needTarget(t, cell.Engine)
 			r := run(t, cell)
 			l := r.Summary.Ledger
-			fmt.Fprintf(&table, "%-7s %-13s %5d  %4d\n", cell.Engine, cell.Policy, l.Acked, l.Lost)
+			mu.Lock()
+			rows[c.Name] = fmt.Sprintf("%-7s %-13s %5d  %4d\n", cell.Engine, cell.Policy, l.Acked, l.Lost)
+			mu.Unlock()
 			if !promises[cell.Policy](l.Lost, int64(r.Summary.OfferedRate)) {
 				t.Errorf("%s under %s lost %d of %d acknowledged writes", cell.Engine, cell.Policy, l.Lost, l.Acked)
 			}
 		})
 	}
-	t.Logf("acknowledged writes lost, %s:\n%s", name, table.String())
 }
 
 // The replication explorer: acknowledged writes lost, duplicates, produce errors and the time

@@ -10,5 +10,7 @@ import (
 func TestMain(m *testing.M) {
 	// The "server" target starts this test binary again as the in-repo server.
 	redisq.RunChildServerIfAsked()
-	os.Exit(m.Run())
+	code := m.Run()
+	stopSharedKafka()
+	os.Exit(code)
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"qbench/bench"
-	"qbench/engines/kafkaq"
-	"qbench/engines/procs"
 	"qbench/engines/redisq"
 	"qbench/results"
 	"qbench/scenarios"
@@ -134,34 +132,27 @@ func TestRoleScenarioPair(t *testing.T) {
 	}
 }
 
-// The same hand-over through a named Kafka topic and group on a broker started here: the topic
-// is created by the produce-only run and survives both runs.
+// The same hand-over through a named Kafka topic and group on the package's shared broker: the
+// topic is created by the produce-only run and survives both runs.
 func TestProduceOnlyThenConsumeOnlyKafka(t *testing.T) {
 	needKafka(t)
 	ctx := context.Background()
-	k, err := procs.StartKafka(ctx, procs.KafkaConfig{Dir: t.TempDir(), Probe: kafkaq.Probe,
-		JVMOptions: append([]string{"-Xms256m", "-Xmx512m"}, procs.DefaultKafkaJVMOptions[2:]...)})
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	defer k.Stop(10 * time.Second)
+	// A topic of this run's own: the shared broker keeps the topic after the test.
+	addr, topic := kafkaAddr(t), fmt.Sprintf("orders-%d-%d", os.Getpid(), kafkaRuns.Add(1))
 	produced := run(t, scenario(t, fmt.Sprintf(`
 engine: kafka-url
 address: %s
 role: produce
-names: {topic: orders}
+names: {topic: %s}
 producers: 2
 rate: 500
 duration: 1s
-`, k.Addr())))
+`, addr, topic)))
 	pl := produced.Summary.Ledger
 	if pl.Acked != 500 || produced.Summary.Role != "produce" {
 		t.Fatalf("produce-only: ledger %+v", pl)
 	}
-	w := &kafka.Writer{Addr: kafka.TCP(k.Addr()), Topic: "orders", RequiredAcks: kafka.RequireAll}
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, RequiredAcks: kafka.RequireAll}
 	otherRun := make([]byte, 64)
 	bench.Stamp{RunTag: 999, Seq: 1}.Encode(otherRun)
 	if err := w.WriteMessages(ctx, kafka.Message{Value: []byte("someone else's")}, kafka.Message{Value: otherRun}); err != nil {
@@ -172,22 +163,22 @@ duration: 1s
 engine: kafka-url
 address: %s
 role: consume
-names: {topic: orders, group: billing}
+names: {topic: %s, group: billing}
 producers: 2
 consumers: 1
 duration: 3s
 drain_timeout: 10s
-`, k.Addr())))
+`, addr, topic)))
 	cl := consumed.Summary.Ledger
 	if cl.Delivered != pl.Acked || cl.Duplicates != 0 || cl.Foreign != 2 {
 		t.Fatalf("consume-only: ledger %+v, want %d delivered once and 2 foreign", cl, pl.Acked)
 	}
-	conn, err := kafka.Dial("tcp", k.Addr())
+	conn, err := kafka.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if ps, err := conn.ReadPartitions("orders"); err != nil || len(ps) == 0 {
+	if ps, err := conn.ReadPartitions(topic); err != nil || len(ps) == 0 {
 		t.Fatalf("the named topic is gone after the runs: %v %v", ps, err)
 	}
 }

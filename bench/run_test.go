@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 
 	"qbench/bench"
@@ -42,19 +43,32 @@ func needTargetOnly(t *testing.T, engine string) {
 	}
 }
 
+// scenario parses a test's scenario. One on engine kafka that needs no broker of its own runs on
+// the package's shared broker (kafka_shared_test.go).
 func scenario(t testing.TB, yaml string) *scenarios.Scenario {
 	t.Helper()
+	yaml, shared := onSharedKafka(t, yaml)
 	sc, err := scenarios.Parse(t.Name()+".yaml", []byte(yaml), bench.Checks())
 	if err != nil {
 		t.Fatal(err)
 	}
+	if shared {
+		onShared.Store(sc, true)
+	}
 	return sc
 }
+
+// onShared holds the scenarios scenario moved to the shared Kafka broker.
+var onShared sync.Map
 
 func run(t *testing.T, sc *scenarios.Scenario) *results.Result {
 	t.Helper()
 	ctx := context.Background()
-	res, err := bench.Run(ctx, ctx, sc, bench.Options{Logf: t.Logf})
+	opts := bench.Options{Logf: t.Logf}
+	if _, ok := onShared.Load(sc); ok {
+		opts.RunID = sharedRunID()
+	}
+	res, err := bench.Run(ctx, ctx, sc, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +185,7 @@ faults:
 	}
 }
 
-func needKafka(t *testing.T) {
+func needKafka(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("java"); err != nil {
 		if os.Getenv("CI") == "true" {

@@ -52,6 +52,7 @@ func TestShippedScenariosRun(t *testing.T) {
 				t.Run(c.Name, func(t *testing.T) {
 					needTarget(t, sc.Engine)
 					shorten(sc, 2*time.Second)
+					moveToSharedKafka(t, sc)
 					res := run(t, sc)
 					l := res.Summary.Ledger
 					if l.Acked == 0 || l.Delivered == 0 {
