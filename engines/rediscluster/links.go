@@ -131,6 +131,16 @@ func (l *Links) accept(dst int, ln net.Listener, to string) {
 }
 
 func (l *Links) serve(dst int, a net.Conn, to string) {
+	// A connection to a cut node is refused before its owner is looked up: that lookup scans
+	// /proc, and during a partition under load the nodes' reconnects to the cut node could
+	// otherwise pile up faster than the scans finish (10,191 goroutines in owner, seen once).
+	l.mu.Lock()
+	refused := l.closed || l.cut[dst]
+	l.mu.Unlock()
+	if refused {
+		a.Close()
+		return
+	}
 	src := l.owner(a.RemoteAddr().(*net.TCPAddr).Port, a.LocalAddr().(*net.TCPAddr).Port)
 	l.mu.Lock()
 	blocked := l.closed || l.cut[dst] || (src >= 0 && l.cut[src])
