@@ -30,6 +30,21 @@ func TestWarnings(t *testing.T) {
 		{"send delay dominates", func(s *Summary) {
 			s.Latency["send_delay"] = Latency{P99: 1_500_000}
 		}, []string{"producers were late: send delay p99 1.50ms of produce p99 2.00ms: latency figures describe the load generator, not the engine"}},
+		{"send delay dominates, with steal", func(s *Summary) {
+			s.Latency["send_delay"] = Latency{P99: 1_500_000}
+			s.MachineLoad = &MachineLoad{StealShare: 0.022}
+		}, []string{"latency figures describe the load generator, not the engine; the hypervisor took 2.2% of the machine's CPU (steal) meanwhile, enough on its own"}},
+		{"send delay dominates, steal under 1%", func(s *Summary) {
+			s.Latency["send_delay"] = Latency{P99: 1_500_000}
+			s.MachineLoad = &MachineLoad{StealShare: 0.009}
+		}, []string{"describe the load generator, not the engine"}},
+		{"no steal named under 1%", func(s *Summary) {
+			s.Latency["send_delay"] = Latency{P99: 1_500_000}
+			s.MachineLoad = &MachineLoad{StealShare: 0.009}
+			if w := Warnings(*s); len(w) != 1 || strings.Contains(w[0], "hypervisor") {
+				t.Errorf("steal 0.9%%: want the late warning without steal, got %q", w)
+			}
+		}, []string{"producers were late"}},
 		{"send delay under half of produce", func(s *Summary) {
 			s.Latency["send_delay"] = Latency{P99: 999_999}
 		}, nil},
