@@ -13,13 +13,7 @@ import (
 // most of the RSS a million-entry PEL cost (issue 17); entriesReply and the recycled output
 // buffers (outbuf.go) bring it to near nothing once the buffers are warm.
 func TestStreamReadGarbage(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector makes sync.Pool drop a quarter of what it is given")
-	}
-	s := New(Config{})
-	c := &client{s: s, proto: 2, authed: true}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	c := lockedClient(t)
 	payload := strings.Repeat("x", 32)
 	bs := func(a ...string) [][]byte {
 		out := make([][]byte, len(a))
@@ -77,13 +71,7 @@ func TestStreamReadGarbage(t *testing.T) {
 // 2.2 with small reply buffers recycled too (outbuf.go), 1.7 (546 bytes) with LastEntryID
 // allocating nothing.
 func TestStreamSmallReadGarbage(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector makes sync.Pool drop a quarter of what it is given")
-	}
-	s := New(Config{})
-	c := &client{s: s, proto: 2, authed: true}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	c := lockedClient(t)
 	payload := []byte(strings.Repeat("x", 256))
 	xadd := [][]byte{[]byte("XADD"), []byte("s"), []byte("*"), []byte("p"), payload}
 	read := [][]byte{[]byte("XREADGROUP"), []byte("GROUP"), []byte("g"), []byte("c"), []byte("COUNT"), []byte("16"), []byte("STREAMS"), []byte("s"), []byte(">")}
@@ -124,10 +112,7 @@ func TestStreamSmallReadGarbage(t *testing.T) {
 // BenchmarkStreamSmallRead is TestStreamSmallReadGarbage's step, XADD and a one-entry
 // XREADGROUP, for its CPU and allocations (go test -bench StreamSmallRead -benchmem).
 func BenchmarkStreamSmallRead(b *testing.B) {
-	s := New(Config{})
-	c := &client{s: s, proto: 2, authed: true}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	c := lockedClient(b)
 	payload := []byte(strings.Repeat("x", 256))
 	xadd := [][]byte{[]byte("XADD"), []byte("s"), []byte("*"), []byte("p"), payload}
 	read := [][]byte{[]byte("XREADGROUP"), []byte("GROUP"), []byte("g"), []byte("c"), []byte("NOACK"), []byte("COUNT"), []byte("16"), []byte("STREAMS"), []byte("s"), []byte(">")}
@@ -141,4 +126,17 @@ func BenchmarkStreamSmallRead(b *testing.B) {
 		c.execute(read)
 		c.resetOut()
 	}
+}
+
+// lockedClient is a client of a fresh server whose store lock is held until the test ends, as
+// a command's is while it runs. A test (not a benchmark) is skipped under the race detector,
+// which makes sync.Pool drop a quarter of what it is given.
+func lockedClient(tb testing.TB) *client {
+	if _, isTest := tb.(*testing.T); isTest && raceEnabled {
+		tb.Skip("the race detector makes sync.Pool drop a quarter of what it is given")
+	}
+	s := New(Config{})
+	s.mu.Lock()
+	tb.Cleanup(s.mu.Unlock)
+	return &client{s: s, proto: 2, authed: true}
 }

@@ -141,29 +141,15 @@ func lzfCompress(in []byte, outLen int) []byte {
 		if op >= outEnd {
 			return nil
 		}
-		out[op] = in[ip]
-		lit++
-		op++
+		op, lit = lzfLiteral(out, op, lit, in[ip])
 		ip++
-		if lit == lzfMaxLit {
-			out[op-lit-1] = byte(lit - 1)
-			lit = 0
-			op++
-		}
 	}
 	if op+3 > outEnd { // at most 3 bytes can be missing here
 		return nil
 	}
 	for ip < inEnd {
-		out[op] = in[ip]
-		lit++
-		op++
+		op, lit = lzfLiteral(out, op, lit, in[ip])
 		ip++
-		if lit == lzfMaxLit {
-			out[op-lit-1] = byte(lit - 1)
-			lit = 0
-			op++
-		}
 	}
 	out[op-lit-1] = byte(lit - 1) // end run
 	if lit == 0 {
@@ -212,4 +198,19 @@ func lzfDecompress(in []byte, ulen int) ([]byte, bool) {
 		}
 	}
 	return out, len(out) == ulen
+}
+
+// lzfLiteral appends b to the literal run being written at out[op] (lit bytes so far, its
+// length byte before them), closing the run and opening the next one at lzfMaxLit bytes, as
+// liblzf's two copies of this step do. It returns the new op and lit.
+func lzfLiteral(out []byte, op, lit int, b byte) (int, int) {
+	out[op] = b
+	lit++
+	op++
+	if lit == lzfMaxLit {
+		out[op-lit-1] = byte(lit - 1)
+		lit = 0
+		op++
+	}
+	return op, lit
 }
