@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
+	"qbench/engines/server/fsys"
 	"qbench/engines/server/store"
 )
 
@@ -67,8 +67,8 @@ func (p *persistence) seedLocked() (int64, error) {
 
 // SaveRDB writes the dataset to path as a Redis 7.0 dump.rdb (store.AppendRDBFile), strings
 // LZF-compressed when rdbcompression is yes, as Redis's SAVE writes them; expired keys are left
-// out. The file is rendered under the store lock, then written to a temporary file in the same
-// directory and renamed over path.
+// out. The file is rendered under the store lock, then written as the snapshots are
+// (fsys.WriteFileAtomic: a temporary file, fsync, rename, fsync of the directory).
 func (s *Server) SaveRDB(path string) error {
 	s.mu.Lock()
 	now := s.store.NowMs()
@@ -91,19 +91,5 @@ func (s *Server) SaveRDB(path string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".rdb-*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return fsys.WriteFileAtomic(fsys.OS{}, path, data) // a real file, even under a simulated FS
 }
