@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"qbench/engines/server/resp"
 )
@@ -62,14 +61,7 @@ func TestDiffRedisDumpRestore(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rc, qc := dialRaw(t, realAddr), dialRaw(t, s.Addr())
-			do := func(c *rawConn, args ...[]byte) []byte {
-				c.send(args)
-				b, err := c.readReply(5 * time.Second)
-				if err != nil {
-					t.Fatalf("%q: %v", args, err)
-				}
-				return b
-			}
+			do := func(c *rawConn, args ...[]byte) []byte { return diffDo(t, c, args...) }
 			line := func(c *rawConn, l string) []byte { return do(c, splitLine(t, l)...) }
 			for _, c := range []*rawConn{rc, qc} {
 				line(c, "FLUSHALL")

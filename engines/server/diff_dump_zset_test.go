@@ -49,15 +49,7 @@ func TestDiffRedisZsetDump(t *testing.T) {
 	dflt := dialRaw(t, startOwnRealRedis(t)) // private: another test may CONFIG SET the shared one
 	s := startServer(t, Config{})
 	qc := dialRaw(t, s.Addr())
-	do := func(c *rawConn, args ...[]byte) []byte {
-		t.Helper()
-		c.send(args)
-		b, err := c.readReply(5 * time.Second)
-		if err != nil {
-			t.Fatalf("%q: %v", args, err)
-		}
-		return b
-	}
+	do := func(c *rawConn, args ...[]byte) []byte { t.Helper(); return diffDo(t, c, args...) }
 	line := func(c *rawConn, l string) []byte { t.Helper(); return do(c, splitLine(t, l)...) }
 	for _, tc := range zsetDumpCases() {
 		t.Run(tc.name, func(t *testing.T) {
