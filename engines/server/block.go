@@ -184,8 +184,14 @@ func (s *Server) wake(b *blockSpec, reply any, logged bool, key string) {
 		s.p.logServed(b, key)
 	}
 	s.blocked.remove(b)
-	s.woken++
 	b.done <- reply
+	if b.c != nil && b.c.lc != nil && s.loop != nil {
+		// The event loop serves this client: it takes the reply in its next turn (or this one,
+		// if this write is the loop's own), no goroutine involved.
+		s.loop.noteUnblocked(b)
+		return
+	}
+	s.woken++
 }
 
 // unblock answers a blocked client from outside (CLIENT UNBLOCK): with its timeout reply, or

@@ -532,6 +532,7 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		spins, hits := s.loop.spinCounts() // not in Redis: the event loop's polls before blocking
 		kv("loop_spins", spins)
 		kv("loop_spin_hits", hits)
+		kv("loop_handoffs", s.loop.handoffCount()) // not in Redis: clients moved to a goroutine
 		zeros(b, "active_defrag_hits", "active_defrag_key_hits", "active_defrag_key_misses",
 			"active_defrag_misses", "current_active_defrag_time", "current_eviction_exceeded_time",
 			"dump_payload_sanitizations", "evicted_clients", "expire_cycle_cpu_milliseconds",

@@ -45,8 +45,9 @@ type client struct {
 	queued   [][][]byte
 	inExec   bool
 
-	blockedOn *blockSpec  // the blocking command waiting, if any
-	watch     *blockWatch // waitBlocked's socket watch, kept for the client's next block
+	blockedOn  *blockSpec  // the blocking command waiting, if any
+	watch      *blockWatch // waitBlocked's socket watch, kept for the client's next block
+	blockTimer *time.Timer // the event loop's timeout for a block (evloop_linux.go), kept
 
 	// lc is the socket while the event loop serves the client (evloop_linux.go); nil once the
 	// client has its own goroutine. turn is the loop's per-turn state, loop goroutine only.

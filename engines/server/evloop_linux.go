@@ -7,10 +7,12 @@ package server
 // connections hand the store lock and the group commit to one another; here a turn costs
 // Redis's read and write per client and an epoll_wait per turn.
 //
-// Only the plain request/reply path lives here. A client that blocks (BLPOP, XREADGROUP
-// BLOCK), subscribes (asynchronous output), cannot take its replies at once (a full socket
-// buffer) or closes after a reply that may not fit leaves the loop for good: it gets its own
-// goroutine with a net.Conn on the same socket, and conn.go serves it as before.
+// A client that blocks (BLPOP, XREADGROUP BLOCK) stays: it runs no commands until a write
+// serves it (Server.wake queues it here: noteUnblocked), its timer fires or CLIENT UNBLOCK
+// answers it, and the loop then replies after the turn's commit (answerUnblocked). A client that
+// subscribes (asynchronous output), cannot take its replies at once (a full socket buffer) or
+// closes after a reply that may not fit leaves the loop for good: it gets its own goroutine with
+// a net.Conn on the same socket, and conn.go serves it as before.
 
 import (
 	"errors"
@@ -33,7 +35,9 @@ import (
 // loopTurn is a client's state within one turn of the loop.
 type loopTurn struct {
 	start, end int64      // the log's end before and after its commands
-	blk        *blockSpec // the command that blocked, if any
+	blk        *blockSpec // the command the client is blocked on, if any (kept across turns)
+	timerFor   *blockSpec // the block the client's timeout timer was last armed for
+	served     bool       // a blocked command of the client's was served this turn (it wrote)
 	more       bool       // stopped at maxBatchOut with commands still buffered
 	dead       bool       // the connection is gone (read error, EOF, failed commit)
 	queued     bool       // already in this turn's list
@@ -53,8 +57,16 @@ type eventLoop struct {
 	byFD  map[int]*client // loop goroutine only
 	again []*client       // clients with commands left over from the last turn, or to read again
 
+	// unblocked holds the loop's blocked clients answered since the loop last looked (a write
+	// served them, their timeout passed, CLIENT UNBLOCK); inTurn says the loop is running a
+	// turn's commands. Both under the store lock. pendingUnblocked says unblocked is not empty.
+	unblocked        []*blockSpec
+	inTurn           bool
+	pendingUnblocked atomic.Bool
+
 	spinMax         time.Duration // loopSpin, or Config.LoopSpin; <= 0: never spin
 	spins, spinHits atomic.Int64  // spins begun, and those that found work (for tests)
+	handoffs        atomic.Int64  // clients moved to a goroutine of their own (INFO: loop_handoffs)
 }
 
 // startEventLoop starts the loop, or returns nil (the caller serves connections on
@@ -208,7 +220,11 @@ func (l *eventLoop) run() {
 		if l.spinMax > 0 {
 			gate.turn(ready)
 		}
-		if len(ready) > 0 && l.runTurn(ready) && len(l.again) == 0 && loopYieldWoken {
+		if len(ready) == 0 && !l.pendingUnblocked.Load() {
+			continue
+		}
+		var woke bool
+		if ready, woke = l.runTurn(ready); woke && len(l.again) == 0 && loopYieldWoken {
 			// The turn readied client goroutines: run them before waiting (see
 			// loopYieldWoken).
 			runtime.Gosched()
@@ -273,6 +289,15 @@ func (l *eventLoop) spinCounts() (spins, hits int64) {
 	return l.spins.Load(), l.spinHits.Load()
 }
 
+// handoffCount is the number of clients moved out of the loop (INFO stats: loop_handoffs); 0
+// for a nil loop.
+func (l *eventLoop) handoffCount() int64 {
+	if l == nil {
+		return 0
+	}
+	return l.handoffs.Load()
+}
+
 // fill reads what c's socket holds into its buffer. Sockets are edge-triggered: epoll reports
 // a socket once per arrival, not at every epoll_wait while it stays readable, so each read
 // socket costs one poll instead of two (level-triggered, epoll re-polls every socket it
@@ -315,15 +340,21 @@ func (l *eventLoop) register() {
 }
 
 // runTurn executes every ready client's buffered commands under one hold of the store lock,
-// commits the log once, then replies. It reports whether the turn readied client goroutines
-// (Server.woken).
-func (l *eventLoop) runTurn(ready []*client) (woke bool) {
+// answers the blocked clients served meanwhile, commits the log once, then replies. A client
+// blocked on a key takes no commands until it is answered. It returns ready with the answered
+// clients added, and whether the turn readied client goroutines (Server.woken).
+func (l *eventLoop) runTurn(ready []*client) (_ []*client, woke bool) {
 	s := l.s
 	s.mu.Lock()
+	l.inTurn = true
 	now := s.p.startTurn()
 	for _, c := range ready {
 		t := &c.turn
-		t.start, t.blk, t.more = s.p.batchEnd(), nil, false
+		t.start, t.more = s.p.batchEnd(), false
+		t.end = t.start
+		if t.blk != nil {
+			continue // blocked: what it sent stays buffered until it is answered
+		}
 		for !c.closeAfter {
 			args, ok, err := c.rd.Next()
 			if err != nil {
@@ -363,9 +394,11 @@ func (l *eventLoop) runTurn(ready []*client) (woke bool) {
 			c.out = c.out[:0]
 		}
 	}
+	ready = l.answerUnblocked(ready)
 	end, w := s.p.batchEnd(), s.p.w
 	woke = s.woken > 0
 	s.woken = 0
+	l.inTurn = false
 	s.p.endTurn()
 	s.mu.Unlock()
 	// Group commit: no reply leaves before the log holds what it depends on. If the log
@@ -374,7 +407,8 @@ func (l *eventLoop) runTurn(ready []*client) (woke bool) {
 	for _, c := range ready {
 		t := &c.turn
 		t.queued = false
-		wrote := t.end > t.start
+		wrote := t.end > t.start || t.served
+		t.served = false
 		if t.dead || c.abort || (!committed && wrote) {
 			l.free(c)
 			continue
@@ -389,9 +423,14 @@ func (l *eventLoop) runTurn(ready []*client) (woke bool) {
 			}
 			rest = rest[n:]
 		}
-		if len(rest) > 0 || t.blk != nil || c.async {
-			l.handoff(c, rest, t.blk)
+		if len(rest) > 0 || c.async {
+			blk := t.blk
+			t.blk = nil
+			l.handoff(c, rest, blk)
 			continue
+		}
+		if t.blk != nil && t.blk.timeout > 0 && t.timerFor != t.blk {
+			l.armTimeout(c, t.blk)
 		}
 		c.resetOut()
 		if c.closeAfter {
@@ -402,7 +441,68 @@ func (l *eventLoop) runTurn(ready []*client) (woke bool) {
 			l.again = append(l.again, c)
 		}
 	}
-	return woke
+	return ready, woke
+}
+
+// noteUnblocked queues b, just answered (Server.wake: its reply is in b.done), for the loop to
+// reply to its client; it wakes the loop unless the loop is running a turn, which will answer
+// it before replying. Store lock held.
+func (l *eventLoop) noteUnblocked(b *blockSpec) {
+	l.unblocked = append(l.unblocked, b)
+	l.pendingUnblocked.Store(true)
+	if !l.inTurn && len(l.unblocked) == 1 {
+		l.wake()
+	}
+}
+
+// answerUnblocked appends the reply of each client answered since the last turn (or by this
+// one: Redis serves a blocked client after the command that readied its key, in the same event
+// loop turn) to its output and adds it to ready, to be replied to after the turn's commit. A
+// client handed to a goroutine or freed meanwhile is skipped: its goroutine, or nobody, takes
+// the reply. Store lock held.
+func (l *eventLoop) answerUnblocked(ready []*client) []*client {
+	for _, b := range l.unblocked {
+		c := b.c
+		if c == nil || c.lc == nil || c.turn.blk != b {
+			continue
+		}
+		t := &c.turn
+		t.blk, t.served = nil, true
+		c.reply(<-b.done) // Server.wake sent it before queueing b
+		if c.blockTimer != nil {
+			c.blockTimer.Stop()
+		}
+		t.more = c.rd.Buffered() > 0 // commands sent while it was blocked run next turn
+		if !t.queued {
+			t.queued = true
+			t.start, t.end = 0, 0
+			ready = append(ready, c)
+		}
+	}
+	clear(l.unblocked)
+	l.unblocked = l.unblocked[:0]
+	l.pendingUnblocked.Store(false)
+	return ready
+}
+
+// armTimeout starts (or restarts) c's timer for b's deadline. The timer answers whatever block
+// the client is in when it fires, only if that block's deadline has passed, so a fire left from
+// an earlier block does nothing.
+func (l *eventLoop) armTimeout(c *client, b *blockSpec) {
+	c.turn.timerFor = b
+	d := time.Until(b.deadline)
+	if c.blockTimer == nil {
+		s := l.s
+		c.blockTimer = time.AfterFunc(d, func() {
+			s.mu.Lock()
+			if b := c.blockedOn; b != nil && !b.served && b.timeout > 0 && !time.Now().Before(b.deadline) {
+				s.wake(b, b.timeoutReply, false, "")
+			}
+			s.mu.Unlock()
+		})
+		return
+	}
+	c.blockTimer.Reset(d)
 }
 
 // handoff moves c out of the loop onto its own goroutine and a net.Conn for the same socket:
@@ -410,6 +510,7 @@ func (l *eventLoop) runTurn(ready []*client) (woke bool) {
 // serves the connection as conn.go does.
 func (l *eventLoop) handoff(c *client, rest []byte, blk *blockSpec) {
 	s := l.s
+	l.handoffs.Add(1)
 	lc := c.lc
 	l.unregister(lc)
 	nc, err := lc.toNetConn()
@@ -465,8 +566,11 @@ func (l *eventLoop) unregister(lc *loopConn) {
 func (l *eventLoop) free(c *client) {
 	lc := c.lc
 	l.unregister(lc)
+	if c.blockTimer != nil {
+		c.blockTimer.Stop()
+	}
 	if blk := c.turn.blk; blk != nil {
-		// It blocked in the turn its connection died: no write may serve it any more.
+		// It is blocked and its connection died: no write may serve it any more.
 		l.s.mu.Lock()
 		if !blk.served {
 			l.s.blocked.remove(blk)
