@@ -423,7 +423,7 @@ func (l *eventLoop) runTurn(ready []*client) (_ []*client, woke bool) {
 			}
 			rest = rest[n:]
 		}
-		if len(rest) > 0 || c.async {
+		if len(rest) > 0 || c.async || (t.blk != nil && !blockInLoop) {
 			blk := t.blk
 			t.blk = nil
 			l.handoff(c, rest, blk)
@@ -627,6 +627,11 @@ const loopYieldEvery = 5 * time.Millisecond
 var loopYieldWoken = os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") == "1"
 
 var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
+
+// blockInLoop keeps blocked clients in the loop (answerUnblocked). QBENCH_SERVER_BLOCK_IN_LOOP=0
+// hands each to a goroutine at its first block instead, as before session 8, for re-measuring
+// (engines/server/bench/tail-ab.sh).
+var blockInLoop = os.Getenv("QBENCH_SERVER_BLOCK_IN_LOOP") != "0"
 
 // loopSpin bounds an adaptive poll before the loop blocks. Each time the loop finds no work and
 // blocks in epoll_wait, the client whose write ends the wait pays the wake-up of a halted thread
