@@ -2,7 +2,7 @@ package server
 
 import (
 	"fmt"
-		"net"
+	"net"
 	"runtime"
 	"strings"
 	"testing"
