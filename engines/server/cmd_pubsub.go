@@ -180,7 +180,11 @@ func (s *Server) deliver(c *client, b []byte) {
 		return
 	}
 	c.appendPendingLocked(b)
-	s.woken++
+	if c.lc != nil && s.loop != nil {
+		s.loop.noteWritable(c) // the event loop writes it, after the turn's commit
+	} else {
+		s.woken++ // its writer goroutine was readied
+	}
 	s.checkLimitLocked(c, time.Now())
 }
 

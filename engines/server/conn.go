@@ -64,13 +64,17 @@ type client struct {
 
 	// Asynchronous output (pub/sub): once a client subscribes, everything it is sent goes
 	// through pending and a writer goroutine, so publishers never block on a slow socket.
-	pmu       sync.Mutex
-	async     bool
-	pending   []byte
-	wake      chan struct{}
-	writerOn  bool      // the writer goroutine runs
-	softSince time.Time // when pending first exceeded the soft limit
-	killed    bool
+	pmu     sync.Mutex
+	async   bool
+	pending []byte
+	// pendingSpare is the event loop's written-out pending buffer, kept for reuse (loop goroutine).
+	pendingSpare []byte
+	// loopWritable: queued for the event loop to write pending (eventLoop.noteWritable); store lock.
+	loopWritable bool
+	wake         chan struct{}
+	writerOn     bool      // the writer goroutine runs
+	softSince    time.Time // when pending first exceeded the soft limit
+	killed       bool
 }
 
 // serveConn serves one connection on its own goroutine (the design off Linux, with

@@ -9,10 +9,12 @@ package server
 //
 // A client that blocks (BLPOP, XREADGROUP BLOCK) stays: it runs no commands until a write
 // serves it (Server.wake queues it here: noteUnblocked), its timer fires or CLIENT UNBLOCK
-// answers it, and the loop then replies after the turn's commit (answerUnblocked). A client that
-// subscribes (asynchronous output), cannot take its replies at once (a full socket buffer) or
-// closes after a reply that may not fit leaves the loop for good: it gets its own goroutine with
-// a net.Conn on the same socket, and conn.go serves it as before.
+// answers it, and the loop then replies after the turn's commit (takeNotified). A subscriber
+// (asynchronous output: c.pending) stays as well; Server.deliver queues it (noteWritable) and
+// the loop writes what it was sent (flushAsync). A client that cannot take its replies at once
+// (a full socket buffer) or closes after a reply that may not fit leaves the loop for good: it
+// gets its own goroutine with a net.Conn on the same socket (and a subscriber its writer
+// goroutine), and conn.go serves it as before.
 
 import (
 	"errors"
@@ -58,11 +60,13 @@ type eventLoop struct {
 	again []*client       // clients with commands left over from the last turn, or to read again
 
 	// unblocked holds the loop's blocked clients answered since the loop last looked (a write
-	// served them, their timeout passed, CLIENT UNBLOCK); inTurn says the loop is running a
-	// turn's commands. Both under the store lock. pendingUnblocked says unblocked is not empty.
-	unblocked        []*blockSpec
-	inTurn           bool
-	pendingUnblocked atomic.Bool
+	// served them, their timeout passed, CLIENT UNBLOCK), and writable its subscribers given
+	// messages; inTurn says the loop is running a turn's commands. All under the store lock.
+	// notified says unblocked or writable is not empty.
+	unblocked []*blockSpec
+	writable  []*client
+	inTurn    bool
+	notified  atomic.Bool
 
 	spinMax         time.Duration // loopSpin, or Config.LoopSpin; <= 0: never spin
 	spins, spinHits atomic.Int64  // spins begun, and those that found work (for tests)
@@ -220,7 +224,7 @@ func (l *eventLoop) run() {
 		if l.spinMax > 0 {
 			gate.turn(ready)
 		}
-		if len(ready) == 0 && !l.pendingUnblocked.Load() {
+		if len(ready) == 0 && !l.notified.Load() {
 			continue
 		}
 		var woke bool
@@ -394,7 +398,7 @@ func (l *eventLoop) runTurn(ready []*client) (_ []*client, woke bool) {
 			c.out = c.out[:0]
 		}
 	}
-	ready = l.answerUnblocked(ready)
+	ready = l.takeNotified(ready)
 	end, w := s.p.batchEnd(), s.p.w
 	woke = s.woken > 0
 	s.woken = 0
@@ -413,8 +417,20 @@ func (l *eventLoop) runTurn(ready []*client) (_ []*client, woke bool) {
 			l.free(c)
 			continue
 		}
-		rest := c.out
-		if len(rest) > 0 {
+		var rest []byte
+		if c.async {
+			alive, all := l.flushAsync(c)
+			if !alive {
+				l.free(c)
+				continue
+			}
+			if !all {
+				blk := t.blk
+				t.blk = nil
+				l.handoff(c, nil, blk) // its writer goroutine writes the rest
+				continue
+			}
+		} else if rest = c.out; len(rest) > 0 {
 			n, err := c.lc.Write(rest)
 			s.stats.netOutput.Add(int64(n))
 			if err != nil && err != errAgain {
@@ -423,7 +439,7 @@ func (l *eventLoop) runTurn(ready []*client) (_ []*client, woke bool) {
 			}
 			rest = rest[n:]
 		}
-		if len(rest) > 0 || c.async || (t.blk != nil && !blockInLoop) {
+		if len(rest) > 0 || (t.blk != nil && !blockInLoop) || (c.async && !subscribeInLoop) {
 			blk := t.blk
 			t.blk = nil
 			l.handoff(c, rest, blk)
@@ -445,22 +461,49 @@ func (l *eventLoop) runTurn(ready []*client) (_ []*client, woke bool) {
 }
 
 // noteUnblocked queues b, just answered (Server.wake: its reply is in b.done), for the loop to
-// reply to its client; it wakes the loop unless the loop is running a turn, which will answer
-// it before replying. Store lock held.
+// reply to its client. Store lock held.
 func (l *eventLoop) noteUnblocked(b *blockSpec) {
 	l.unblocked = append(l.unblocked, b)
-	l.pendingUnblocked.Store(true)
-	if !l.inTurn && len(l.unblocked) == 1 {
+	l.notify()
+}
+
+// noteWritable queues c, a subscriber of the loop's just given a message (Server.deliver: it is
+// in c.pending), for the loop to write. Store lock held.
+func (l *eventLoop) noteWritable(c *client) {
+	if c.loopWritable {
+		return
+	}
+	c.loopWritable = true
+	l.writable = append(l.writable, c)
+	l.notify()
+}
+
+// notify wakes the loop for what was just queued, unless the loop is running a turn (it takes
+// the queues before replying) or was already woken for an earlier entry. Store lock held.
+func (l *eventLoop) notify() {
+	l.notified.Store(true)
+	if !l.inTurn && len(l.unblocked)+len(l.writable) == 1 {
 		l.wake()
 	}
 }
 
-// answerUnblocked appends the reply of each client answered since the last turn (or by this
-// one: Redis serves a blocked client after the command that readied its key, in the same event
-// loop turn) to its output and adds it to ready, to be replied to after the turn's commit. A
-// client handed to a goroutine or freed meanwhile is skipped: its goroutine, or nobody, takes
-// the reply. Store lock held.
-func (l *eventLoop) answerUnblocked(ready []*client) []*client {
+// takeNotified adds to ready the clients queued since the last turn (or by this one: Redis
+// serves a blocked client after the command that readied its key, and writes a subscriber's
+// messages, in the same event loop turn), to be replied to after the turn's commit: each
+// answered blocked client with its reply added to its output, each subscriber given messages.
+// A client handed to a goroutine or freed meanwhile (its lc is nil) is skipped: its goroutine,
+// or nobody, takes what was queued. Store lock held.
+func (l *eventLoop) takeNotified(ready []*client) []*client {
+	for _, c := range l.writable {
+		c.loopWritable = false
+		if c.lc != nil && !c.turn.queued {
+			c.turn.queued = true
+			c.turn.start, c.turn.end = 0, 0
+			ready = append(ready, c)
+		}
+	}
+	clear(l.writable)
+	l.writable = l.writable[:0]
 	for _, b := range l.unblocked {
 		c := b.c
 		if c == nil || c.lc == nil || c.turn.blk != b {
@@ -481,8 +524,44 @@ func (l *eventLoop) answerUnblocked(ready []*client) []*client {
 	}
 	clear(l.unblocked)
 	l.unblocked = l.unblocked[:0]
-	l.pendingUnblocked.Store(false)
+	l.notified.Store(false)
 	return ready
+}
+
+// flushAsync writes a subscriber's queued output (its replies, queued after everything it was
+// sent before them, then all of c.pending) as far as the socket takes it. alive is false when
+// the socket failed; all is false when the socket was full, the rest then back at the head of
+// c.pending for the writer goroutine the client is handed to. A client killed for its output
+// buffer limit writes nothing: its socket is shut, and the loop frees it at the hang-up.
+func (l *eventLoop) flushAsync(c *client) (alive, all bool) {
+	c.queueAsync(c.out)
+	c.out = c.out[:0]
+	c.pmu.Lock()
+	if c.killed {
+		c.pmu.Unlock()
+		return true, true
+	}
+	buf := c.pending
+	c.pending, c.pendingSpare = c.pendingSpare[:0], nil
+	c.softSince = time.Time{}
+	c.pmu.Unlock()
+	if len(buf) == 0 {
+		c.pendingSpare = buf
+		return true, true
+	}
+	n, err := c.lc.Write(buf)
+	l.s.stats.netOutput.Add(int64(n))
+	switch {
+	case err == nil:
+		c.pendingSpare = buf[:0]
+		return true, true
+	case err != errAgain:
+		return false, false
+	}
+	c.pmu.Lock()
+	c.pending = append(append([]byte(nil), buf[n:]...), c.pending...)
+	c.pmu.Unlock()
+	return true, false
 }
 
 // armTimeout starts (or restarts) c's timer for b's deadline. The timer answers whatever block
@@ -569,16 +648,15 @@ func (l *eventLoop) free(c *client) {
 	if c.blockTimer != nil {
 		c.blockTimer.Stop()
 	}
-	if blk := c.turn.blk; blk != nil {
+	l.s.mu.Lock()
+	if blk := c.turn.blk; blk != nil && !blk.served {
 		// It is blocked and its connection died: no write may serve it any more.
-		l.s.mu.Lock()
-		if !blk.served {
-			l.s.blocked.remove(blk)
-			blk.served = true
-		}
-		l.s.mu.Unlock()
-		c.turn.blk = nil
+		l.s.blocked.remove(blk)
+		blk.served = true
 	}
+	c.turn.blk = nil
+	c.lc = nil // nothing queues it for the loop any more (Server.wake, Server.deliver)
+	l.s.mu.Unlock()
 	l.s.closeClient(c)
 	l.s.forgetConn(lc)
 	lc.closeFD()
@@ -632,6 +710,11 @@ var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
 // hands each to a goroutine at its first block instead, as before session 8, for re-measuring
 // (engines/server/bench/tail-ab.sh).
 var blockInLoop = os.Getenv("QBENCH_SERVER_BLOCK_IN_LOOP") != "0"
+
+// subscribeInLoop keeps subscribers in the loop while their sockets take what they are sent
+// (flushAsync). QBENCH_SERVER_SUBSCRIBE_IN_LOOP=0 hands each to a goroutine and a writer
+// goroutine once it subscribes, as before session 8, for re-measuring.
+var subscribeInLoop = os.Getenv("QBENCH_SERVER_SUBSCRIBE_IN_LOOP") != "0"
 
 // loopSpin bounds an adaptive poll before the loop blocks. Each time the loop finds no work and
 // blocks in epoll_wait, the client whose write ends the wait pays the wake-up of a halted thread

@@ -20,6 +20,8 @@ func (l *eventLoop) adopt(net.Conn) bool { return false }
 
 func (l *eventLoop) noteUnblocked(*blockSpec) {}
 
+func (l *eventLoop) noteWritable(*client) {}
+
 func (l *eventLoop) spinCounts() (spins, hits int64) { return 0, 0 }
 
 func (l *eventLoop) handoffCount() int64 { return 0 }
