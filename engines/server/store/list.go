@@ -82,15 +82,17 @@ func (p *blockPool) put(bs ...[]byte) {
 // listChunks is the list's chunk deque (a ring), separate from List so a runtime cleanup can
 // return the blocks of a dropped list.
 type listChunks struct {
-	ring []*lchunk
-	head int
-	k    int
+	ring  []*lchunk
+	head  int
+	k     int
+	nodes qring // Redis's quicklist nodes over the same elements (list_nodes.go)
 }
 
 // List is a Redis list.
 type List struct {
-	c *listChunks
-	n int
+	c    *listChunks
+	n    int
+	fill int32 // its quicklist fill (list-max-listpack-size, normFill); 0: the default, -2
 }
 
 func (l *List) init() {
@@ -113,6 +115,7 @@ func (c *listChunks) freeAll() {
 		listBlocks.put(bs...)
 	}
 	c.ring, c.k = nil, 0
+	c.nodes = qring{}
 }
 
 func (c *listChunks) at(i int) *lchunk { return c.ring[(c.head+i)%len(c.ring)] }
@@ -239,6 +242,7 @@ func (l *List) Len() int { return l.n }
 // PushLeft inserts a copy of v at the head.
 func (l *List) PushLeft(v []byte) {
 	l.init()
+	l.nodePush(v, true)
 	need := encLen(len(v))
 	var ch *lchunk
 	if l.c.k > 0 {
@@ -260,6 +264,12 @@ func (l *List) PushLeft(v []byte) {
 // PushRight inserts a copy of v at the tail.
 func (l *List) PushRight(v []byte) {
 	l.init()
+	l.nodePush(v, false)
+	l.pushRightData(v)
+}
+
+// pushRightData stores v at the tail, leaving the nodes to the caller.
+func (l *List) pushRightData(v []byte) {
 	need := encLen(len(v))
 	var ch *lchunk
 	if l.c.k > 0 {
@@ -296,6 +306,7 @@ func (l *List) AppendPopLeft(dst []byte) (out []byte, ok bool) {
 	ch := l.c.at(0)
 	v, next := elemAt(ch.buf(), int(ch.lo))
 	dst = append(dst, v...)
+	l.nodePop(v, true)
 	ch.lo = int32(next)
 	ch.n--
 	l.n--
@@ -322,6 +333,7 @@ func (l *List) AppendPopRight(dst []byte) (out []byte, ok bool) {
 	ch := l.c.at(l.c.k - 1)
 	v, start := elemBefore(ch.buf(), int(ch.hi))
 	dst = append(dst, v...)
+	l.nodePop(v, false)
 	ch.hi = int32(start)
 	ch.n--
 	l.n--
@@ -445,6 +457,7 @@ func (l *List) Replace(els [][]byte) {
 		for l.c.k > 0 {
 			releaseChunk(l.c.popFront())
 		}
+		l.c.nodes.reset()
 	}
 	l.n = 0
 	for _, e := range els {

@@ -24,6 +24,7 @@ func (l *List) Remove(v []byte, count int) int {
 	if want == 0 {
 		want = l.n
 	}
+	l.nodeRemove(v, count)
 	removed := 0
 	if count >= 0 {
 		for ci := 0; ci < l.c.k && removed < want; {
@@ -267,6 +268,8 @@ func (l *List) locate(i int) (ci, k, s, e int) {
 // SetIndex replaces element i (already normalised, in range) in place (LSET).
 func (l *List) SetIndex(i int, v []byte) {
 	ci, k, s, e := l.locate(i)
+	old, _ := elemAt(l.c.at(ci).buf(), s)
+	l.nodeReplace(i, old, v)
 	l.splice(ci, s, e, v, 0, int(l.c.at(ci).n)-k-1)
 }
 
@@ -285,6 +288,7 @@ func (l *List) Insert(pivot, v []byte, after bool) int {
 					l.splice(ci, off, off, v, 1, int(ch.n)-k)
 				}
 				l.n++
+				l.renode() // Redis's _quicklistInsert is not modelled (list_nodes.go)
 				return l.n
 			}
 			off = next
@@ -374,6 +378,8 @@ func (l *List) Trim(start, stop int) {
 		l.Replace(nil)
 		return
 	}
+	l.nodeDropRight(l.n - 1 - e)
+	l.nodeDropLeft(s)
 	l.dropRight(l.n - 1 - e)
 	l.dropLeft(s)
 }
