@@ -276,23 +276,25 @@ func (l *List) SetIndex(i int, v []byte) {
 // Insert puts v before (or after) the first element equal to pivot, in place (LINSERT); it
 // returns the new length, or -1 when pivot is not in the list.
 func (l *List) Insert(pivot, v []byte, after bool) int {
+	base := 0
 	for ci := 0; l.c != nil && ci < l.c.k; ci++ {
 		ch := l.c.at(ci)
 		buf := ch.buf()
 		for off, k := int(ch.lo), 0; off < int(ch.hi); k++ {
 			e, next := elemAt(buf, off)
 			if bytes.Equal(e, pivot) {
+				l.nodeInsert(base+k, v)
 				if after {
 					l.splice(ci, next, next, v, 1, int(ch.n)-k-1)
 				} else {
 					l.splice(ci, off, off, v, 1, int(ch.n)-k)
 				}
 				l.n++
-				l.renode() // Redis's _quicklistInsert is not modelled (list_nodes.go)
 				return l.n
 			}
 			off = next
 		}
+		base += int(ch.n)
 	}
 	return -1
 }

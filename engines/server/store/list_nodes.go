@@ -13,9 +13,11 @@ import "math"
 //   - LSET rewrites the element in its node (quicklistReplaceEntry: no split);
 //   - LREM deletes from the nodes holding the matches (quicklistDelEntry: no merge);
 //   - RESTORE keeps the dumped nodes as they are, skipping empty ones (rdbLoadObject).
-// LINSERT is not modelled (Redis's _quicklistInsert splits and merges nodes): after it the nodes
-// are recomputed as if the list had been pushed from the head to the tail, so DUMP after a
-// LINSERT is RESTORE-compatible but may cut its listpacks elsewhere than Redis.
+//   - LINSERT puts the element into the pivot's node. Redis does so while the node has room
+//     (_quicklistInsert); when it has none, Redis moves the element to a neighbour, or splits
+//     the node and merges around it, which is not modelled: DUMP after such a LINSERT is
+//     RESTORE-compatible but may cut its listpacks elsewhere than Redis (and so may a later
+//     push next to that node).
 
 // The quicklist constants (quicklist.c).
 const (
@@ -329,17 +331,17 @@ func (l *List) nodeRemove(v []byte, count int) {
 	}
 }
 
-// renode recomputes the nodes as if the elements had been pushed from the head to the tail
-// (after an edit the nodes do not model: LINSERT).
-func (l *List) renode() {
-	if l.c == nil {
+// nodeInsert accounts LINSERT of v next to element pivot, before the chunks insert it: into
+// the pivot's node, as Redis's _quicklistInsert does while that node has room; the splits and
+// merges Redis makes when it has none are not modelled.
+func (l *List) nodeInsert(pivot int, v []byte) {
+	if l.c.nodes.k == 0 {
 		return
 	}
-	l.c.nodes.reset()
-	l.Each(0, false, func(_ int, e []byte) bool {
-		l.nodePush(e, false)
-		return true
-	})
+	ni, _ := l.nodeOf(pivot)
+	nd := l.c.nodes.at(ni)
+	nd.n++
+	nd.sz += int32(lpEntrySize(v))
 }
 
 // appendNode pushes els at the tail as one node of their own (RESTORE of a packed node, or with
