@@ -86,6 +86,8 @@ type listChunks struct {
 	head  int
 	k     int
 	nodes qring // Redis's quicklist nodes over the same elements (list_nodes.go)
+	maxSz int32 // the list's fill as nodeLimits
+	maxN  int32
 }
 
 // List is a Redis list.
@@ -98,6 +100,7 @@ type List struct {
 func (l *List) init() {
 	if l.c == nil {
 		l.c = &listChunks{}
+		l.c.maxSz, l.c.maxN = nodeLimits(l.Fill())
 		runtime.AddCleanup(l, func(c *listChunks) { c.freeAll() }, l.c)
 	}
 }
@@ -242,7 +245,7 @@ func (l *List) Len() int { return l.n }
 // PushLeft inserts a copy of v at the head.
 func (l *List) PushLeft(v []byte) {
 	l.init()
-	l.nodePush(v, true)
+	l.nodePushFront(v)
 	need := encLen(len(v))
 	var ch *lchunk
 	if l.c.k > 0 {
@@ -264,7 +267,7 @@ func (l *List) PushLeft(v []byte) {
 // PushRight inserts a copy of v at the tail.
 func (l *List) PushRight(v []byte) {
 	l.init()
-	l.nodePush(v, false)
+	l.nodePushBack(v)
 	l.pushRightData(v)
 }
 

@@ -33,7 +33,7 @@ const (
 var qlOptimizationLevel = [5]int{4096, 8192, 16384, 32768, 65536}
 
 // qnode is one Redis quicklist node: its element count and its listpack's byte size (for a
-// plain node, its one element's length).
+// plain node, MaxInt32: it takes no push).
 type qnode struct {
 	n     int32
 	sz    int32
@@ -117,51 +117,54 @@ func (l *List) Fill() int {
 	return int(l.fill)
 }
 
-// allowInsert is _quicklistNodeAllowInsert for an element of length sz.
-func (nd *qnode) allowInsert(fill, sz int) bool {
-	if nd.plain || sz >= qlPackedThreshold {
-		return false
+// nodeLimits are fill as two bounds, so that _quicklistNodeAllowInsert is one test, fits: with
+// a negative fill a node takes an element while its size + the element's length + 8 is within
+// optimization_level[-fill-1] (past it, the 8192-byte safety limit's count test needs count <
+// fill, never true); with a positive fill while that is within 8192 and it has fewer than fill
+// elements. A plain node's size is MaxInt32, so it never fits; an element of packed_threshold
+// (1 GB) or more never fits either (it gets a plain node, newNode).
+func nodeLimits(fill int) (maxSz, maxN int32) {
+	if fill < 0 {
+		return int32(qlOptimizationLevel[-fill-1]), math.MaxInt32
 	}
-	newSz := int(nd.sz) + sz + qlSizeEstimate
-	if fill < 0 && newSz <= qlOptimizationLevel[-fill-1] {
-		return true
-	}
-	return newSz <= qlSizeSafetyLimit && int(nd.n) < fill
+	return qlSizeSafetyLimit, int32(fill)
 }
 
-// nodePush accounts a push of v at the head (front) or the tail.
-func (l *List) nodePush(v []byte, front bool) {
+func (nd *qnode) fits(c *listChunks, n int) bool {
+	return int(nd.sz)+n+qlSizeEstimate <= int(c.maxSz) && nd.n < c.maxN
+}
+
+// nodePushBack and nodePushFront account a push of v at the tail or the head.
+func (l *List) nodePushBack(v []byte) {
 	q := &l.c.nodes
-	if len(v) >= qlPackedThreshold {
-		nd := qnode{n: 1, sz: int32(min(len(v), math.MaxInt32)), plain: true}
-		if front {
-			q.addFront(nd)
-		} else {
-			q.addBack(nd)
-		}
-		return
-	}
-	esz := int32(lpEntrySize(v))
-	fill := l.Fill()
-	if front {
-		if q.k > 0 {
-			if nd := q.at(0); nd.allowInsert(fill, len(v)) {
-				nd.n++
-				nd.sz += esz
-				return
-			}
-		}
-		q.addFront(qnode{n: 1, sz: lpHeader + esz})
-		return
-	}
 	if q.k > 0 {
-		if nd := q.at(q.k - 1); nd.allowInsert(fill, len(v)) {
+		if nd := &q.r[(q.head+q.k-1)&(len(q.r)-1)]; nd.fits(l.c, len(v)) {
 			nd.n++
-			nd.sz += esz
+			nd.sz += int32(lpEntrySize(v))
 			return
 		}
 	}
-	q.addBack(qnode{n: 1, sz: lpHeader + esz})
+	q.addBack(newNode(v))
+}
+
+func (l *List) nodePushFront(v []byte) {
+	q := &l.c.nodes
+	if q.k > 0 {
+		if nd := &q.r[q.head]; nd.fits(l.c, len(v)) {
+			nd.n++
+			nd.sz += int32(lpEntrySize(v))
+			return
+		}
+	}
+	q.addFront(newNode(v))
+}
+
+// newNode is a node holding only v: a listpack, or plain from packed_threshold (1 GB) on.
+func newNode(v []byte) qnode {
+	if len(v) >= qlPackedThreshold {
+		return qnode{n: 1, sz: math.MaxInt32, plain: true}
+	}
+	return qnode{n: 1, sz: int32(lpHeader + lpEntrySize(v))}
 }
 
 // nodePop accounts the pop of v from the head (front) or the tail.
@@ -214,7 +217,6 @@ func (l *List) nodeReplace(i int, old, v []byte) {
 	ni, _ := l.nodeOf(i)
 	nd := l.c.nodes.at(ni)
 	if nd.plain {
-		nd.sz = int32(min(len(v), math.MaxInt32))
 		return
 	}
 	nd.sz += int32(lpEntrySize(v) - lpEntrySize(old))
@@ -357,7 +359,7 @@ func (l *List) appendNode(els [][]byte, plain bool) {
 		nd.sz += int32(lpEntrySize(e))
 	}
 	if plain {
-		nd.sz = int32(min(len(els[0]), math.MaxInt32))
+		nd.sz = math.MaxInt32 // takes no push, whatever its length (Redis's threshold may be lower)
 	}
 	l.c.nodes.addBack(nd)
 }
@@ -387,6 +389,9 @@ func (l *List) eachNode(fn func(els [][]byte, plain bool)) {
 // lpEntrySize is the size of v's listpack entry (lpAppend: integers in canonical form as
 // integers), its backlen included.
 func lpEntrySize(v []byte) int {
+	if len(v) == 0 || len(v) > 20 || v[0] > '9' || v[0] < '0' && v[0] != '-' {
+		return lpStringSize(len(v))
+	}
 	if n, ok := lpInt(v); ok {
 		switch {
 		case n >= 0 && n <= 127:
@@ -402,7 +407,11 @@ func lpEntrySize(v []byte) int {
 		}
 		return 10
 	}
-	l := len(v)
+	return lpStringSize(len(v))
+}
+
+// lpStringSize is the size of the listpack entry of a string of l bytes.
+func lpStringSize(l int) int {
 	enc := l + 5
 	switch {
 	case l < 64:
