@@ -309,7 +309,7 @@ func (l *List) AppendPopLeft(dst []byte) (out []byte, ok bool) {
 	ch := l.c.at(0)
 	v, next := elemAt(ch.buf(), int(ch.lo))
 	dst = append(dst, v...)
-	l.nodePop(v, true)
+	l.nodePopFront(v)
 	ch.lo = int32(next)
 	ch.n--
 	l.n--
@@ -336,7 +336,7 @@ func (l *List) AppendPopRight(dst []byte) (out []byte, ok bool) {
 	ch := l.c.at(l.c.k - 1)
 	v, start := elemBefore(ch.buf(), int(ch.hi))
 	dst = append(dst, v...)
-	l.nodePop(v, false)
+	l.nodePopBack(v)
 	ch.hi = int32(start)
 	ch.n--
 	l.n--

@@ -167,23 +167,32 @@ func newNode(v []byte) qnode {
 	return qnode{n: 1, sz: int32(lpHeader + lpEntrySize(v))}
 }
 
-// nodePop accounts the pop of v from the head (front) or the tail.
-func (l *List) nodePop(v []byte, front bool) {
+// nodePopFront and nodePopBack account the pop of v from the head or the tail.
+func (l *List) nodePopFront(v []byte) {
 	q := &l.c.nodes
 	if q.k == 0 {
 		return
 	}
-	i := 0
-	if !front {
-		i = q.k - 1
-	}
-	nd := q.at(i)
-	nd.n--
-	if nd.n <= 0 {
-		q.removeAt(i)
+	nd := &q.r[q.head]
+	if nd.n--; nd.n > 0 {
+		nd.sz -= int32(lpEntrySize(v))
 		return
 	}
-	nd.sz -= int32(lpEntrySize(v))
+	q.head = (q.head + 1) & (len(q.r) - 1)
+	q.k--
+}
+
+func (l *List) nodePopBack(v []byte) {
+	q := &l.c.nodes
+	if q.k == 0 {
+		return
+	}
+	nd := &q.r[(q.head+q.k-1)&(len(q.r)-1)]
+	if nd.n--; nd.n > 0 {
+		nd.sz -= int32(lpEntrySize(v))
+		return
+	}
+	q.k--
 }
 
 // nodeOf returns the index of the node holding element i and that node's first element index.
@@ -389,9 +398,14 @@ func (l *List) eachNode(fn func(els [][]byte, plain bool)) {
 // lpEntrySize is the size of v's listpack entry (lpAppend: integers in canonical form as
 // integers), its backlen included.
 func lpEntrySize(v []byte) int {
-	if len(v) == 0 || len(v) > 20 || v[0] > '9' || v[0] < '0' && v[0] != '-' {
+	if len(v) > 20 || len(v) == 0 || v[0] > '9' || v[0] < '0' && v[0] != '-' {
 		return lpStringSize(len(v))
 	}
+	return lpShortSize(v)
+}
+
+// lpShortSize is lpEntrySize of a string of at most 20 bytes that may be an integer.
+func lpShortSize(v []byte) int {
 	if n, ok := lpInt(v); ok {
 		switch {
 		case n >= 0 && n <= 127:
@@ -407,7 +421,7 @@ func lpEntrySize(v []byte) int {
 		}
 		return 10
 	}
-	return lpStringSize(len(v))
+	return len(v) + 2 // under 64 bytes: a 1-byte header and a 1-byte backlen
 }
 
 // lpStringSize is the size of the listpack entry of a string of l bytes.
@@ -442,12 +456,13 @@ func lpInt(v []byte) (int64, bool) {
 		return 0, false
 	}
 	var u uint64
-	for _, c := range p {
+	for i, c := range p {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
 		d := uint64(c - '0')
-		if u > (math.MaxUint64-d)/10 {
+		// Only a 20th digit can overflow (a division per digit here cost ~50 ns per element).
+		if i == 19 && (u > math.MaxUint64/10 || u == math.MaxUint64/10 && d > math.MaxUint64%10) {
 			return 0, false
 		}
 		u = u*10 + d
