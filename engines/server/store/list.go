@@ -82,12 +82,11 @@ func (p *blockPool) put(bs ...[]byte) {
 // listChunks is the list's chunk deque (a ring), separate from List so a runtime cleanup can
 // return the blocks of a dropped list.
 type listChunks struct {
-	ring  []*lchunk
-	head  int
-	k     int
-	nodes qring // Redis's quicklist nodes over the same elements (list_nodes.go)
-	maxSz int32 // the list's fill as nodeLimits
-	maxN  int32
+	ring     []*lchunk
+	head     int
+	k        int
+	hist     uint8   // the kinds of change the list has had (hist* bits, list_nodes.go)
+	restored []qnode // the quicklist nodes it was RESTOREd with, while hist is 0
 }
 
 // List is a Redis list.
@@ -100,7 +99,6 @@ type List struct {
 func (l *List) init() {
 	if l.c == nil {
 		l.c = &listChunks{}
-		l.c.maxSz, l.c.maxN = nodeLimits(l.Fill())
 		runtime.AddCleanup(l, func(c *listChunks) { c.freeAll() }, l.c)
 	}
 }
@@ -118,7 +116,7 @@ func (c *listChunks) freeAll() {
 		listBlocks.put(bs...)
 	}
 	c.ring, c.k = nil, 0
-	c.nodes = qring{}
+	c.restored = nil
 }
 
 func (c *listChunks) at(i int) *lchunk { return c.ring[(c.head+i)%len(c.ring)] }
@@ -245,7 +243,7 @@ func (l *List) Len() int { return l.n }
 // PushLeft inserts a copy of v at the head.
 func (l *List) PushLeft(v []byte) {
 	l.init()
-	l.nodePushFront(v)
+	l.c.hist |= histPushLeft
 	need := encLen(len(v))
 	var ch *lchunk
 	if l.c.k > 0 {
@@ -267,12 +265,7 @@ func (l *List) PushLeft(v []byte) {
 // PushRight inserts a copy of v at the tail.
 func (l *List) PushRight(v []byte) {
 	l.init()
-	l.nodePushBack(v)
-	l.pushRightData(v)
-}
-
-// pushRightData stores v at the tail, leaving the nodes to the caller.
-func (l *List) pushRightData(v []byte) {
+	l.c.hist |= histPushRight
 	need := encLen(len(v))
 	var ch *lchunk
 	if l.c.k > 0 {
@@ -306,10 +299,10 @@ func (l *List) AppendPopLeft(dst []byte) (out []byte, ok bool) {
 	if l.n == 0 {
 		return dst, false
 	}
+	l.c.hist |= histPopLeft
 	ch := l.c.at(0)
 	v, next := elemAt(ch.buf(), int(ch.lo))
 	dst = append(dst, v...)
-	l.nodePopFront(v)
 	ch.lo = int32(next)
 	ch.n--
 	l.n--
@@ -333,10 +326,10 @@ func (l *List) AppendPopRight(dst []byte) (out []byte, ok bool) {
 	if l.n == 0 {
 		return dst, false
 	}
+	l.c.hist |= histPopRight
 	ch := l.c.at(l.c.k - 1)
 	v, start := elemBefore(ch.buf(), int(ch.hi))
 	dst = append(dst, v...)
-	l.nodePopBack(v)
 	ch.hi = int32(start)
 	ch.n--
 	l.n--
@@ -460,7 +453,7 @@ func (l *List) Replace(els [][]byte) {
 		for l.c.k > 0 {
 			releaseChunk(l.c.popFront())
 		}
-		l.c.nodes.reset()
+		l.c.hist, l.c.restored = 0, nil
 	}
 	l.n = 0
 	for _, e := range els {

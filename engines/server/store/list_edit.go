@@ -24,7 +24,7 @@ func (l *List) Remove(v []byte, count int) int {
 	if want == 0 {
 		want = l.n
 	}
-	l.nodeRemove(v, count)
+	l.c.hist |= histEdit
 	removed := 0
 	if count >= 0 {
 		for ci := 0; ci < l.c.k && removed < want; {
@@ -267,34 +267,31 @@ func (l *List) locate(i int) (ci, k, s, e int) {
 
 // SetIndex replaces element i (already normalised, in range) in place (LSET).
 func (l *List) SetIndex(i int, v []byte) {
+	l.c.hist |= histEdit
 	ci, k, s, e := l.locate(i)
-	old, _ := elemAt(l.c.at(ci).buf(), s)
-	l.nodeReplace(i, old, v)
 	l.splice(ci, s, e, v, 0, int(l.c.at(ci).n)-k-1)
 }
 
 // Insert puts v before (or after) the first element equal to pivot, in place (LINSERT); it
 // returns the new length, or -1 when pivot is not in the list.
 func (l *List) Insert(pivot, v []byte, after bool) int {
-	base := 0
 	for ci := 0; l.c != nil && ci < l.c.k; ci++ {
 		ch := l.c.at(ci)
 		buf := ch.buf()
 		for off, k := int(ch.lo), 0; off < int(ch.hi); k++ {
 			e, next := elemAt(buf, off)
 			if bytes.Equal(e, pivot) {
-				l.nodeInsert(base+k, v)
 				if after {
 					l.splice(ci, next, next, v, 1, int(ch.n)-k-1)
 				} else {
 					l.splice(ci, off, off, v, 1, int(ch.n)-k)
 				}
 				l.n++
+				l.c.hist |= histEdit
 				return l.n
 			}
 			off = next
 		}
-		base += int(ch.n)
 	}
 	return -1
 }
@@ -380,8 +377,7 @@ func (l *List) Trim(start, stop int) {
 		l.Replace(nil)
 		return
 	}
-	l.nodeDropRight(l.n - 1 - e)
-	l.nodeDropLeft(s)
+	l.c.hist |= histEdit
 	l.dropRight(l.n - 1 - e)
 	l.dropLeft(s)
 }
