@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The cost of tracking Redis's quicklist nodes in store.List (list_nodes.go) on the list paths,
-# two revisions alternated:
+# The list push/pop paths' cost, two revisions alternated (written to weigh tracking Redis's
+# quicklist nodes on every push and pop, commit eef3f59, against computing them at DUMP time):
 #
 #   scenarios/bench/list-nodes-ab.sh [REV_A] [REV_B] [ROUNDS]
 #
@@ -9,8 +9,9 @@
 # benchmarks use only API both have), builds the store and server test binaries of each, then
 # runs ROUNDS times (default 5), A and B alternately, the store list benchmarks
 # (BenchmarkListPushLeftPopRight, BenchmarkListQueue: RPUSH then LPOP of ints, 10 B, 256 B) and
-# the server's LPUSH (BenchmarkExecute/lpush), reliable-list ack (BenchmarkLremAck) and
-# LSET/LINSERT+LREM (BenchmarkListEdit), each -benchtime 200ms on one CPU. One line per
+# the server's RPUSH+LPOP (BenchmarkExecuteQueue, given to REV_A too), LPUSH
+# (BenchmarkExecute/lpush), reliable-list ack (BenchmarkLremAck) and LSET/LINSERT+LREM
+# (BenchmarkListEdit), each -benchtime 200ms on one CPU. One line per
 # benchmark and run on stdout: round, revision, load average, benchmark, ns/op, B/op,
 # allocs/op. ns/op is wall time (compare within a round, quote ranges); allocs/op and B/op do
 # not depend on the load. Progress on stderr. Idle CPUs poll unless IDLE=halt (machine.sh).
@@ -31,6 +32,7 @@ for w in a b; do
 	git -C "$repo" archive "$rev" | tar -x -C "$work/src-$w"
 done
 git -C "$repo" show "$rev_b:engines/server/store/list_bench_test.go" >"$work/src-a/engines/server/store/list_bench_test.go"
+git -C "$repo" show "$rev_b:engines/server/list_queue_bench_test.go" >"$work/src-a/engines/server/list_queue_bench_test.go"
 for w in a b; do
 	echo "building $w" >&2
 	(cd "$work/src-$w/engines/server" && go test -c -o "$work/store-$w.test" ./store && go test -c -o "$work/server-$w.test" .)
@@ -40,7 +42,7 @@ run() { # round, side
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	{
 		"$work/store-$2.test" -test.run '^$' -test.bench 'ListPushLeftPopRight|ListQueue' -test.benchtime 200ms -test.cpu 1 -test.benchmem
-		"$work/server-$2.test" -test.run '^$' -test.bench 'Execute/lpush|LremAck|ListEdit' -test.benchtime 200ms -test.cpu 1 -test.benchmem
+		"$work/server-$2.test" -test.run '^$' -test.bench 'ExecuteQueue|Execute/lpush|LremAck|ListEdit' -test.benchtime 200ms -test.cpu 1 -test.benchmem
 	} | awk -v r="$1" -v s="$2" -v l="$load" '/^Benchmark/ { print r, s, l, $1, $3, $5, $7 }'
 }
 echo "round rev load benchmark ns/op B/op allocs/op"
