@@ -36,7 +36,8 @@ func listDumpCap(fill, size int) int {
 // redis-server's for the histories whose nodes follow from the elements (store/list_nodes.go):
 // RPUSH or LPUSH only, and with pops at the pushed end (RPOP, LPOP with counts). The others
 // (pushes then pops at the other end with LPOP/RPOP, LMOVE and BLMOVE; LSET, LREM and LTRIM;
-// pushes and pops on a restored list) are only checked to RESTORE alike.
+// pushes and pops on a restored list) are only checked to RESTORE alike, and to DUMP alike when
+// Redis has one node (but after LSET, which may grow a node past the limit in place).
 // This test: the default fill -2 with every history; TestDiffRedisListDumpFills and
 // TestDiffRedisListDumpBigNodes the other fills (split so each stays under a second).
 func TestDiffRedisListDump(t *testing.T) {
@@ -132,7 +133,7 @@ func runListDump(t *testing.T, fills []listDumpFill) {
 						}
 					}
 					cases++
-					if !listDumpSame(t, label, rc, qc, cmd, exact[hname], hname == "rpush") {
+					if !listDumpSame(t, label, rc, qc, cmd, exact[hname] || hname != "lset-lrem-ltrim" && listDumpOneNode(cmd(rc, "DUMP", "k")), hname == "rpush") {
 						return
 					}
 				}
@@ -140,6 +141,13 @@ func runListDump(t *testing.T, fills []listDumpFill) {
 		}
 	}
 	t.Logf("%d cases", cases)
+}
+
+// listDumpOneNode: the DUMP reply is a quicklist of one node (which any history without LSET
+// gives the same here: every push Redis let into the node, the rule lets in too).
+func listDumpOneNode(reply []byte) bool {
+	i := bytes.Index(reply, []byte("\r\n"))
+	return i > 0 && len(reply) > i+4 && reply[i+2] == 18 && reply[i+3] == 1
 }
 
 // pushCmd is cmd k with n elements of size bytes numbered from first.

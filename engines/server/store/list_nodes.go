@@ -20,7 +20,9 @@ import "math"
 //   - LPUSH only, and LPUSH with LPOP: the rule applied from the tail;
 //   - a list RESTOREd (or COPYed from one) and not changed since: the restored nodes, empty
 //     listpacks skipped, as rdbLoadObject keeps them;
-//   - a list of one node in Redis, whatever its history.
+//   - a list Redis holds in one node, whatever its pushes and pops (each element Redis let into
+//     the node, the rule lets in: the node held at least the elements before it still there),
+//     unless an LSET grew it past the limit (Redis does not split it then).
 // Only RESTORE-compatible (a valid quicklist of the same elements, which Redis restores to the
 // same list, but possibly cut elsewhere): pushes at one end and pops at the other (a queue:
 // Redis's head node keeps the boundary it had before the pops), pushes at both ends, LSET,
