@@ -76,7 +76,8 @@ func cmdRestore(c *client, args [][]byte) (any, error) {
 	v, err := store.DecodeRDBDump(args[3], store.RDBLimits{
 		IntsetMax: st.setMaxIntsetEntries, HashMaxEntries: st.hashMaxListpackEntries, HashMaxValue: st.hashMaxListpackValue,
 		ZsetMaxEntries: st.zsetMaxListpackEntries, ZsetMaxValue: st.zsetMaxListpackValue,
-		NodeMaxEntries: st.streamNodeMaxEntries, NodeMaxBytes: st.streamNodeMaxBytes})
+		NodeMaxEntries: st.streamNodeMaxEntries, NodeMaxBytes: st.streamNodeMaxBytes,
+		ListFill: store.ListFillOf(st.listMaxListpackSize)})
 	switch {
 	case errors.Is(err, store.ErrRDBChecksum):
 		return nil, redisError("ERR DUMP payload version or checksum are wrong")

@@ -472,6 +472,9 @@ func copyValue(v any) (any, error) {
 	if sv, ok := v.(*store.String); ok {
 		return &store.String{B: clone(sv.B), NoInt: sv.NoInt, Raw: sv.Raw}, nil
 	}
+	if lv, ok := v.(*store.List); ok {
+		return lv.Clone(), nil // its quicklist nodes too, as quicklistDup copies them
+	}
 	nv, err := store.DecodeDump(store.AppendDump(nil, v))
 	if err != nil {
 		return nil, redisError("ERR unknown type object")

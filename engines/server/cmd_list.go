@@ -43,7 +43,7 @@ func cmdPush(left, onlyExisting bool) handler {
 			if onlyExisting {
 				return 0, nil
 			}
-			l = &store.List{}
+			l = store.NewList(c.s.conf.listMaxListpackSize)
 			c.keyspace().Set(string(args[1]), l)
 			c.keyAdded(args[1])
 		}
@@ -418,7 +418,7 @@ func (c *client) move(src, dst []byte, fromLeft, toLeft bool) (any, error) {
 	}
 	v := popOne(sl, fromLeft)
 	if dl == nil {
-		dl = &store.List{}
+		dl = store.NewList(c.s.conf.listMaxListpackSize)
 		c.keyspace().Set(string(dst), dl)
 		c.keyAdded(dst)
 	}

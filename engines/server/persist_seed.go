@@ -34,7 +34,8 @@ func (p *persistence) seedLocked() (int64, error) {
 	keys, err := store.ReadRDBFile(data, store.RDBLimits{
 		IntsetMax: st.setMaxIntsetEntries, HashMaxEntries: st.hashMaxListpackEntries, HashMaxValue: st.hashMaxListpackValue,
 		ZsetMaxEntries: st.zsetMaxListpackEntries, ZsetMaxValue: st.zsetMaxListpackValue,
-		NodeMaxEntries: st.streamNodeMaxEntries, NodeMaxBytes: st.streamNodeMaxBytes})
+		NodeMaxEntries: st.streamNodeMaxEntries, NodeMaxBytes: st.streamNodeMaxBytes,
+		ListFill: store.ListFillOf(st.listMaxListpackSize)})
 	if err != nil {
 		return 0, fmt.Errorf("%w %s: %v", ErrSeed, path, err)
 	}

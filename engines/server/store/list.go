@@ -82,15 +82,18 @@ func (p *blockPool) put(bs ...[]byte) {
 // listChunks is the list's chunk deque (a ring), separate from List so a runtime cleanup can
 // return the blocks of a dropped list.
 type listChunks struct {
-	ring []*lchunk
-	head int
-	k    int
+	ring     []*lchunk
+	head     int
+	k        int
+	hist     uint8   // the kinds of change the list has had (hist* bits, list_nodes.go)
+	restored []qnode // the quicklist nodes it was RESTOREd with, while hist is 0
 }
 
 // List is a Redis list.
 type List struct {
-	c *listChunks
-	n int
+	c    *listChunks
+	n    int
+	fill int32 // its quicklist fill (list-max-listpack-size, normFill); 0: the default, -2
 }
 
 func (l *List) init() {
@@ -113,6 +116,7 @@ func (c *listChunks) freeAll() {
 		listBlocks.put(bs...)
 	}
 	c.ring, c.k = nil, 0
+	c.restored = nil
 }
 
 func (c *listChunks) at(i int) *lchunk { return c.ring[(c.head+i)%len(c.ring)] }
@@ -239,6 +243,7 @@ func (l *List) Len() int { return l.n }
 // PushLeft inserts a copy of v at the head.
 func (l *List) PushLeft(v []byte) {
 	l.init()
+	l.c.hist |= histPushLeft
 	need := encLen(len(v))
 	var ch *lchunk
 	if l.c.k > 0 {
@@ -260,6 +265,7 @@ func (l *List) PushLeft(v []byte) {
 // PushRight inserts a copy of v at the tail.
 func (l *List) PushRight(v []byte) {
 	l.init()
+	l.c.hist |= histPushRight
 	need := encLen(len(v))
 	var ch *lchunk
 	if l.c.k > 0 {
@@ -293,6 +299,7 @@ func (l *List) AppendPopLeft(dst []byte) (out []byte, ok bool) {
 	if l.n == 0 {
 		return dst, false
 	}
+	l.c.hist |= histPopLeft
 	ch := l.c.at(0)
 	v, next := elemAt(ch.buf(), int(ch.lo))
 	dst = append(dst, v...)
@@ -319,6 +326,7 @@ func (l *List) AppendPopRight(dst []byte) (out []byte, ok bool) {
 	if l.n == 0 {
 		return dst, false
 	}
+	l.c.hist |= histPopRight
 	ch := l.c.at(l.c.k - 1)
 	v, start := elemBefore(ch.buf(), int(ch.hi))
 	dst = append(dst, v...)
@@ -445,6 +453,7 @@ func (l *List) Replace(els [][]byte) {
 		for l.c.k > 0 {
 			releaseChunk(l.c.popFront())
 		}
+		l.c.hist, l.c.restored = 0, nil
 	}
 	l.n = 0
 	for _, e := range els {

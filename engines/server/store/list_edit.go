@@ -24,6 +24,7 @@ func (l *List) Remove(v []byte, count int) int {
 	if want == 0 {
 		want = l.n
 	}
+	l.c.hist |= histEdit
 	removed := 0
 	if count >= 0 {
 		for ci := 0; ci < l.c.k && removed < want; {
@@ -266,6 +267,7 @@ func (l *List) locate(i int) (ci, k, s, e int) {
 
 // SetIndex replaces element i (already normalised, in range) in place (LSET).
 func (l *List) SetIndex(i int, v []byte) {
+	l.c.hist |= histEdit
 	ci, k, s, e := l.locate(i)
 	l.splice(ci, s, e, v, 0, int(l.c.at(ci).n)-k-1)
 }
@@ -285,6 +287,7 @@ func (l *List) Insert(pivot, v []byte, after bool) int {
 					l.splice(ci, off, off, v, 1, int(ch.n)-k)
 				}
 				l.n++
+				l.c.hist |= histEdit
 				return l.n
 			}
 			off = next
@@ -374,6 +377,7 @@ func (l *List) Trim(start, stop int) {
 		l.Replace(nil)
 		return
 	}
+	l.c.hist |= histEdit
 	l.dropRight(l.n - 1 - e)
 	l.dropLeft(s)
 }

@@ -114,23 +114,25 @@ func appendRDBObject(b []byte, v any, lzf bool) ([]byte, bool) {
 	case *String:
 		b = str(append(b, rdbString), v.B)
 	case *List:
-		// Nodes of at most 128 elements: any split is a valid quicklist.
+		// The list's own quicklist nodes (list_nodes.go), so the payload is Redis's.
 		b = append(b, rdbListQuicklist2)
 		var nodes [][]byte
-		var elems [][]byte
-		v.Each(0, false, func(_ int, e []byte) bool {
-			elems = append(elems, e)
-			if len(elems) == 128 {
-				nodes, elems = append(nodes, appendListpack(nil, elems)), elems[:0]
+		var plain []bool
+		v.eachNode(func(els [][]byte, isPlain bool) {
+			if isPlain {
+				nodes = append(nodes, append([]byte(nil), els[0]...))
+			} else {
+				nodes = append(nodes, appendListpack(nil, els))
 			}
-			return true
+			plain = append(plain, isPlain)
 		})
-		if len(elems) > 0 {
-			nodes = append(nodes, appendListpack(nil, elems))
-		}
 		b = rdbAppendLen(b, uint64(len(nodes)))
-		for _, n := range nodes {
-			b = str(append(b, 2), n) // 2: QUICKLIST_NODE_CONTAINER_PACKED
+		for i, n := range nodes {
+			container := byte(2) // QUICKLIST_NODE_CONTAINER_PACKED
+			if plain[i] {
+				container = 1 // QUICKLIST_NODE_CONTAINER_PLAIN
+			}
+			b = str(append(b, container), n)
 		}
 	case *Set:
 		if v.IsIntset() {
@@ -466,6 +468,20 @@ type RDBLimits struct {
 	IntsetMax, HashMaxEntries, HashMaxValue int
 	ZsetMaxEntries, ZsetMaxValue            int
 	NodeMaxEntries, NodeMaxBytes            int
+	// ListFill is list-max-listpack-size for a restored list's later pushes, through
+	// ListFillOf; the zero value is Redis's default, -2.
+	ListFill int
+}
+
+// ListFillOf is list-max-listpack-size fill as RDBLimits.ListFill takes it (0 makes the same
+// nodes as 1, normFill).
+func ListFillOf(fill int) int { return int(normFill(fill)) }
+
+func (lim RDBLimits) listFill() int {
+	if lim.ListFill == 0 {
+		return DefaultListFill
+	}
+	return lim.ListFill
 }
 
 // DecodeRDBDump decodes a DUMP payload written by Redis 7.0 (or by AppendRDBDump), checking
@@ -502,7 +518,8 @@ func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
 	case rdbString:
 		v = &String{B: r.str()}
 	case rdbListQuicklist2:
-		l := &List{}
+		// Redis keeps the dumped nodes as they are, an empty listpack skipped (rdbLoadObject).
+		l := NewList(lim.listFill())
 		nodes := r.count()
 		for i := 0; i < nodes && !r.bad; i++ {
 			container, _ := r.length()
@@ -511,7 +528,7 @@ func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
 				break
 			}
 			if container == 1 { // a plain node: one element
-				l.PushRight(blob)
+				l.appendNode([][]byte{blob}, true)
 				continue
 			}
 			if err := pushPacked(l, blob, decodeListpack); err != nil {
@@ -581,15 +598,14 @@ func (r *rdbReader) value(typ byte, lim RDBLimits) (any, error) {
 	return v, nil
 }
 
-// pushPacked appends a list node's elements, decoded from one listpack or ziplist, to l.
+// pushPacked appends a list node's elements, decoded from one listpack or ziplist, to l as one
+// node of their own, as Redis 7.0 loads a quicklist (a ziplist node becomes a listpack node).
 func pushPacked(l *List, blob []byte, decode func([]byte) ([][]byte, error)) error {
 	els, err := decode(blob)
 	if err != nil {
 		return err
 	}
-	for _, e := range els {
-		l.PushRight(e)
-	}
+	l.appendNode(els, false)
 	return nil
 }
 

@@ -22,11 +22,23 @@ func (r *rdbReader) ziplistValue(typ byte, lim RDBLimits) (any, error) {
 		if typ == rdbListQuicklist {
 			nodes = r.count()
 		}
-		l := &List{}
+		// Redis 7.0 pushes a ziplist list's elements one by one (quicklistPushTail) and keeps
+		// a quicklist's ziplists as listpack nodes.
+		l := NewList(lim.listFill())
 		for i := 0; i < nodes && !r.bad; i++ {
 			blob := r.str()
 			if r.bad {
 				break
+			}
+			if typ == rdbListZiplist {
+				els, err := decodeZiplist(blob)
+				if err != nil {
+					return nil, err
+				}
+				for _, e := range els {
+					l.PushRight(e)
+				}
+				continue
 			}
 			if err := pushPacked(l, blob, decodeZiplist); err != nil {
 				return nil, err
