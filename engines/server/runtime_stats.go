@@ -37,12 +37,16 @@ func writeRuntimeStats(w io.Writer) {
 		{Name: "/gc/cycles/total:gc-cycles"},
 		{Name: "/gc/heap/allocs:bytes"},
 		{Name: "/gc/heap/allocs:objects"},
+		{Name: "/cpu/classes/gc/total:cpu-seconds"}, // the collector's CPU (an estimate: the runtime's own accounting)
+		{Name: "/cpu/classes/total:cpu-seconds"},
 	}
 	metrics.Read(ss)
 	for _, s := range ss {
 		switch s.Value.Kind() {
 		case metrics.KindUint64:
 			fmt.Fprintf(w, "runtime %s %d\n", s.Name, s.Value.Uint64())
+		case metrics.KindFloat64:
+			fmt.Fprintf(w, "runtime %s %.3f\n", s.Name, s.Value.Float64())
 		case metrics.KindFloat64Histogram:
 			fmt.Fprintf(w, "runtime %s %s\n", s.Name, histSummary(s.Value.Float64Histogram()))
 		}
