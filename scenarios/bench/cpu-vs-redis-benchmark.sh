@@ -37,22 +37,9 @@ if [ -z "$qbench" ]; then
 	qbench=$work/qbench
 fi
 
-# A free port: one nothing answers on, from a range above the usual ones.
-port=
-for _ in $(seq 50); do
-	p=$((20000 + RANDOM % 20000))
-	if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then port=$p; break; fi
-done
-[ -n "$port" ] || { echo "no free port" >&2; exit 1; }
-
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" \
-	--logfile "$work/redis.log" --daemonize no &
-server_pid=$!
-for _ in $(seq 100); do
-	redis-cli -p "$port" ping >/dev/null 2>&1 && break
-	sleep 0.05
-done
-redis-cli -p "$port" ping >/dev/null
+. "$here/redis-server.sh"
+redis_start "$work"
+server_pid=$pid
 
 # The scenario's own engine (redis: a server of its own) becomes this server.
 sed -e "s/^engine: redis\b.*/engine: redis-url\naddress: 127.0.0.1:$port/" -e '/^address: /d' "$scenario" >"$work/scenario.yaml"

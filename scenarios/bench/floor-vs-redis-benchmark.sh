@@ -23,13 +23,11 @@ rounds="${1:-3}"
 . scenarios/bench/machine.sh
 work="$(mktemp -d)"
 pid=""
-cleanup() { [[ -n "$pid" ]] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
+. scenarios/bench/redis-server.sh
+cleanup() { redis_stop; rm -rf "$work"; }
 trap cleanup EXIT
 
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" --logfile "$work/redis.log" &
-pid=$!
-for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+redis_start "$work"
 go build -o "$work/qbench" ./cmd/qbench
 for f in floor-list floor-closed floor-produce floor-consume; do
 	sed -e "s/^engine: redis$/engine: redis-url\naddress: 127.0.0.1:${port}/" "scenarios/bench/$f.yaml" >"$work/$f.yaml"

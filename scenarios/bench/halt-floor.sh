@@ -12,12 +12,10 @@ cd "$(dirname "$0")/../.."
 rounds="${1:-4}" keep="${2:-}"
 work="$(mktemp -d)" pid=""
 out="${keep:-$work}"; mkdir -p "$out"
-cleanup() { [[ -n "$pid" ]] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
+. scenarios/bench/redis-server.sh
+cleanup() { redis_stop; rm -rf "$work"; }
 trap cleanup EXIT
-port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" --logfile "$work/redis.log" &
-pid=$!
-for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+redis_start "$work"
 go build -o "$work/qbench" ./cmd/qbench
 sed -e "s/^engine: redis$/engine: redis-url\naddress: 127.0.0.1:${port}/" scenarios/bench/floor-list.yaml >"$work/f.yaml"
 printf '%-6s %-8s %10s %10s %14s %8s\n' round tool p50_us p99_us send_delay_p99 steal_%
