@@ -185,7 +185,7 @@ func (s *Server) wake(b *blockSpec, reply any, logged bool, key string) {
 	}
 	s.blocked.remove(b)
 	b.done <- reply
-	if b.c != nil && b.c.lc != nil && s.loop != nil {
+	if b.c.inLoop() {
 		// The event loop serves this client: it takes the reply in its next turn (or this one,
 		// if this write is the loop's own), no goroutine involved.
 		s.loop.noteUnblocked(b)

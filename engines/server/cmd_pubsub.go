@@ -180,7 +180,7 @@ func (s *Server) deliver(c *client, b []byte) {
 		return
 	}
 	c.appendPendingLocked(b)
-	if c.lc != nil && s.loop != nil {
+	if c.inLoop() {
 		s.loop.noteWritable(c) // the event loop writes it, after the turn's commit
 	} else {
 		s.woken++ // its writer goroutine was readied

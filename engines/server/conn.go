@@ -222,6 +222,10 @@ func (c *client) loop() {
 	}
 }
 
+// inLoop says the event loop serves c (its socket is the loop's; the loop then takes what a
+// write serves c or a publisher sends it). Store lock held. False for a nil client.
+func (c *client) inLoop() bool { return c != nil && c.lc != nil }
+
 // writeDirect writes b to the socket; false when the connection is gone.
 func (c *client) writeDirect(b []byte) bool {
 	if c.isAsync() {

@@ -494,7 +494,7 @@ func (l *eventLoop) notify() {
 func (l *eventLoop) takeNotified(ready []*client) []*client {
 	for _, c := range l.writable {
 		c.loopWritable = false
-		if c.lc != nil && !c.turn.queued {
+		if c.inLoop() && !c.turn.queued {
 			c.turn.queued = true
 			c.turn.start, c.turn.end = 0, 0
 			ready = append(ready, c)
@@ -504,7 +504,7 @@ func (l *eventLoop) takeNotified(ready []*client) []*client {
 	l.writable = l.writable[:0]
 	for _, b := range l.unblocked {
 		c := b.c
-		if c == nil || c.lc == nil || c.turn.blk != b {
+		if !c.inLoop() || c.turn.blk != b {
 			continue
 		}
 		t := &c.turn
