@@ -37,6 +37,10 @@ func aofCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			damaged := false
 			for _, r := range reps {
+				if r.Damage == nil && r.ZeroBytes > 0 {
+					fmt.Fprintf(out, "%s: ok, %d records, %d bytes, then %d zero bytes (preallocated space, or blocks a crash left unwritten: no record; the server trims them)\n", r.File, r.Records, r.ValidEnd, r.ZeroBytes)
+					continue
+				}
 				if r.Damage == nil {
 					fmt.Fprintf(out, "%s: ok, %d records, %d bytes\n", r.File, r.Records, r.Size)
 					continue

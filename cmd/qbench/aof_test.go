@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -41,8 +42,9 @@ func startServeCmd(t *testing.T, cmd *exec.Cmd) string {
 }
 
 // TestAppendOnlyServeKillCheckFix: writes acknowledged under appendfsync always survive SIGKILL
-// of `qbench serve`; `qbench aof check` finds a torn final record, `qbench aof fix` cuts it after
-// a backup, and the server starts on the fixed log.
+// of `qbench serve`; `qbench aof check` takes the preallocated zeros the kill left for what they
+// are, finds a torn final record, `qbench aof fix` cuts it after a backup, and the server starts
+// on the fixed log.
 func TestAppendOnlyServeKillCheckFix(t *testing.T) {
 	dir := t.TempDir()
 	flags := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
@@ -59,18 +61,19 @@ func TestAppendOnlyServeKillCheckFix(t *testing.T) {
 	cmd.Wait()
 
 	out, _, code := qbench(t, "aof", "check", dir)
-	if code != 0 || !strings.Contains(out, "ok, 10 records") {
+	if code != 0 || !strings.Contains(out, "ok, 10 records") || !strings.Contains(out, "zero bytes (preallocated space") {
 		t.Fatalf("aof check = %d:\n%s", code, out)
 	}
 	incr, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.incr.qaof"))
 	if len(incr) != 1 {
 		t.Fatalf("incremental files: %v", incr)
 	}
-	fi, err := os.Stat(incr[0])
+	data, err := os.ReadFile(incr[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(incr[0], fi.Size()-3); err != nil {
+	// Tear the last record: cut its last 3 bytes (and the zeros after it).
+	if err := os.Truncate(incr[0], int64(len(bytes.TrimRight(data, "\x00")))-3); err != nil {
 		t.Fatal(err)
 	}
 	out, _, code = qbench(t, "aof", "check", dir)
@@ -102,6 +105,9 @@ func TestAppendOnlyServeKillCheckFix(t *testing.T) {
 	}
 	if _, _, code := qbench(t, "serve", "--appendfsync", "sometimes"); code != 2 {
 		t.Fatalf("serve --appendfsync sometimes: exit %d, want 2", code)
+	}
+	if _, _, code := qbench(t, "serve", "--appendonly", "yes", "--aof-preallocate", "maybe", "--dir", t.TempDir()); code != 2 {
+		t.Fatalf("serve --aof-preallocate maybe: exit %d, want 2", code)
 	}
 }
 

@@ -23,7 +23,7 @@ func serveCmd() *cobra.Command {
 	var port int
 	var bind, requirePass, requirePassFile string
 	var maxClients int
-	var dir, appendonly, appendfsync, save, seedRDB, saveRDB string
+	var dir, appendonly, appendfsync, aofPrealloc, save, seedRDB, saveRDB string
 	var simFS bool
 	var enableDebug, enableProtected string
 	cmd := &cobra.Command{
@@ -73,22 +73,23 @@ func serveCmd() *cobra.Command {
 				fs = sim
 			}
 			s := server.New(server.Config{
-				FS:          fs,
-				Addr:        net.JoinHostPort(bind, strconv.Itoa(port)),
-				RequirePass: requirePass,
-				MaxClients:  maxClients,
-				Logf:        func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
-				Dir:         dir,
-				AppendOnly:  appendonly == "yes",
-				AppendFsync: appendfsync,
-				Save:        save,
-				SeedRDB:     seedRDB,
+				FS:             fs,
+				Addr:           net.JoinHostPort(bind, strconv.Itoa(port)),
+				RequirePass:    requirePass,
+				MaxClients:     maxClients,
+				Logf:           func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) },
+				Dir:            dir,
+				AppendOnly:     appendonly == "yes",
+				AppendFsync:    appendfsync,
+				AOFPreallocate: aofPrealloc,
+				Save:           save,
+				SeedRDB:        seedRDB,
 
 				EnableDebugCommand:     enableDebug,
 				EnableProtectedConfigs: enableProtected,
 			})
 			if err := s.Start(); err != nil {
-				if errors.Is(err, server.ErrSeed) || strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "save \"") || strings.Contains(err.Error(), "enable-") {
+				if errors.Is(err, server.ErrSeed) || strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "aof-preallocate") || strings.Contains(err.Error(), "save \"") || strings.Contains(err.Error(), "enable-") {
 					return usageError{err}
 				}
 				return err
@@ -155,6 +156,7 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&dir, "dir", ".", "directory for the append-only files (appendonlydir/) and snapshots (dump.qdb)")
 	cmd.Flags().StringVar(&appendonly, "appendonly", "no", "yes: log every write to the append-only file and replay it at start")
 	cmd.Flags().StringVar(&appendfsync, "appendfsync", "everysec", "always (fsync before replying; group commit), everysec or no")
+	cmd.Flags().StringVar(&aofPrealloc, "aof-preallocate", "yes", "yes: keep synced zeros written ahead of the log so a commit's fdatasync journals no size change (qbench's own; Redis has no such setting); no: grow the file with every append, as Redis does")
 	cmd.Flags().BoolVar(&simFS, "simulated-fs", false, "keep --dir in memory on a file system that tracks fsyncs: SIGUSR1 then simulates a power loss, SIGUSR2 a process crash (each followed by recovery)")
 	cmd.Flags().StringVar(&enableDebug, "enable-debug-command", "no", "DEBUG (it can stall every client): no, yes, or local (loopback clients only), as Redis 7")
 	cmd.Flags().StringVar(&enableProtected, "enable-protected-configs", "no", "CONFIG SET dir/dbfilename at run time: no, yes, or local, as Redis 7")

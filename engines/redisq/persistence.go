@@ -27,12 +27,19 @@ func applyPersistence(cfg *server.Config, key, value string) error {
 		default:
 			return fmt.Errorf("appendfsync must be always, everysec or no (got %q)", value)
 		}
+	case "aof-preallocate": // qbench's own: see server.Config.AOFPreallocate
+		switch value {
+		case "yes", "no":
+			cfg.AOFPreallocate = value
+		default:
+			return fmt.Errorf("aof-preallocate must be yes or no (got %q)", value)
+		}
 	case "save":
 		cfg.Save = value
 	case "seed-rdb": // scenarios.SeedRDBKey: a Redis dump.rdb the dataset starts from
 		cfg.SeedRDB = value
 	default:
-		return fmt.Errorf("persistence setting %q is not one the in-repo server has (appendonly, appendfsync, save, seed-rdb)", key)
+		return fmt.Errorf("persistence setting %q is not one the in-repo server has (appendonly, appendfsync, aof-preallocate, save, seed-rdb)", key)
 	}
 	return nil
 }

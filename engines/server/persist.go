@@ -148,6 +148,12 @@ func persistDefaults(cfg *Config) error {
 	if _, ok := aof.ParsePolicy(cfg.AppendFsync); !ok {
 		return fmt.Errorf("appendfsync %q: must be always, everysec or no", cfg.AppendFsync)
 	}
+	if cfg.AOFPreallocate == "" {
+		cfg.AOFPreallocate = "yes"
+	}
+	if cfg.AOFPreallocate != "yes" && cfg.AOFPreallocate != "no" {
+		return fmt.Errorf("aof-preallocate %q: must be yes or no", cfg.AOFPreallocate)
+	}
 	if _, err := parseSaveRules(cfg.Save); err != nil {
 		return err
 	}

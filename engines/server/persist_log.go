@@ -171,6 +171,7 @@ func (p *persistence) waitAOF() (any, error) {
 // newWriter opens the log writer with the server's log and its fatal-error exit.
 func (p *persistence) newWriter(f fsys.File, size int64) *aof.Writer {
 	w := aof.NewWriter(p.fs, f, size, p.policy, p.interval)
+	w.SetPreallocate(p.s.cfg.AOFPreallocate != "no")
 	w.Logf = p.s.logf
 	w.OnFatal = p.s.fatal
 	return w

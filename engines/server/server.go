@@ -34,11 +34,16 @@ type Config struct {
 	Logf        func(format string, args ...any) // nil = silent
 
 	// Persistence (see persist.go and README.md), named as Redis names the settings.
-	Dir         string  // "dir": where dump.qdb and appendonlydir live; "" = "."
-	AppendOnly  bool    // "appendonly"
-	AppendFsync string  // "appendfsync": "always", "everysec" (the default, "") or "no"
-	Save        string  // "save" rules, e.g. "3600 1 300 100"; "" = no automatic snapshots
-	FS          fsys.FS // nil = the real file system; *fsys.Sim to simulate power loss
+	Dir         string // "dir": where dump.qdb and appendonlydir live; "" = "."
+	AppendOnly  bool   // "appendonly"
+	AppendFsync string // "appendfsync": "always", "everysec" (the default, "") or "no"
+	// AOFPreallocate is qbench's own (Redis has no such setting): "yes" (the default, "")
+	// keeps synced zeros written ahead of the log where the file system allows, so a commit's
+	// fdatasync has no size change to journal (aof/writer_prealloc.go); "no" appends as Redis
+	// does, growing the file with every write.
+	AOFPreallocate string
+	Save           string  // "save" rules, e.g. "3600 1 300 100"; "" = no automatic snapshots
+	FS             fsys.FS // nil = the real file system; *fsys.Sim to simulate power loss
 	// SeedRDB is a dump.rdb written by Redis (6.x or 7.0) that the dataset starts from when Dir
 	// holds no snapshot and no AOF (persist_seed.go); "" = none. Read from the real file system.
 	SeedRDB string

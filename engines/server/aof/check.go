@@ -14,6 +14,10 @@ type FileReport struct {
 	Records  int64        // valid records before any damage
 	ValidEnd int64        // offset just past the last valid record
 	Damage   *FormatError // nil if the file is sound
+	// ZeroBytes is the zero-filled tail after the last record of the file the log ends in:
+	// preallocated space (writer_prealloc.go) or blocks a crash left unwritten. It holds no
+	// record and replay trims it, so it is not damage.
+	ZeroBytes int64
 	// Recoverable counts valid-looking frames after the damage (found by searching for the next
 	// frame with good checksums): what a fix at ValidEnd discards, at least.
 	Recoverable int64
@@ -29,7 +33,9 @@ func Check(l *Layout) ([]FileReport, error) {
 		return nil, fmt.Errorf("%s: no manifest", l.ManifestPath())
 	}
 	var out []FileReport
-	for _, name := range l.Files() {
+	files := l.Files()
+	last := l.lastWithRecords(files)
+	for i, name := range files {
 		path := l.Path(name)
 		data, err := l.FS.ReadFile(path)
 		if err != nil {
@@ -43,8 +49,12 @@ func Check(l *Layout) ([]FileReport, error) {
 			if !errors.As(err, &fe) {
 				return out, err
 			}
-			rep.Damage = fe
-			rep.Recoverable = countFrames(data, int(end)+1)
+			if fe.Reason == ZeroTail && i == last {
+				rep.ZeroBytes = rep.Size - end
+			} else {
+				rep.Damage = fe
+				rep.Recoverable = countFrames(data, int(end)+1)
+			}
 		}
 		out = append(out, rep)
 	}
@@ -93,7 +103,7 @@ func Fix(l *Layout) (*FixReport, error) {
 			continue
 		}
 		fr := &FixReport{File: r.File, Offset: r.ValidEnd, DiscardedBytes: r.Size - r.ValidEnd, DiscardedRecords: r.Recoverable}
-		if r.Damage.Reason != "zero-filled tail" {
+		if r.Damage.Reason != ZeroTail {
 			fr.DiscardedRecords++ // the damaged record itself
 		}
 		bak, err := backup(l, r.File)

@@ -137,7 +137,26 @@ type Warning struct {
 }
 
 func (w Warning) String() string {
+	if w.Reason == ZeroTail {
+		// Zeros at a frame boundary hold no record: preallocated space (writer_prealloc.go),
+		// or blocks a crash left unwritten. Say so rather than sound like lost data.
+		return fmt.Sprintf("!!! Warning: the AOF file %s ends in %d zero bytes after its last record at offset %d: preallocated space, or blocks a crash left unwritten, holding no record; trimmed (aof-load-truncated)", w.File, w.Discarded, w.Offset)
+	}
 	return fmt.Sprintf("!!! Warning: short read while loading the AOF file %s!!! AOF loaded anyway because aof-load-truncated is enabled; %d bytes at offset %d discarded (%s)", w.File, w.Discarded, w.Offset, w.Reason)
+}
+
+// lastWithRecords is the index in files of the one the log ends in, the last holding records:
+// files listed after it with no record (a rotation that failed after the manifest named the new
+// file) do not make a truncated final record there a mid-log hole.
+func (l *Layout) lastWithRecords(files []string) int {
+	last := len(files) - 1
+	for last > 0 {
+		if size, err := l.FS.Size(l.Path(files[last])); err != nil || size > int64(len(Magic)) || files[last] == l.Base {
+			break
+		}
+		last--
+	}
+	return last
 }
 
 // Replay calls fn with every record of every file in order. A truncated final record of the
@@ -146,16 +165,7 @@ func (w Warning) String() string {
 // file and byte offset, and nothing more is loaded. It returns the number of records.
 func (l *Layout) Replay(fn func(r Record) error) (n int64, warns []Warning, err error) {
 	files := l.Files()
-	// The log ends in the last file holding records: files listed after it with no record
-	// (a rotation that failed after the manifest named the new file) do not make a truncated
-	// final record there a mid-log hole.
-	last := len(files) - 1
-	for last > 0 {
-		if size, err := l.FS.Size(l.Path(files[last])); err != nil || size > int64(len(Magic)) || files[last] == l.Base {
-			break
-		}
-		last--
-	}
+	last := l.lastWithRecords(files)
 	for i, name := range files {
 		path := l.Path(name)
 		data, err := l.FS.ReadFile(path)

@@ -104,6 +104,9 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("Bad file format reading the append only file %s at byte offset %d: %s", e.File, e.Offset, e.Reason)
 }
 
+// ZeroTail is a FormatError's Reason when nothing but zeros follows the last record.
+const ZeroTail = "zero-filled tail"
+
 // ErrStop may be returned by a Scan callback to end the scan early without error.
 var ErrStop = errors.New("stop")
 
@@ -124,34 +127,39 @@ func Scan(name string, data []byte, fn func(off int64, r Record) error) (int64, 
 	var args [][]byte
 	for off < len(data) {
 		rest := data[off:]
-		bad := func(truncated bool, reason string) (int64, error) {
+		// extent is how far the frame at off reaches (as far as its header can be trusted).
+		bad := func(truncated bool, extent int, reason string) (int64, error) {
 			// A tail of zero bytes is what a file system leaves after a crash that extended the
-			// file but had not written the data: treat it like a torn record.
-			if !truncated && allZero(rest) {
-				truncated, reason = true, "zero-filled tail"
+			// file but had not written the data, and what preallocation (writer_prealloc.go)
+			// leaves past the last record: the log ends here. A frame that runs into such a tail
+			// is one the crash tore: its bytes reached the disk only in part.
+			if z := nonZeroLen(rest); !truncated && z == 0 {
+				truncated, reason = true, ZeroTail
+			} else if !truncated && z < extent {
+				truncated, reason = true, "torn record followed by zeros ("+reason+")"
 			}
 			return int64(off), &FormatError{File: name, Offset: int64(off), Truncated: truncated, Reason: reason}
 		}
 		if len(rest) < HeaderLen {
-			return bad(true, "incomplete frame header")
+			return bad(true, HeaderLen, "incomplete frame header")
 		}
 		if crc32.Checksum(rest[:8], castagnoli) != binary.LittleEndian.Uint32(rest[8:]) {
-			return bad(false, "frame header checksum mismatch")
+			return bad(false, HeaderLen, "frame header checksum mismatch")
 		}
 		n := int(binary.LittleEndian.Uint32(rest))
 		if n == 0 || n > MaxRecord {
-			return bad(false, fmt.Sprintf("invalid record length %d", n))
+			return bad(false, HeaderLen, fmt.Sprintf("invalid record length %d", n))
 		}
 		if len(rest) < HeaderLen+n {
-			return bad(true, fmt.Sprintf("record of %d bytes, only %d present", n, len(rest)-HeaderLen))
+			return bad(true, HeaderLen+n, fmt.Sprintf("record of %d bytes, only %d present", n, len(rest)-HeaderLen))
 		}
 		payload := rest[HeaderLen : HeaderLen+n]
 		if crc32.Checksum(payload, castagnoli) != binary.LittleEndian.Uint32(rest[4:]) {
-			return bad(false, "record checksum mismatch")
+			return bad(false, HeaderLen+n, "record checksum mismatch")
 		}
 		r, a, err := decodePayload(payload, args[:0])
 		if err != nil {
-			return bad(false, err.Error())
+			return bad(false, HeaderLen+n, err.Error())
 		}
 		args = a
 		if fn != nil {
@@ -167,13 +175,14 @@ func Scan(name string, data []byte, fn func(off int64, r Record) error) (int64, 
 	return int64(off), nil
 }
 
-func allZero(b []byte) bool {
-	for _, x := range b {
-		if x != 0 {
-			return false
+// nonZeroLen is the length of b without its trailing zero bytes.
+func nonZeroLen(b []byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] != 0 {
+			return i + 1
 		}
 	}
-	return true
+	return 0
 }
 
 func decodePayload(p []byte, args [][]byte) (Record, [][]byte, error) {

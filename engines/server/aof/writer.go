@@ -86,6 +86,16 @@ type Writer struct {
 	syncedSize int64
 	syncGen    int64 // bumped when tail is rewritten, so a background fsync's result is not misapplied
 
+	// Preallocation (writer_prealloc.go): [size, prepEnd) of the current file holds zeros
+	// already synced; pre is the file's fsys.Preallocator (nil: none, or prealloc off);
+	// extending says a goroutine is writing zeros from extFrom on.
+	prealloc  bool
+	pre       fsys.Preallocator
+	prepEnd   int64
+	zeroed    bool // zeros may lie past size in the current file (trimLocked)
+	extending bool
+	extFrom   int64
+
 	// Logf logs errors and recoveries with Redis's lines; nil = silent. OnFatal runs (without
 	// w.mu) once an error under always makes the log unrecoverable.
 	Logf    func(format string, args ...any)
@@ -107,17 +117,31 @@ type Stats struct {
 	PendingBytes   int64 // aof_buffer_length
 	BgSyncRunning  bool
 	CurrentSize    int64
+	Preallocated   int64 // the current file's end of preallocated zeros (0: none)
 }
 
 // NewWriter returns a writer appending to f (already positioned at its end, size bytes long).
-// interval is the everysec period; 0 means one second.
+// interval is the everysec period; 0 means one second. It preallocates where f can
+// (writer_prealloc.go) unless SetPreallocate(false).
 func NewWriter(fs fsys.FS, f fsys.File, size int64, policy Policy, interval time.Duration) *Writer {
 	if interval == 0 {
 		interval = time.Second
 	}
-	w := &Writer{fs: fs, f: f, size: size, syncedSize: size, policy: policy, interval: interval}
+	w := &Writer{fs: fs, policy: policy, interval: interval, prealloc: true}
 	w.cond = sync.NewCond(&w.mu)
+	w.setFileLocked(f, size)
 	return w
+}
+
+// SetPreallocate turns preallocation on or off for later extensions.
+func (w *Writer) SetPreallocate(on bool) {
+	w.mu.Lock()
+	w.prealloc = on
+	w.pre, _ = w.f.(fsys.Preallocator)
+	if !on {
+		w.pre = nil
+	}
+	w.mu.Unlock()
 }
 
 // Append buffers one record and returns the log position just past it. Call it in execution
@@ -213,6 +237,7 @@ func (w *Writer) commit(end int64, inline bool) error {
 // sticky; under always it is fatal.
 func (w *Writer) flushLocked(sync, inline bool) {
 	w.flushing = true
+	w.prepareLocked(w.size + int64(len(w.buf)))
 	buf, recs, target := w.buf, w.bufRecs, w.appended
 	w.buf, w.spare, w.bufRecs = w.spare[:0], nil, 0
 	f, size := w.f, w.size
@@ -259,6 +284,7 @@ func (w *Writer) flushLocked(sync, inline bool) {
 		// Keep what did not reach the file buffered, in front of what came meanwhile: a later
 		// successful write completes a short one, so the file stays a clean sequence of frames.
 		w.size += int64(n)
+		w.prepEnd = min(w.prepEnd, w.size) // the truncation took the zeros past size too
 		w.buf = append(buf[n:len(buf):len(buf)], w.buf...)
 		w.bufRecs += recs
 		w.failLocked(err, false)
@@ -363,7 +389,7 @@ func errText(err error) string {
 func (w *Writer) Retry() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err == nil || w.dead || w.flushing || w.bgSync || w.fatal {
+	if w.err == nil || w.dead || w.flushing || w.bgSync || w.extending || w.fatal {
 		return w.err
 	}
 	if w.errSync {
@@ -394,7 +420,7 @@ func (w *Writer) Retry() error {
 			return err
 		}
 		w.size = base + int64(len(tail))
-		w.syncedSize = w.size
+		w.syncedSize, w.prepEnd = w.size, w.size
 		w.synced = w.written
 		w.tail = w.tail[:0:0]
 		w.st.Fsyncs++
@@ -492,8 +518,12 @@ func (w *Writer) Rotate(f fsys.File, size int64) (old fsys.File, err error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.settleLocked()
+	if err := w.trimLocked(); err != nil {
+		return nil, err // the log carries on in this file
+	}
 	old = w.f
-	w.f, w.size, w.syncedSize = f, size, size
+	w.setFileLocked(f, size)
 	w.tail, w.tailLost = nil, false
 	w.syncGen++
 	return old, nil
@@ -506,7 +536,7 @@ func (w *Writer) Kill() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.dead = true
-	for w.flushing || w.bgSync {
+	for w.flushing || w.bgSync || w.extending {
 		w.cond.Wait()
 	}
 	w.buf = nil
@@ -520,6 +550,10 @@ func (w *Writer) Close() error {
 	defer w.mu.Unlock()
 	if w.dead {
 		return nil
+	}
+	w.settleLocked()
+	if err == nil {
+		err = w.trimLocked()
 	}
 	w.dead = true
 	if cerr := w.f.Close(); err == nil {

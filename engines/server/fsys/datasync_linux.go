@@ -39,5 +39,3 @@ func (f osFile) datasync(inline bool) error {
 		}
 	}
 }
-
-func wrap(f *os.File) File { return osFile{f} }

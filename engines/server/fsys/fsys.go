@@ -28,6 +28,16 @@ type InlineSyncer interface {
 	SyncInline() error
 }
 
+// Preallocator is a File that can write zeros ahead of its data (Preallocate: at [off, off+n),
+// without moving the write offset). Once those zeros are synced, later writes there overwrite
+// allocated blocks and do not change the file's size, so their fdatasync has no metadata to
+// commit to the file system's journal: on ext4 here 1.1-2x as many syncs per second as
+// appends that extend the file (see aof.Writer's preallocation). The OS file on Linux is one;
+// Sim files are not, so the crash tests' byte-prefix model stays exact.
+type Preallocator interface {
+	Preallocate(off, n int64) error
+}
+
 // FS is what the persistence code needs from a file system. Names are slash or OS paths.
 type FS interface {
 	// OpenAppend opens name for appending, creating it if needed; the offset is at the end.
@@ -51,14 +61,9 @@ type FS interface {
 type OS struct{}
 
 // OpenAppend's file syncs with fdatasync on Linux (datasync_linux.go): an append changes the
-// data and the size, which fdatasync makes durable, and not the timestamps, which it skips.
-func (OS) OpenAppend(name string) (File, error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	return wrap(f), nil
-}
+// data and the size, which fdatasync makes durable, and not the timestamps, which it skips. On
+// Linux it is a Preallocator (append_linux.go).
+func (OS) OpenAppend(name string) (File, error) { return openAppend(name) }
 
 // Create's file syncs with fsync: a new file (a snapshot, a manifest, a new base) is written
 // once, and fsync makes all of its inode durable.
