@@ -237,7 +237,7 @@ func (w *Writer) commit(end int64, inline bool) error {
 // sticky; under always it is fatal.
 func (w *Writer) flushLocked(sync, inline bool) {
 	w.flushing = true
-	w.prepareLocked(w.size + int64(len(w.buf)))
+	w.prepareLocked()
 	buf, recs, target := w.buf, w.bufRecs, w.appended
 	w.buf, w.spare, w.bufRecs = w.spare[:0], nil, 0
 	f, size := w.f, w.size

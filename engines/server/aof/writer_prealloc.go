@@ -18,12 +18,14 @@ const (
 	preLow   = 4 << 20   // extend when less than this is left ahead of the data
 )
 
-// prepareLocked makes sure a write ending at end does not overlap zeros being written now,
+// prepareLocked makes sure the write of the buffer does not overlap zeros being written now,
 // waiting for them if it would, and starts the next extension when little is left ahead.
-// w.mu held.
-func (w *Writer) prepareLocked(end int64) {
+// w.mu held; the caller takes the buffer before releasing it.
+func (w *Writer) prepareLocked() {
+	end := w.size + int64(len(w.buf))
 	for w.extending && end > w.extFrom {
 		w.cond.Wait()
+		end = w.size + int64(len(w.buf)) // records appended meanwhile go in this write too
 	}
 	if w.pre == nil || w.policy != Always || w.extending || w.dead || w.prepEnd-end >= preLow {
 		return
@@ -67,9 +69,9 @@ func (w *Writer) extend(f fsys.File, pre fsys.Preallocator, from int64) {
 	}
 }
 
-// settleLocked waits for an extension in progress. w.mu held.
+// settleLocked waits for a write and an extension in progress. w.mu held.
 func (w *Writer) settleLocked() {
-	for w.extending {
+	for w.flushing || w.extending {
 		w.cond.Wait()
 	}
 }

@@ -20,8 +20,8 @@ start_q() { # mode
 }
 start_r() {
   local dir=$WORK/r-$1; rm -rf "$dir"; mkdir -p "$dir"
-  if [ "$1" = none ]; then redis-server --port $PORT_R --dir "$dir" --save "" --appendonly no >/dev/null 2>&1 &
-  else redis-server --port $PORT_R --dir "$dir" --save "" --appendonly yes --appendfsync "$1" >/dev/null 2>&1 & fi
+  if [ "$1" = none ]; then redis-server --bind 127.0.0.1 --port $PORT_R --dir "$dir" --save "" --appendonly no >/dev/null 2>&1 &
+  else redis-server --bind 127.0.0.1 --port $PORT_R --dir "$dir" --save "" --appendonly yes --appendfsync "$1" >/dev/null 2>&1 & fi
   PID=$!
   until redis-cli -p $PORT_R ping >/dev/null 2>&1; do sleep 0.05; done
 }
