@@ -137,10 +137,7 @@ func NewWriter(fs fsys.FS, f fsys.File, size int64, policy Policy, interval time
 func (w *Writer) SetPreallocate(on bool) {
 	w.mu.Lock()
 	w.prealloc = on
-	w.pre, _ = w.f.(fsys.Preallocator)
-	if !on {
-		w.pre = nil
-	}
+	w.pickPreallocatorLocked()
 	w.mu.Unlock()
 }
 

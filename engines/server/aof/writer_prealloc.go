@@ -94,8 +94,13 @@ func (w *Writer) trimLocked() error {
 func (w *Writer) setFileLocked(f fsys.File, size int64) {
 	w.f, w.size, w.syncedSize, w.prepEnd, w.zeroed = f, size, size, size, false
 	w.st.Preallocated = 0
-	w.pre, _ = f.(fsys.Preallocator)
-	if !w.prealloc {
-		w.pre = nil
+	w.pickPreallocatorLocked()
+}
+
+// pickPreallocatorLocked sets pre: the current file's Preallocator if preallocation is on.
+func (w *Writer) pickPreallocatorLocked() {
+	w.pre = nil
+	if p, ok := w.f.(fsys.Preallocator); ok && w.prealloc {
+		w.pre = p
 	}
 }
