@@ -105,6 +105,19 @@ func (s *sampler) loop(ctx context.Context) {
 	}
 }
 
+// noLatencies says the interval just harvested recorded no latency. A message's ack is counted
+// (ackedN) and its latency recorded (the producer's recorder) one after the other, so a harvest
+// between the two puts the count in one interval and the value in the next: a final interval
+// with no count may still hold values the summary has.
+func (s *sampler) noLatencies() bool {
+	for _, k := range kinds {
+		if s.merged[k].TotalCount() > 0 || s.warm[k].TotalCount() > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // harvest closes the current interval. final marks the last, partial one, which is kept only if
 // anything happened in it.
 func (s *sampler) harvest(final bool) {
@@ -134,7 +147,7 @@ func (s *sampler) harvest(final bool) {
 		Histograms:     map[string]string{},
 	}
 	s.lastStart = now
-	if final && iv.Acked == 0 && iv.Deliveries == 0 && iv.Failed == 0 {
+	if final && iv.Acked == 0 && iv.Deliveries == 0 && iv.Failed == 0 && s.noLatencies() {
 		return
 	}
 	for _, k := range kinds {
