@@ -31,6 +31,8 @@ type decisionRow struct {
 	// FsyncNA: qbench started the engine's server but the engine counts no fsyncs it can read
 	// (the report's footnote says why).
 	FsyncNA bool
+	// The trust verdict and the capacity figures (decisiontrust.go).
+	decisionTrust
 }
 
 // engineStat keys: what an engine qbench starts itself reports from /proc of its server process

@@ -19,6 +19,15 @@ type GridCell struct {
 	Lost, Dups int64
 	// Spread is the p99's range across the cell's repetitions (0: none); drawn as ±half of it.
 	Spread int64
+	// The cell's verdict and capacity figures (gridtrust.go): Flags are its suspect codes
+	// (empty: trusted), drawn hatched and outlined with the codes written in, never only coloured.
+	Flags    string
+	Unsent   int64
+	Achieved string // acknowledged of offered ("97%"), "" in a closed loop
+	Knee     string
+	// SLO is nil without an objective, else whether the cell met every one: the cell is then
+	// coloured green or red by it instead of by its p99.
+	SLO *bool
 }
 
 // grid is the heat map's data: log10 of p99 per cell, NaN where a cell did not run.
@@ -71,11 +80,17 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 		if c.Dups > 0 {
 			text += fmt.Sprintf("\ndup %d", c.Dups)
 		}
+		text += cellExtras(c)
 		labels.XYs = append(labels.XYs, plotter.XY{X: float64(col), Y: float64(r)})
 		labels.Labels = append(labels.Labels, text)
 	}
 	cm := moreland.SmoothBlueRed()
-	h := plotter.NewHeatMap(g, cm.Palette(64))
+	pal := cm.Palette(64)
+	bySLO := sloColoured(g, rows, cols, cells, index)
+	if bySLO {
+		pal = sloPalette{}
+	}
+	h := plotter.NewHeatMap(g, pal)
 	h.NaN = color.RGBA{R: 0xee, G: 0xee, B: 0xee, A: 0xff}
 	switch {
 	case h.Min > h.Max: // no cell has a p99 (a produce-only matrix's e2e): every cell grey
@@ -85,7 +100,10 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 		h.Min, h.Max = h.Min-1, h.Max+1
 	}
 	p.Add(h)
-	if h.Max > h.Min && !math.IsInf(h.Min, 0) && !math.IsInf(h.Max, 0) {
+	if bySLO {
+		h.Min, h.Max = 0, 1
+		p.X.Label.Text = colKey + "   [colour: green met every objective, red missed one; hatched " + FlagMark + ": flagged]"
+	} else if h.Max > h.Min && !math.IsInf(h.Min, 0) && !math.IsInf(h.Max, 0) {
 		// The colour key: what blue and red stand for.
 		p.X.Label.Text = fmt.Sprintf("%s   [colour: p99 on a log scale, blue %s to red %s]", colKey,
 			results.FormatNs(int64(math.Pow(10, h.Min))), results.FormatNs(int64(math.Pow(10, h.Max))))
@@ -100,6 +118,12 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 		}
 		p.Add(l)
 	}
+	if fl := flaggedCells(rows, cols, cells, index); fl != nil {
+		p.Add(fl)
+		if !bySLO {
+			p.X.Label.Text += "; hatched " + FlagMark + ": flagged"
+		}
+	}
 	p.NominalX(cols...)
 	p.NominalY(rows...)
 	if p.X.Label.Text == "" {
@@ -113,7 +137,11 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 // GridsFromIndex draws a grid per latency kind (produce and e2e) from a matrix sweep's index:
 // rows are the first swept field, columns the second (one column when only one field was swept).
 // Further fields are folded into the column labels.
-func GridsFromIndex(ix *results.Index) ([]Chart, error) {
+func GridsFromIndex(ix *results.Index) ([]Chart, error) { return gridsFromIndex(ix, nil) }
+
+// gridsFromIndex is GridsFromIndex with more to say of each cell: fill adds cell i's verdict
+// and capacity figures.
+func gridsFromIndex(ix *results.Index, fill func(i int, c *GridCell)) ([]Chart, error) {
 	if len(ix.Cells) == 0 || len(ix.Cells[0].Params) == 0 {
 		return nil, nil
 	}
@@ -152,12 +180,16 @@ func GridsFromIndex(ix *results.Index) ([]Chart, error) {
 	var out []Chart
 	for _, kind := range []string{"produce", "e2e"} {
 		var cells []GridCell
-		for _, c := range ix.Cells {
+		for i, c := range ix.Cells {
 			p99, spread := c.ProduceP99, c.ProduceP99Spread
 			if kind == "e2e" {
 				p99, spread = c.E2EP99, c.E2EP99Spread
 			}
-			cells = append(cells, GridCell{Row: rowOf(c), Col: colOf(c), P99: p99, Lost: c.Lost, Dups: c.Duplicates, Spread: spread})
+			gc := GridCell{Row: rowOf(c), Col: colOf(c), P99: p99, Lost: c.Lost, Dups: c.Duplicates, Spread: spread}
+			if fill != nil {
+				fill(i, &gc)
+			}
+			cells = append(cells, gc)
 		}
 		ch, err := Grid(fmt.Sprintf("%s: %s p99 by %s", ix.Scenario, kind, strings.TrimPrefix(rowKey+" x "+colKey, "")), rowKey, colKey, rows, cols, cells)
 		if err != nil {

@@ -1,7 +1,10 @@
 package plots
 
 import (
+	"strings"
+
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -15,6 +18,16 @@ const legendGap = vg.Length(8)
 func fitLegendLabel(p *plot.Plot, label string) string {
 	sty := p.Legend.TextStyle
 	room := Width/3 - legendGap - p.Legend.ThumbnailWidth - sty.Rectangle(" ").Max.X
+	// A flagged run's mark is never the part cut.
+	if head, ok := strings.CutSuffix(label, " "+FlagMark); ok {
+		mark := " " + FlagMark
+		return fitText(sty, head, room-sty.Rectangle(mark).Max.X) + mark
+	}
+	return fitText(sty, label, room)
+}
+
+// fitText shortens label in its middle until it is at most room wide in sty.
+func fitText(sty text.Style, label string, room vg.Length) string {
 	if sty.Rectangle(label).Max.X <= room {
 		return label
 	}

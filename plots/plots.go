@@ -291,7 +291,7 @@ func Spectrum(runs []Run, kind string) (Chart, error) {
 			}
 			pts = append(pts, plotter.XY{X: x, Y: math.Max(float64(b.ValueAt), 1) / 1e6})
 		}
-		if err := addLine(p, pts, i, solid, run.Label); err != nil {
+		if err := addLine(p, pts, i, solid, legendLabel(run)); err != nil {
 			return Chart{}, err
 		}
 		any = true
@@ -324,7 +324,7 @@ func Throughput(runs []Run) (Chart, error) {
 		}
 		fine = fine || ok
 		for j, pts := range []plotter.XYs{acked, delivered} {
-			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, run.Label)); err != nil {
+			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, legendLabel(run))); err != nil {
 				return Chart{}, err
 			}
 		}
@@ -366,7 +366,7 @@ func Lag(runs []Run) (Chart, error) {
 	for i, run := range runs {
 		own, eng := LagPoints(run.Result)
 		for j, pts := range []plotter.XYs{own, eng} {
-			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, run.Label)); err != nil {
+			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, legendLabel(run))); err != nil {
 				return Chart{}, err
 			}
 		}
@@ -415,7 +415,7 @@ func Loss(runs []Run) (Chart, error) {
 	for i, run := range runs {
 		lost[i] = float64(run.Result.Summary.Ledger.Lost)
 		dups[i] = float64(run.Result.Summary.Ledger.Duplicates)
-		labels = append(labels, run.Label)
+		labels = append(labels, legendLabel(run))
 	}
 	w := vg.Points(20)
 	for j, v := range []struct {

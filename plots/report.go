@@ -28,6 +28,9 @@ type ReportOptions struct {
 	// report of runs with faults also shows end-to-end and produce latency by intended send
 	// time, where a spike lines up with the fault that caused it.
 	BinBy string
+	// SLO, when set, colours the decision table by the objectives and ranks the runs that meet
+	// them by cost per message (slo.go).
+	SLO SLO
 }
 
 type reportRun struct {
@@ -44,6 +47,7 @@ type reportRun struct {
 	Warmup   time.Duration
 	Duration time.Duration
 	Timeline template.HTML
+	Trust    results.Trust
 }
 
 type kv struct{ K, V string }
@@ -64,6 +68,10 @@ type reportData struct {
 	Decision  []decisionRow
 	FsyncNote bool
 	Searches  []SearchBest
+	SLO       string
+	Cheapest  string
+	KneeCol   bool
+	Flagged   bool
 }
 
 // WriteReport writes one self-contained HTML file: scenario, environment, summary tables, every
@@ -103,11 +111,18 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 		}
 		sort.Slice(rr.Settings, func(a, b int) bool { return rr.Settings[a].K < rr.Settings[b].K })
 		rr.Timeline = timeline(rr)
+		rr.Trust = trustOf(run.Result)
+		d.Flagged = d.Flagged || !rr.Trust.Trusted()
 		d.Runs = append(d.Runs, rr)
 	}
 	if len(d.Runs) > 1 {
 		d.Decision = decisionRows(d.Runs)
 		d.FsyncNote = anyFsyncNA(d.Decision)
+		annotateDecision(d.Decision, d.Runs, opt.SLO)
+		d.KneeCol = anyKnee(d.Decision)
+		if opt.SLO.Set() {
+			d.SLO, d.Cheapest = opt.SLO.String(), opt.SLO.Verdict(runs)
+		}
 	}
 	charts, err := AllWith(runs, Options{BinBy: opt.BinBy})
 	if err != nil {
@@ -282,7 +297,11 @@ var reportFuncs = template.FuncMap{
 		}
 		return fmt.Sprintf("%+.1f%%", *p)
 	},
-	"f0": func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"f0":    func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"join":  func(s []string) string { return strings.Join(s, "; ") },
+	"sign":  func() string { return WarnSign },
+	"codes": suspectCodes,
+	"mark":  func() string { return FlagMark },
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(reportFuncs).Parse(`<!DOCTYPE html>
@@ -304,17 +323,27 @@ figure { margin: 1em 0 2em; } figure svg { width: 100%; height: auto; border: 1p
 svg.timeline { width: 100%; height: auto; max-width: 900px; }
 .meta { color: #666; font-size: .85em; }
 details { margin: .5em 0; }
+td.flag { background: #fff3cd; color: #7a4b00; font-weight: bold; text-align: left; outline: 2px dashed #b36b00; outline-offset: -3px; }
+td.trusted { color: #16802b; text-align: left; }
+td.meets { background: #e3f4e6; } td.misses { background: #fbe3e4; }
+ul.flags { margin: .3em 0 1em; } ul.flags li { margin: .15em 0; }
+.cheapest { font-size: 1.05em; }
+p.banner { background: #fff3cd; border: 2px dashed #b36b00; padding: .4em .6em; color: #5c3900; }
 </style>
 </head>
 <body>
 <h1 id="title">{{.Title}}</h1>
 <p class="meta">Generated {{.Generated}} by qbench. Latency is measured from each message's intended send time.</p>
+{{range .Runs}}{{if not .Trust.Trusted}}<p class="banner" role="alert"><span class="swatch" style="background:{{.Colour}}"></span>{{sign}} <strong>{{.Label}}</strong> is flagged ({{codes .Trust}}): {{range $i, $f := .Trust.Suspect}}{{if $i}}; {{end}}{{$f.Text}}{{end}}</p>{{end}}{{end}}
 {{if .Decision}}<h2 id="decision">Decision table</h2>
 <p>What each run (design, policy) sustained, what it cost and what it lost. Latency is end-to-end at the offered rate; CPU per message is per acknowledged message; the engine's own CPU, memory and bytes written come from /proc of a server qbench started itself (a dash otherwise); fsyncs are the engine's own count (the in-repo server's, in process too).</p>
 {{range .Searches}}<p>Rate search{{with .Scenario}} <code>{{.}}</code>{{end}}: highest sustainable rate <strong>{{f0 .Best}} msg/s</strong>{{if .FailedAt}} (failed at {{f0 .FailedAt}} msg/s){{end}}.</p>{{end}}
-<table><tr><th class="l">run</th><th>offered</th><th>produced</th><th>e2e p50</th><th>e2e p99</th><th>lost</th><th class="l">lost per fault kind</th><th>generator CPU / msg</th><th>engine CPU / msg</th><th>engine RSS</th><th>written / msg</th><th>fsyncs / msg</th></tr>
-{{range .Decision}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td>{{.Offered}}</td><td>{{.Produced}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td class="l">{{.LostByKind}}</td><td>{{.GeneratorCPU}}</td><td>{{.EngineCPU}}</td><td>{{.RSS}}</td><td>{{.BytesPerMsg}}</td><td>{{.Fsync}}{{if .FsyncNA}}<sup>*</sup>{{end}}</td></tr>
+{{with .SLO}}<p class="cheapest" id="cheapest"><strong>Objective <code>{{.}}</code>:</strong> {{$.Cheapest}}</p>{{end}}
+{{if .Flagged}}<p class="meta">{{sign}} flagged: at least one figure of the run may describe the load generator, the machine or a partial run rather than the engine (the codes are listed under the table; the same run is marked {{mark}} in the charts' legends and grid). A flagged run is marked, never silently coloured.</p>{{end}}
+<table><tr><th class="l">run</th><th class="l">trust</th>{{if .SLO}}<th>objective</th><th>cost / msg (rank)</th>{{end}}<th>offered</th><th>achieved / offered</th><th>unsent</th>{{if .KneeCol}}<th>knee</th>{{end}}<th>produced</th><th>e2e p50</th><th>e2e p99</th><th>lost</th><th class="l">lost per fault kind</th><th>generator CPU / msg</th><th>engine CPU / msg</th><th>engine RSS</th><th>written / msg</th><th>fsyncs / msg</th></tr>
+{{range .Decision}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td class="{{if .Flagged}}flag{{else}}trusted{{end}}" title="{{join .FlagTexts}}">{{.Verdict}}{{with .Notes}} <small>(note: {{.}})</small>{{end}}</td>{{if $.SLO}}<td class="{{.SLO}}"{{with .Missed}} title="{{join .}}"{{end}}>{{.SLO}}</td><td>{{.Cost}}{{if .Rank}} (#{{.Rank}}){{end}}</td>{{end}}<td>{{.Offered}}</td><td>{{.Achieved}}</td><td{{if .Unsent}} class="fail"{{end}}>{{.Unsent}}</td>{{if $.KneeCol}}<td>{{.Knee}}</td>{{end}}<td>{{.Produced}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td class="l">{{.LostByKind}}</td><td>{{.GeneratorCPU}}</td><td>{{.EngineCPU}}</td><td>{{.RSS}}</td><td>{{.BytesPerMsg}}</td><td>{{.Fsync}}{{if .FsyncNA}}<sup>*</sup>{{end}}</td></tr>
 {{end}}</table>
+{{if .Flagged}}<ul class="flags" id="decision-flags">{{range .Decision}}{{if .FlagTexts}}<li><span class="swatch" style="background:{{.Colour}}"></span><strong>{{.Label}}</strong>{{if .Flagged}} {{sign}}{{end}}: {{join .FlagTexts}}</li>{{end}}{{end}}</ul>{{end}}
 {{if .FsyncNote}}<p class="meta" id="fsync-note"><sup>*</sup> n/a: qbench started this server, but the engine counts no fsyncs qbench can read. redis-server 7.0's INFO persistence has no fsync counter (<code>aof_delayed_fsync</code> counts only fsyncs that fell behind), Kafka counts its flushes only in JMX (LogFlushStats), which qbench does not read, and /proc keeps no count of a process's fsyncs. The in-repo server's figure is its append-only log's fsyncs (INFO persistence <code>aof_fsyncs</code>) per acknowledged message; a snapshot's own one or two are not in it.</p>{{end}}{{end}}
 {{with .Cmp}}
 <h2 id="gates">Gates: {{if $.Failed}}<span class="fail">{{$.Failed}} of {{len .Gates}} failed</span>{{else}}<span class="pass">{{if .Gates}}all {{len .Gates}} hold{{else}}none{{end}}</span>{{end}}</h2>
@@ -369,6 +398,8 @@ details { margin: .5em 0; }
 <h2 id="environment">Scenario and environment</h2>
 {{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>
 <p>Run <code>{{.R.RunID}}</code> started {{.R.StartedAt.UTC.Format "2006-01-02 15:04:05 UTC"}} by {{.R.Tool}}{{if .R.Interrupted}} — <span class="fail">interrupted</span>{{end}}{{with .R.Merged}}; merged ({{.Mode}}) from {{len .Sources}} runs{{end}}.</p>
+<div class="trust"><p><strong>Trust:</strong> {{if .Trust.Trusted}}<span class="pass">trusted</span>{{else}}<span class="fail">{{sign}} flagged</span>{{end}}{{if .Trust.Flags}}, because:{{end}}</p>
+{{if .Trust.Flags}}<ul class="flags">{{range .Trust.Flags}}<li>{{if eq .Severity "suspect"}}{{sign}} {{else}}note: {{end}}<code>{{.Code}}</code>: {{.Text}}</li>{{end}}</ul>{{end}}</div>
 <table><tr><th class="l">engine</th><td class="l">{{.R.Engine.Name}} {{.R.Engine.Version}}, design {{.R.Engine.Design}}{{with .R.Engine.Address}} at {{.}}{{end}}</td></tr>
 {{range .Settings}}<tr><th class="l">{{.K}}</th><td class="l">{{.V}}</td></tr>{{end}}
 <tr><th class="l">load generator</th><td class="l">{{.R.Machine.CPUs}} CPUs, {{.R.Machine.OS}}/{{.R.Machine.Arch}}, {{.R.Machine.GoVersion}}{{with .R.Machine.Hostname}}, {{.}}{{end}}</td></tr></table>

@@ -50,7 +50,7 @@ search, the capacity curve (capacity-KIND).`,
 			if err != nil {
 				return err
 			}
-			runs, extra, err := readRunsAndIndexes(args)
+			runs, extra, err := readRunsAndIndexes(args, plots.SLO{})
 			if err != nil {
 				return err
 			}
@@ -98,8 +98,9 @@ func readRuns(paths []string) ([]plots.Run, error) {
 }
 
 // readRunsAndIndexes reads result files and sweep indexes: an index contributes its cells'
-// results as runs and its own charts (the grid of a matrix, the capacity curve of a search).
-func readRunsAndIndexes(paths []string) ([]plots.Run, []plots.Chart, error) {
+// results as runs and its own charts (the grid of a matrix, with each cell's verdict and, given
+// objectives, coloured by them; the capacity curve of a search).
+func readRunsAndIndexes(paths []string, slo plots.SLO) ([]plots.Run, []plots.Chart, error) {
 	var runs []plots.Run
 	var charts []plots.Chart
 	var plain []string
@@ -122,7 +123,7 @@ func readRunsAndIndexes(paths []string) ([]plots.Run, []plots.Chart, error) {
 		}
 		switch ix.Kind {
 		case "matrix":
-			g, err := plots.GridsFromIndex(ix)
+			g, err := plots.GridsFromRuns(ix, cellResults, slo)
 			if err != nil {
 				return nil, nil, err
 			}

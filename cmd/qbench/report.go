@@ -12,6 +12,7 @@ import (
 
 func reportCmd() *cobra.Command {
 	var out, baselinePath, title, binBy string
+	var sloExprs []string
 	var o gateOptions
 	cmd := &cobra.Command{
 		Use:   "report RESULT.json... -o report.html",
@@ -21,7 +22,12 @@ fonts or images loaded from anywhere): the scenario and environment of each resu
 tables, every chart of qbench plot, the fault timeline and, with --baseline or --gate, the gates
 checked against the last result. The report shows failed gates; it does not change the exit
 code (use qbench compare in CI). A sweep's index.json stands for its cells' results and adds
-its grid or capacity curve.`,
+its grid or capacity curve. Each run's trust verdict (results.Assess) is shown in the decision
+table, the grid, the legends and the run's own section: a flagged run is marked, never only
+coloured. --slo 'e2e.p99<=10ms' (repeatable) holds every run to an absolute objective: the grid
+and decision table are coloured by it, and the report says which run meeting every objective
+costs the least CPU per message (the engine's own, or the generator's where the engine's was
+not measured), and whether that run is flagged.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -31,7 +37,11 @@ its grid or capacity curve.`,
 			if err != nil {
 				return err
 			}
-			runs, extra, err := readRunsAndIndexes(args)
+			slo, err := plots.ParseSLOs(sloExprs)
+			if err != nil {
+				return usageError{err}
+			}
+			runs, extra, err := readRunsAndIndexes(args, slo)
 			if err != nil {
 				return err
 			}
@@ -42,7 +52,7 @@ its grid or capacity curve.`,
 			if err != nil {
 				return err
 			}
-			opt := plots.ReportOptions{Title: title, Extra: extra, Searches: searchesIn(args), BinBy: by}
+			opt := plots.ReportOptions{Title: title, Extra: extra, Searches: searchesIn(args), BinBy: by, SLO: slo}
 			var baseline *results.Result
 			if baselinePath != "" {
 				if baseline, err = readResult(baselinePath); err != nil {
@@ -76,6 +86,7 @@ its grid or capacity curve.`,
 	cmd.Flags().StringVar(&baselinePath, "baseline", "", "compare the last result with this baseline and show the gates")
 	cmd.Flags().StringVar(&title, "title", "", "the report's title")
 	cmd.Flags().StringVar(&binBy, "bin-by", results.BinByCompleted, "latency over time by completed or intended send time (runs with faults also get the intended charts)")
+	cmd.Flags().StringArrayVar(&sloExprs, "slo", nil, "an absolute objective, e.g. 'e2e.p99<=10ms' (repeatable): colours the grid and decision table by met/missed and ranks the runs meeting every one by CPU cost per message")
 	cmd.Flags().StringArrayVar(&o.gates, "gate", nil, "a gate to show (repeatable), as in qbench compare")
 	cmd.Flags().BoolVar(&o.noise, "noise", false, "noise-aware relative gates, as in qbench compare")
 	cmd.Flags().BoolVar(&o.noScenarioGates, "no-scenario-gates", false, "ignore the gates: the scenario declares")
