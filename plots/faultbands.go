@@ -98,12 +98,14 @@ func runEnd(r *results.Result) time.Duration {
 // in an hour's run is still visible.
 const minBandWidth = vg.Length(2)
 
-// shadeWindows shades the warm-up and every run's faults as they happened, one colour and one
-// legend entry per fault kind; identical bands of several runs (the same scenario) are drawn once.
+// shadeWindows shades the warm-up across the plot and draws every run's faults as they
+// happened in lanes above the plot area, one lane per fault kind (faultLanes), with a dashed
+// line in the kind's colour where each fault began and ended: overlapping faults never blend
+// into a colour of their own. Identical bands of several runs (the same scenario) are drawn once.
 func shadeWindows(p *plot.Plot, runs []Run) error {
 	seen := map[string]bool{}
 	var warmupShown bool
-	kindShown := map[string]bool{}
+	lanes := &faultLanes{}
 	for _, run := range runs {
 		if w := Warmup(run.Result); w > 0 && !seen["warmup"+w.String()] {
 			seen["warmup"+w.String()] = true
@@ -125,14 +127,12 @@ func shadeWindows(p *plot.Plot, runs []Run) error {
 				continue
 			}
 			seen[key] = true
-			// An instant or very short fault still shows, as a band at least minBandWidth wide.
-			s := shade{X0: b.Start.Seconds(), X1: b.End.Seconds(), Colour: FaultKindColour(b.Kind), MinWidth: minBandWidth}
-			p.Add(s)
-			if !kindShown[b.Kind] {
-				p.Legend.Add(b.Kind, s)
-				kindShown[b.Kind] = true
-			}
+			lanes.add(b)
 		}
+	}
+	if len(lanes.kinds) > 0 {
+		p.Add(lanes)
+		p.Title.Padding += lanes.height()
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func TestInstantAndOpenCommandFaults(t *testing.T) {
 	}
 	svg := renderSVG(t, ch)
 	area := warmupArea(t, svg, 1)
-	bands := svgBands(svg, plots.FaultKindColour("command"), 100)
+	bands := svgBands(svg, plots.FaultKindColour("command"), 5) // the command lane
 	if len(bands) != 3 {
 		t.Fatalf("%d command bands drawn, want 3: %v", len(bands), bands)
 	}
@@ -129,7 +129,7 @@ func TestBandsAtMeasuredWindowNotPlanned(t *testing.T) {
 			}
 			svg := renderSVG(t, ch)
 			area := warmupArea(t, svg, 1)
-			bands := svgBands(svg, plots.FaultKindColour("stall"), 100)
+			bands := svgBands(svg, plots.FaultKindColour("stall"), 5) // the stall lane
 			if len(bands) != 1 {
 				t.Fatalf("%s %s: %d stall bands, want 1", c.name, ch.Name, len(bands))
 			}

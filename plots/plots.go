@@ -38,6 +38,9 @@ type Chart struct {
 	// LegendOutside draws the legend in a column right of the plot area (Render), where it
 	// cannot hide data: for charts with more than LegendInside runs.
 	LegendOutside bool
+	// LegendWidth, when set, is the legend column's width (AlignTimeCharts gives stacked charts
+	// one, so their plot areas end at the same x); 0 fits the column to the legend.
+	LegendWidth vg.Length
 }
 
 // LegendInside is how many runs a legend may list inside the plot area.
@@ -197,6 +200,7 @@ func AllWith(runs []Run, o Options) ([]Chart, error) {
 		}
 		out = append(out, c)
 	}
+	AlignTimeCharts(out)
 	return out, nil
 }
 
@@ -539,7 +543,7 @@ func Render(c Chart, format string) ([]byte, error) {
 	}
 	dc := draw.New(cv)
 	if c.LegendOutside {
-		drawLegendOutside(c.Plot, dc)
+		drawLegendOutside(c.Plot, dc, legendColumn(c))
 	} else {
 		c.Plot.Draw(dc)
 	}
@@ -552,11 +556,10 @@ func Render(c Chart, format string) ([]byte, error) {
 
 // drawLegendOutside draws p in the canvas less a right-hand column as wide as the legend, and
 // the legend at the top of that column, below the title's height.
-func drawLegendOutside(p *plot.Plot, dc draw.Canvas) {
+func drawLegendOutside(p *plot.Plot, dc draw.Canvas, w vg.Length) {
 	leg := p.Legend
 	leg.Top, leg.Left = true, true
 	gap := legendGap
-	w := min(leg.Rectangle(dc).Size().X+gap, dc.Size().X/3)
 	inner := *p
 	inner.Legend = plot.NewLegend() // no entries: the plot itself draws none
 	inner.Draw(draw.Crop(dc, 0, -w, 0, 0))

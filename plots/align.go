@@ -1,0 +1,79 @@
+package plots
+
+import (
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
+)
+
+// isTimeChart says whether a chart's x axis is seconds since the start: the charts a report
+// stacks one above the other, which must read as one time axis.
+func isTimeChart(name string) bool {
+	for _, p := range []string{"latency-", "throughput", "lag"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// AlignTimeCharts gives the stacked time charts one time axis: the same x range (0 to the
+// latest end of any of them), the same legend column (the widest one's, when legends stand
+// outside), and the same plot area's left and right edges, by padding each y axis to the widest
+// one's tick labels. A spike at 4.2 s then stands at the same place on every chart.
+func AlignTimeCharts(charts []Chart) {
+	var idx []int
+	xmax := 0.0
+	var legendW vg.Length
+	for i, c := range charts {
+		if !isTimeChart(c.Name) || c.Plot == nil {
+			continue
+		}
+		idx = append(idx, i)
+		xmax = max(xmax, c.Plot.X.Max)
+		if c.LegendOutside {
+			legendW = max(legendW, legendColumn(c))
+		}
+	}
+	if len(idx) < 2 {
+		return
+	}
+	for _, i := range idx {
+		p := charts[i].Plot
+		p.X.Min, p.X.Max = 0, xmax
+		if charts[i].LegendOutside {
+			charts[i].LegendWidth = legendW
+		}
+	}
+	// Pad every y axis to the widest one's: the plot area then starts at the same x.
+	lefts := make([]vg.Length, len(idx))
+	var widest vg.Length
+	for k, i := range idx {
+		lefts[k] = PlotArea(charts[i]).Min.X
+		widest = max(widest, lefts[k])
+	}
+	for k, i := range idx {
+		charts[i].Plot.Y.Padding += widest - lefts[k]
+	}
+}
+
+// legendColumn is the width of the column right of the plot a chart's legend takes outside it.
+func legendColumn(c Chart) vg.Length {
+	if c.LegendWidth > 0 {
+		return c.LegendWidth
+	}
+	dc := draw.Canvas{Canvas: &recorder.Canvas{}, Rectangle: vg.Rectangle{Max: vg.Point{X: c.W, Y: c.H}}}
+	return min(c.Plot.Legend.Rectangle(dc).Size().X+legendGap, dc.Size().X/3)
+}
+
+// PlotArea is the rectangle of a chart's data area on its canvas, in points from the bottom
+// left, as Render draws it.
+func PlotArea(c Chart) vg.Rectangle {
+	dc := draw.Canvas{Canvas: &recorder.Canvas{}, Rectangle: vg.Rectangle{Max: vg.Point{X: c.W, Y: c.H}}}
+	if c.LegendOutside {
+		dc = draw.Crop(dc, 0, -legendColumn(c), 0, 0)
+	}
+	return c.Plot.DataCanvas(dc).Rectangle
+}
