@@ -84,5 +84,6 @@ func GroupLag(runs []Run) (Chart, error) {
 	if entries == 0 {
 		noData(p)
 	}
+	p.Y.Tick.Marker = intTicks{}
 	return newChart("lag-per-group", p, entries), nil
 }

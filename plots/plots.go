@@ -38,6 +38,9 @@ type Chart struct {
 	// LegendOutside draws the legend in a column right of the plot area (Render), where it
 	// cannot hide data: for charts with more than LegendInside runs.
 	LegendOutside bool
+	// Empty, when set, says in one line that the chart has nothing to show ("no message lost or
+	// duplicated in any run"): the report prints it instead of an empty axis.
+	Empty string
 	// LegendWidth, when set, is the legend column's width (AlignTimeCharts gives stacked charts
 	// one, so their plot areas end at the same x); 0 fits the column to the legend.
 	LegendWidth vg.Length
@@ -337,6 +340,7 @@ func Throughput(runs []Run) (Chart, error) {
 		p.Title.Text = "throughput (acked solid, delivered per consumer group dashed; runs with faults in sub-second bins)"
 	}
 	p.Y.Min = 0
+	p.Y.Tick.Marker = intTicks{}
 	return newChart("throughput", p, len(runs)), nil
 }
 
@@ -367,8 +371,12 @@ func Lag(runs []Run) (Chart, error) {
 	if err := shadeWindows(p, runs); err != nil {
 		return Chart{}, err
 	}
+	var peak float64
 	for i, run := range runs {
 		own, eng := LagPoints(run.Result)
+		for _, pt := range append(append(plotter.XYs{}, own...), eng...) {
+			peak = max(peak, pt.Y)
+		}
 		for j, pts := range []plotter.XYs{own, eng} {
 			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, legendLabel(run))); err != nil {
 				return Chart{}, err
@@ -376,7 +384,12 @@ func Lag(runs []Run) (Chart, error) {
 		}
 	}
 	p.Y.Min = 0
-	return newChart("lag", p, len(runs)), nil
+	p.Y.Tick.Marker = intTicks{}
+	c := newChart("lag", p, len(runs))
+	if peak == 0 {
+		c.Empty = "No consumer lag in any run: every reading, the load generator's and the engine's, was 0."
+	}
+	return c, nil
 }
 
 // LagPoints is r's lag readings in time order, the load generator's and the engine's: each
@@ -460,7 +473,13 @@ func Loss(runs []Run) (Chart, error) {
 	if p.Y.Max < 1 {
 		p.Y.Max = 1 // all zero: still draw an axis that says so
 	}
-	return newChart("loss", p, 0), nil
+	c := newChart("loss", p, 0)
+	if total == 0 {
+		c.Empty = "No message lost or duplicated in any run."
+	} else {
+		p.Y.Tick.Marker = intTicks{}
+	}
+	return c, nil
 }
 
 // barValues writes each non-zero bar's value above it: lost half a bar left of the run's tick,

@@ -55,6 +55,8 @@ type kv struct{ K, V string }
 type reportChart struct {
 	Title string
 	SVG   template.HTML
+	// Empty is the one line printed instead of a chart with nothing to show.
+	Empty string
 }
 
 type reportData struct {
@@ -137,7 +139,12 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 			charts = append(charts, c)
 		}
 	}
+	AlignTimeCharts(charts)
 	for _, c := range append(charts, opt.Extra...) {
+		if c.Empty != "" {
+			d.Charts = append(d.Charts, reportChart{Title: c.Title, Empty: c.Empty})
+			continue
+		}
 		b, err := Render(c, "svg")
 		if err != nil {
 			return err
@@ -380,14 +387,15 @@ p.banner { background: #fff3cd; border: 2px dashed #b36b00; padding: .4em .6em; 
 {{end}}</table>
 {{end}}
 <h2 id="charts">Charts</h2>
-{{range .Charts}}<figure aria-label="{{.Title}}">
+{{range .Charts}}{{if .Empty}}<p class="empty-chart"><strong>{{.Title}}:</strong> {{.Empty}}</p>
+{{else}}<figure aria-label="{{.Title}}">
 {{.SVG}}
 </figure>
-{{end}}
+{{end}}{{end}}
 <h2 id="timeline">Fault timeline</h2>
 {{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>
 {{if .Rows}}<table><tr><th class="l">fault</th><th class="l">target</th><th>at</th><th>lasting</th><th>lost</th><th>duplicates</th><th>produce errors</th><th>recovered after</th><th>lag peak</th><th>loss window</th><th>last durable point</th></tr>{{range .Rows}}<tr><td class="l">{{.Kind}}</td><td class="l">{{.Target}}</td><td>{{.At}}</td><td>{{.Lasting}}</td>{{if .HasCost}}<td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td>{{.Duplicates}}</td><td>{{.ProduceErrors}}</td><td>{{.Recovered}}</td><td>{{.LagPeak}}</td><td>{{.LossWindow}}</td><td>{{.LastDurable}}</td>{{else}}<td colspan="7" class="l">planned (the result has no measured window)</td>{{end}}</tr>{{end}}</table>{{else}}<p>No faults injected.</p>{{end}}
-{{.Timeline}}
+{{if .Bands}}{{.Timeline}}{{end}}
 {{if .Health}}<details><summary>Engine health (sampled each second)</summary>
 <table><tr><th class="l">counter</th><th>first</th><th>last</th><th>change</th><th>max</th></tr>
 {{range .Health}}<tr><td class="l">{{.Name}}</td>{{if .StatusesSeen}}<td colspan="4" class="l">{{range $i, $s := .StatusesSeen}}{{if $i}} → {{end}}{{$s}}{{end}}</td>{{else}}<td>{{.First}}</td><td>{{.Last}}</td><td>{{.Delta}}</td><td>{{.Max}}</td>{{end}}</tr>

@@ -48,6 +48,7 @@ func ThroughputBytes(runs []Run) (Chart, error) {
 	if peak == 0 {
 		noData(p)
 	}
+	p.Y.Tick.Marker = intTicks{}
 	return newChart("throughput-bytes", p, len(runs)), nil
 }
 
