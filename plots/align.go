@@ -28,7 +28,7 @@ func AlignTimeCharts(charts []Chart) {
 	xmax := 0.0
 	var legendW vg.Length
 	for i, c := range charts {
-		if !isTimeChart(c.Name) || c.Plot == nil {
+		if !isTimeChart(c.Name) || c.Plot == nil || len(c.Panels) > 0 {
 			continue
 		}
 		idx = append(idx, i)

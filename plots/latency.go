@@ -81,7 +81,7 @@ func LatencyOverTime(runs []Run, kind, by string) (Chart, error) {
 			}
 			s := []stroke{dashed, solid, dotted}[j]
 			for k, seg := range splitAtGaps(xy, width.Seconds()) {
-				if err := addLine(p, seg, i, s, legendIf(s == solid && k == 0, legendLabel(run))); err != nil {
+				if err := addLine(p, seg, colourOf(i, run), s, legendIf(s == solid && k == 0, legendLabel(run))); err != nil {
 					return Chart{}, err
 				}
 			}

@@ -27,6 +27,17 @@ import (
 type Run struct {
 	Label  string
 	Result *results.Result
+	// colour, when above 0, is 1 + the run's colour index: a small multiple draws one run
+	// alone in the colour it has among all the runs.
+	colour int
+}
+
+// colourOf is the colour index of run, the i-th of the runs a chart draws.
+func colourOf(i int, run Run) int {
+	if run.colour > 0 {
+		return run.colour - 1
+	}
+	return i
 }
 
 // Chart is one plot with its file name (without extension) and size.
@@ -41,6 +52,11 @@ type Chart struct {
 	// Empty, when set, says in one line that the chart has nothing to show ("no message lost or
 	// duplicated in any run"): the report prints it instead of an empty axis.
 	Empty string
+	// Panels, when set, make the chart small multiples (multiples.go): one small plot per run,
+	// Cols to a row, with the x axis's label XLabel under them all; Plot is then nil.
+	Panels []*plot.Plot
+	Cols   int
+	XLabel string
 	// LegendWidth, when set, is the legend column's width (AlignTimeCharts gives stacked charts
 	// one, so their plot areas end at the same x); 0 fits the column to the legend.
 	LegendWidth vg.Length
@@ -186,7 +202,7 @@ func AllWith(runs []Run, o Options) ([]Chart, error) {
 		out = append(out, c)
 	}
 	for _, k := range results.LatencyKinds {
-		c, err := LatencyOverTime(runs, k, o.BinBy)
+		c, err := overTime(runs, func(rs []Run) (Chart, error) { return LatencyOverTime(rs, k, o.BinBy) })
 		if err != nil {
 			return nil, err
 		}
@@ -196,12 +212,28 @@ func AllWith(runs []Run, o Options) ([]Chart, error) {
 	if hasGroups(runs) {
 		charts = append(charts, GroupLag)
 	}
-	for _, f := range append(charts, Loss) {
+	for _, f := range charts {
+		c, err := overTime(runs, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	for _, f := range []func([]Run) (Chart, error){Loss} {
 		c, err := f(runs)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, c)
+	}
+	for _, k := range []string{"e2e", "produce"} {
+		c, ok, err := LatencyVsOffered(runs, k)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, c)
+		}
 	}
 	AlignTimeCharts(out)
 	return out, nil
@@ -298,7 +330,7 @@ func Spectrum(runs []Run, kind string) (Chart, error) {
 			}
 			pts = append(pts, plotter.XY{X: x, Y: math.Max(float64(b.ValueAt), 1) / 1e6})
 		}
-		if err := addLine(p, pts, i, solid, legendLabel(run)); err != nil {
+		if err := addLine(p, pts, colourOf(i, run), solid, legendLabel(run)); err != nil {
 			return Chart{}, err
 		}
 		any = true
@@ -321,7 +353,7 @@ func Throughput(runs []Run) (Chart, error) {
 	if err := shadeWindows(p, runs); err != nil {
 		return Chart{}, err
 	}
-	fine := false
+	fine, offered := false, false
 	for i, run := range runs {
 		groups := int64(max(1, run.Result.Summary.Groups))
 		acked, delivered, ok := BinnedRates(run.Result, groups)
@@ -331,9 +363,19 @@ func Throughput(runs []Run) (Chart, error) {
 		}
 		fine = fine || ok
 		for j, pts := range []plotter.XYs{acked, delivered} {
-			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, legendLabel(run))); err != nil {
+			if err := addLine(p, pts, colourOf(i, run), strokes[j], legendIf(j == 0, legendLabel(run))); err != nil {
 				return Chart{}, err
 			}
+		}
+		had, err := offeredLine(p, run.Result, colourOf(i, run))
+		if err != nil {
+			return Chart{}, err
+		}
+		offered = offered || had
+	}
+	if offered {
+		if err := offeredLegend(p); err != nil {
+			return Chart{}, err
 		}
 	}
 	if fine {
@@ -378,7 +420,7 @@ func Lag(runs []Run) (Chart, error) {
 			peak = max(peak, pt.Y)
 		}
 		for j, pts := range []plotter.XYs{own, eng} {
-			if err := addLine(p, pts, i, strokes[j], legendIf(j == 0, legendLabel(run))); err != nil {
+			if err := addLine(p, pts, colourOf(i, run), strokes[j], legendIf(j == 0, legendLabel(run))); err != nil {
 				return Chart{}, err
 			}
 		}
@@ -561,7 +603,9 @@ func Render(c Chart, format string) ([]byte, error) {
 		return nil, err
 	}
 	dc := draw.New(cv)
-	if c.LegendOutside {
+	if len(c.Panels) > 0 {
+		drawMultiples(c, dc)
+	} else if c.LegendOutside {
 		drawLegendOutside(c.Plot, dc, legendColumn(c))
 	} else {
 		c.Plot.Draw(dc)

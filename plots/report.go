@@ -132,7 +132,7 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 	}
 	if opt.BinBy != results.BinByIntended && anyFaults(d.Runs) {
 		for _, k := range []string{"produce", "e2e"} {
-			c, err := LatencyOverTime(runs, k, results.BinByIntended)
+			c, err := overTime(runs, func(rs []Run) (Chart, error) { return LatencyOverTime(rs, k, results.BinByIntended) })
 			if err != nil {
 				return err
 			}

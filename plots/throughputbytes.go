@@ -40,7 +40,7 @@ func ThroughputBytes(runs []Run) (Chart, error) {
 		for k, pt := range l.pts {
 			pts[k] = plotter.XY{X: pt.X, Y: pt.Y / div}
 		}
-		if err := addLine(p, pts, l.run, l.s, legendIf(l.s == solid, legendLabel(runs[l.run]))); err != nil {
+		if err := addLine(p, pts, colourOf(l.run, runs[l.run]), l.s, legendIf(l.s == solid, legendLabel(runs[l.run]))); err != nil {
 			return Chart{}, err
 		}
 	}
