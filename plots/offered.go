@@ -198,4 +198,3 @@ func offeredLegend(p *plot.Plot) error {
 	p.Legend.Add("offered (dotted)", l)
 	return nil
 }
-
