@@ -88,7 +88,7 @@ func TestReportShowsFlags(t *testing.T) {
 		"<th>unsent</th>", ">42361<", "<th>achieved / offered</th>", ">100%<",
 		"Trust:</strong> <span class=\"fail\">" + plots.WarnSign + " flagged",
 		"<code>unsent</code>",
-		"redis none " + plots.FlagMark, // a legend
+		"redis none " + plots.FlagMark,     // a legend
 		plots.FlagMark + " generator-late", // a grid cell
 	} {
 		if !strings.Contains(html, want) {
