@@ -47,15 +47,24 @@ func AlignTimeCharts(charts []Chart) {
 			charts[i].LegendWidth = legendW
 		}
 	}
-	// Pad every y axis to the widest one's: the plot area then starts at the same x.
-	lefts := make([]vg.Length, len(idx))
-	var widest vg.Length
-	for k, i := range idx {
-		lefts[k] = PlotArea(charts[i]).Min.X
-		widest = max(widest, lefts[k])
-	}
-	for k, i := range idx {
-		charts[i].Plot.Y.Padding += widest - lefts[k]
+	// Pad every y axis to the widest one's: the plot area then starts at the same x. Then end
+	// every plot area where the one that ends first does. Twice: gonum places the plot area
+	// between the outermost glyphs, so each side moves the other a little.
+	for range 2 {
+		var widest vg.Length
+		for _, i := range idx {
+			widest = max(widest, PlotArea(charts[i]).Min.X)
+		}
+		for _, i := range idx {
+			charts[i].Plot.Y.Padding += widest - PlotArea(charts[i]).Min.X
+		}
+		first := vg.Length(1e9)
+		for _, i := range idx {
+			first = min(first, PlotArea(charts[i]).Max.X)
+		}
+		for _, i := range idx {
+			charts[i].rightPad += PlotArea(charts[i]).Max.X - first
+		}
 	}
 }
 
@@ -72,8 +81,10 @@ func legendColumn(c Chart) vg.Length {
 // left, as Render draws it.
 func PlotArea(c Chart) vg.Rectangle {
 	dc := draw.Canvas{Canvas: &recorder.Canvas{}, Rectangle: vg.Rectangle{Max: vg.Point{X: c.W, Y: c.H}}}
+	right := c.rightPad
 	if c.LegendOutside {
-		dc = draw.Crop(dc, 0, -legendColumn(c), 0, 0)
+		right += legendColumn(c)
 	}
+	dc = draw.Crop(dc, 0, -right, 0, 0)
 	return c.Plot.DataCanvas(dc).Rectangle
 }

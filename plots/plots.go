@@ -60,6 +60,9 @@ type Chart struct {
 	// LegendWidth, when set, is the legend column's width (AlignTimeCharts gives stacked charts
 	// one, so their plot areas end at the same x); 0 fits the column to the legend.
 	LegendWidth vg.Length
+	// rightPad narrows the plot area from the right (AlignTimeCharts: the x axis's last tick
+	// label can push one chart's plot area a little further in than another's).
+	rightPad vg.Length
 }
 
 // LegendInside is how many runs a legend may list inside the plot area.
@@ -606,9 +609,9 @@ func Render(c Chart, format string) ([]byte, error) {
 	if len(c.Panels) > 0 {
 		drawMultiples(c, dc)
 	} else if c.LegendOutside {
-		drawLegendOutside(c.Plot, dc, legendColumn(c))
+		drawLegendOutside(c.Plot, dc, legendColumn(c), c.rightPad)
 	} else {
-		c.Plot.Draw(dc)
+		c.Plot.Draw(draw.Crop(dc, 0, -c.rightPad, 0, 0))
 	}
 	var b bytes.Buffer
 	if _, err := cv.WriteTo(&b); err != nil {
@@ -619,13 +622,13 @@ func Render(c Chart, format string) ([]byte, error) {
 
 // drawLegendOutside draws p in the canvas less a right-hand column as wide as the legend, and
 // the legend at the top of that column, below the title's height.
-func drawLegendOutside(p *plot.Plot, dc draw.Canvas, w vg.Length) {
+func drawLegendOutside(p *plot.Plot, dc draw.Canvas, w, rightPad vg.Length) {
 	leg := p.Legend
 	leg.Top, leg.Left = true, true
 	gap := legendGap
 	inner := *p
 	inner.Legend = plot.NewLegend() // no entries: the plot itself draws none
-	inner.Draw(draw.Crop(dc, 0, -w, 0, 0))
+	inner.Draw(draw.Crop(dc, 0, -w-rightPad, 0, 0))
 	top := vg.Length(0)
 	if p.Title.Text != "" {
 		top = p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
