@@ -70,8 +70,10 @@ func annotateDecision(rows []decisionRow, runs []reportRun, slo SLO) {
 // suspect codes; the note codes apart.
 func verdictText(t results.Trust) (verdict, notes string, flagged bool) {
 	var ns []string
+	seen := map[string]bool{}
 	for _, f := range t.Flags {
-		if f.Severity != results.SeveritySuspect {
+		if f.Severity != results.SeveritySuspect && !seen[f.Code] {
+			seen[f.Code] = true
 			ns = append(ns, f.Code)
 		}
 	}

@@ -74,6 +74,8 @@ type reportData struct {
 	Cheapest  string
 	KneeCol   bool
 	Flagged   bool
+	// FlaggedRuns are the runs with a suspect flag, for the banner of a multi-run report.
+	FlaggedRuns []reportRun
 }
 
 // WriteReport writes one self-contained HTML file: scenario, environment, summary tables, every
@@ -114,7 +116,10 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 		sort.Slice(rr.Settings, func(a, b int) bool { return rr.Settings[a].K < rr.Settings[b].K })
 		rr.Timeline = timeline(rr)
 		rr.Trust = trustOf(run.Result)
-		d.Flagged = d.Flagged || !rr.Trust.Trusted()
+		if !rr.Trust.Trusted() {
+			d.Flagged = true
+			d.FlaggedRuns = append(d.FlaggedRuns, rr)
+		}
 		d.Runs = append(d.Runs, rr)
 	}
 	if len(d.Runs) > 1 {
@@ -330,26 +335,27 @@ figure { margin: 1em 0 2em; } figure svg { width: 100%; height: auto; border: 1p
 svg.timeline { width: 100%; height: auto; max-width: 900px; }
 .meta { color: #666; font-size: .85em; }
 details { margin: .5em 0; }
-td.flag { background: #fff3cd; color: #7a4b00; font-weight: bold; text-align: left; outline: 2px dashed #b36b00; outline-offset: -3px; }
+td.flag { background: #fff3cd; color: #7a4b00; font-weight: bold; font-size: .85em; text-align: left; outline: 2px dashed #b36b00; outline-offset: -3px; }
 td.trusted { color: #16802b; text-align: left; }
 td.meets { background: #e3f4e6; } td.misses { background: #fbe3e4; }
 ul.flags { margin: .3em 0 1em; } ul.flags li { margin: .15em 0; }
 .cheapest { font-size: 1.05em; }
+.wide { overflow-x: auto; }
 p.banner { background: #fff3cd; border: 2px dashed #b36b00; padding: .4em .6em; color: #5c3900; }
 </style>
 </head>
 <body>
 <h1 id="title">{{.Title}}</h1>
 <p class="meta">Generated {{.Generated}} by qbench. Latency is measured from each message's intended send time.</p>
-{{range .Runs}}{{if not .Trust.Trusted}}<p class="banner" role="alert"><span class="swatch" style="background:{{.Colour}}"></span>{{sign}} <strong>{{.Label}}</strong> is flagged ({{codes .Trust}}): {{range $i, $f := .Trust.Suspect}}{{if $i}}; {{end}}{{$f.Text}}{{end}}</p>{{end}}{{end}}
+{{if .Decision}}{{with .FlaggedRuns}}<p class="banner" role="alert">{{sign}} <strong>{{len .}} of {{len $.Runs}} runs are flagged</strong>: {{range $i, $r := .}}{{if $i}}; {{end}}<span class="swatch" style="background:{{$r.Colour}}"></span>{{$r.Label}} ({{codes $r.Trust}}){{end}}. Their figures may describe the load generator, the machine or a partial run rather than the engine: the reasons are under the decision table and in each run's section.</p>{{end}}{{else}}{{range .Runs}}{{if not .Trust.Trusted}}<p class="banner" role="alert"><span class="swatch" style="background:{{.Colour}}"></span>{{sign}} <strong>{{.Label}}</strong> is flagged ({{codes .Trust}}): {{range $i, $f := .Trust.Suspect}}{{if $i}}; {{end}}{{$f.Text}}{{end}}</p>{{end}}{{end}}{{end}}
 {{if .Decision}}<h2 id="decision">Decision table</h2>
 <p>What each run (design, policy) sustained, what it cost and what it lost. Latency is end-to-end at the offered rate; CPU per message is per acknowledged message; the engine's own CPU, memory and bytes written come from /proc of a server qbench started itself (a dash otherwise); fsyncs are the engine's own count (the in-repo server's, in process too).</p>
 {{range .Searches}}<p>Rate search{{with .Scenario}} <code>{{.}}</code>{{end}}: highest sustainable rate <strong>{{f0 .Best}} msg/s</strong>{{if .FailedAt}} (failed at {{f0 .FailedAt}} msg/s){{end}}.</p>{{end}}
 {{with .SLO}}<p class="cheapest" id="cheapest"><strong>Objective <code>{{.}}</code>:</strong> {{$.Cheapest}}</p>{{end}}
 {{if .Flagged}}<p class="meta">{{sign}} flagged: at least one figure of the run may describe the load generator, the machine or a partial run rather than the engine (the codes are listed under the table; the same run is marked {{mark}} in the charts' legends and grid). A flagged run is marked, never silently coloured.</p>{{end}}
-<table><tr><th class="l">run</th><th class="l">trust</th>{{if .SLO}}<th>objective</th><th>cost / msg (rank)</th>{{end}}<th>offered</th><th>achieved / offered</th><th>unsent</th>{{if .KneeCol}}<th>knee</th>{{end}}<th>produced</th><th>e2e p50</th><th>e2e p99</th><th>lost</th><th class="l">lost per fault kind</th><th>generator CPU / msg</th><th>engine CPU / msg</th><th>engine RSS</th><th>written / msg</th><th>fsyncs / msg</th></tr>
+<div class="wide"><table><tr><th class="l">run</th><th class="l">trust</th>{{if .SLO}}<th>objective</th><th>cost / msg (rank)</th>{{end}}<th>offered</th><th>achieved / offered</th><th>unsent</th>{{if .KneeCol}}<th>knee</th>{{end}}<th>produced</th><th>e2e p50</th><th>e2e p99</th><th>lost</th><th class="l">lost per fault kind</th><th>generator CPU / msg</th><th>engine CPU / msg</th><th>engine RSS</th><th>written / msg</th><th>fsyncs / msg</th></tr>
 {{range .Decision}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td class="{{if .Flagged}}flag{{else}}trusted{{end}}" title="{{join .FlagTexts}}">{{.Verdict}}{{with .Notes}} <small>(note: {{.}})</small>{{end}}</td>{{if $.SLO}}<td class="{{.SLO}}"{{with .Missed}} title="{{join .}}"{{end}}>{{.SLO}}</td><td>{{.Cost}}{{if .Rank}} (#{{.Rank}}){{end}}</td>{{end}}<td>{{.Offered}}</td><td>{{.Achieved}}</td><td{{if .Unsent}} class="fail"{{end}}>{{.Unsent}}</td>{{if $.KneeCol}}<td>{{.Knee}}</td>{{end}}<td>{{.Produced}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td class="l">{{.LostByKind}}</td><td>{{.GeneratorCPU}}</td><td>{{.EngineCPU}}</td><td>{{.RSS}}</td><td>{{.BytesPerMsg}}</td><td>{{.Fsync}}{{if .FsyncNA}}<sup>*</sup>{{end}}</td></tr>
-{{end}}</table>
+{{end}}</table></div>
 {{if .Flagged}}<ul class="flags" id="decision-flags">{{range .Decision}}{{if .FlagTexts}}<li><span class="swatch" style="background:{{.Colour}}"></span><strong>{{.Label}}</strong>{{if .Flagged}} {{sign}}{{end}}: {{join .FlagTexts}}</li>{{end}}{{end}}</ul>{{end}}
 {{if .FsyncNote}}<p class="meta" id="fsync-note"><sup>*</sup> n/a: qbench started this server, but the engine counts no fsyncs qbench can read. redis-server 7.0's INFO persistence has no fsync counter (<code>aof_delayed_fsync</code> counts only fsyncs that fell behind), Kafka counts its flushes only in JMX (LogFlushStats), which qbench does not read, and /proc keeps no count of a process's fsyncs. The in-repo server's figure is its append-only log's fsyncs (INFO persistence <code>aof_fsyncs</code>) per acknowledged message; a snapshot's own one or two are not in it.</p>{{end}}{{end}}
 {{with .Cmp}}

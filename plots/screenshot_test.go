@@ -67,7 +67,7 @@ func TestFlaggedReportsInChromium(t *testing.T) {
 	}{
 		{"flagged matrix", runs, plots.ReportOptions{Extra: grids, SLO: slo}, []string{
 			plots.WarnSign + " flagged: generator-late, unsent", "producers were late: send delay p99 21.05ms",
-			"redis none</strong> is flagged", "Cheapest meeting e2e.p99", "achieved / offered",
+			"2 of 8 runs are flagged", "Cheapest meeting e2e.p99", "achieved / offered",
 			"redis none " + plots.FlagMark, plots.FlagMark + " generator-late, unsent", "meets objective", "misses objective"}},
 		{"flagged faulted run", []plots.Run{faulted}, plots.ReportOptions{}, []string{
 			"stream</strong> is flagged", "Trust:", plots.WarnSign + " flagged", "unsent", "stream " + plots.FlagMark,

@@ -18,11 +18,16 @@ const WarnSign = "⚠"
 // trustOf is a run's verdict, computed by results.Assess (the one place it is made).
 func trustOf(r *results.Result) results.Trust { return results.Assess(r) }
 
-// suspectCodes lists the codes of a verdict's suspect flags, comma-separated ("" when trusted).
+// suspectCodes lists the codes of a verdict's suspect flags, each once, comma-separated (""
+// when trusted).
 func suspectCodes(t results.Trust) string {
 	var codes []string
+	seen := map[string]bool{}
 	for _, f := range t.Suspect() {
-		codes = append(codes, f.Code)
+		if !seen[f.Code] {
+			seen[f.Code] = true
+			codes = append(codes, f.Code)
+		}
 	}
 	return strings.Join(codes, ", ")
 }
