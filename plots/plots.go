@@ -384,6 +384,9 @@ func Throughput(runs []Run) (Chart, error) {
 	if fine {
 		p.Title.Text = "throughput (acked solid, delivered per consumer group dashed; runs with faults in sub-second bins)"
 	}
+	if offered {
+		p.Title.Text = strings.Replace(p.Title.Text, " dashed", " dashed, offered dotted", 1)
+	}
 	p.Y.Min = 0
 	p.Y.Tick.Marker = intTicks{}
 	return newChart("throughput", p, len(runs)), nil

@@ -74,6 +74,8 @@ type reportData struct {
 	Cheapest  string
 	KneeCol   bool
 	Flagged   bool
+	// Capacity is the highest offered rate meeting the objective per design (SLO.Capacity).
+	Capacity []string
 	// FlaggedRuns are the runs with a suspect flag, for the banner of a multi-run report.
 	FlaggedRuns []reportRun
 }
@@ -129,6 +131,7 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 		d.KneeCol = anyKnee(d.Decision)
 		if opt.SLO.Set() {
 			d.SLO, d.Cheapest = opt.SLO.String(), opt.SLO.Verdict(runs)
+			d.Capacity = opt.SLO.Capacity(runs)
 		}
 	}
 	charts, err := AllWith(runs, Options{BinBy: opt.BinBy})
@@ -352,6 +355,7 @@ p.banner { background: #fff3cd; border: 2px dashed #b36b00; padding: .4em .6em; 
 <p>What each run (design, policy) sustained, what it cost and what it lost. Latency is end-to-end at the offered rate; CPU per message is per acknowledged message; the engine's own CPU, memory and bytes written come from /proc of a server qbench started itself (a dash otherwise); fsyncs are the engine's own count (the in-repo server's, in process too).</p>
 {{range .Searches}}<p>Rate search{{with .Scenario}} <code>{{.}}</code>{{end}}: highest sustainable rate <strong>{{f0 .Best}} msg/s</strong>{{if .FailedAt}} (failed at {{f0 .FailedAt}} msg/s){{end}}.</p>{{end}}
 {{with .SLO}}<p class="cheapest" id="cheapest"><strong>Objective <code>{{.}}</code>:</strong> {{$.Cheapest}}</p>{{end}}
+{{with .Capacity}}<p id="capacity"><strong>Highest offered rate meeting the objective</strong>, per design: {{join .}}.</p>{{end}}
 {{if .Flagged}}<p class="meta">{{sign}} flagged: at least one figure of the run may describe the load generator, the machine or a partial run rather than the engine (the codes are listed under the table; the same run is marked {{mark}} in the charts' legends and grid). A flagged run is marked, never silently coloured.</p>{{end}}
 <div class="wide"><table><tr><th class="l">run</th><th class="l">trust</th>{{if .SLO}}<th>objective</th><th>cost / msg (rank)</th>{{end}}<th>offered</th><th>achieved / offered</th><th>unsent</th>{{if .KneeCol}}<th>knee</th>{{end}}<th>produced</th><th>e2e p50</th><th>e2e p99</th><th>lost</th><th class="l">lost per fault kind</th><th>generator CPU / msg</th><th>engine CPU / msg</th><th>engine RSS</th><th>written / msg</th><th>fsyncs / msg</th></tr>
 {{range .Decision}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td class="{{if .Flagged}}flag{{else}}trusted{{end}}" title="{{join .FlagTexts}}">{{.Verdict}}{{with .Notes}} <small>(note: {{.}})</small>{{end}}</td>{{if $.SLO}}<td class="{{.SLO}}"{{with .Missed}} title="{{join .}}"{{end}}>{{.SLO}}</td><td>{{.Cost}}{{if .Rank}} (#{{.Rank}}){{end}}</td>{{end}}<td>{{.Offered}}</td><td>{{.Achieved}}</td><td{{if .Unsent}} class="fail"{{end}}>{{.Unsent}}</td>{{if $.KneeCol}}<td>{{.Knee}}</td>{{end}}<td>{{.Produced}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td{{if .Lost}} class="fail"{{end}}>{{.Lost}}</td><td class="l">{{.LostByKind}}</td><td>{{.GeneratorCPU}}</td><td>{{.EngineCPU}}</td><td>{{.RSS}}</td><td>{{.BytesPerMsg}}</td><td>{{.Fsync}}{{if .FsyncNA}}<sup>*</sup>{{end}}</td></tr>

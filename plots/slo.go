@@ -110,6 +110,52 @@ func (s SLO) Rank(runs []Run) []Ranked {
 	return out
 }
 
+// Capacity answers the capacity question for runs of one design at several offered rates (a
+// matrix sweeping rate: labels that differ only in numbers, designKey): per design, the highest
+// offered rate at which the run met every objective, and whether that run is flagged. Designs
+// run at one rate are left out.
+func (s SLO) Capacity(runs []Run) []string {
+	type best struct {
+		rate    float64
+		flagged bool
+		n       int
+	}
+	var order []string
+	by := map[string]*best{}
+	for _, run := range runs {
+		r := run.Result
+		if r.Summary.OfferedRate <= 0 || varyingRate(r) {
+			continue
+		}
+		k := designKey(run.Label)
+		b, ok := by[k]
+		if !ok {
+			b = &best{}
+			by[k] = b
+			order = append(order, k)
+		}
+		b.n++
+		if ok, _ := s.Meets(r); ok && r.Summary.OfferedRate > b.rate {
+			b.rate, b.flagged = r.Summary.OfferedRate, !trustOf(r).Trusted()
+		}
+	}
+	var out []string
+	for _, k := range order {
+		b := by[k]
+		switch {
+		case b.n < 2:
+			continue
+		case b.rate == 0:
+			out = append(out, k+": no rate met it")
+		case b.flagged:
+			out = append(out, fmt.Sprintf("%s: %.0f msg/s (%s flagged)", k, b.rate, WarnSign))
+		default:
+			out = append(out, fmt.Sprintf("%s: %.0f msg/s", k, b.rate))
+		}
+	}
+	return out
+}
+
 // Verdict is the one sentence that answers "which is cheapest": the cheapest run meeting every
 // objective, said to be flagged when it is (with the cheapest trusted one beside it), and
 // whether the costs compared are the engine's or the generator's.

@@ -339,6 +339,19 @@ func TestLatencyAgainstOfferedRate(t *testing.T) {
 	if _, ok, _ := plots.LatencyVsOffered(runs[:1], "e2e"); ok {
 		t.Error("a chart of one run at one rate")
 	}
+	// The highest offered rate meeting an objective, per design; the ramp is no design at rates.
+	for _, c := range []struct{ slo, want string }{
+		{"e2e.p99<=10s", "list: 2000 msg/s|stream: 2000 msg/s"},
+		{"e2e.p99<=1us", "list: no rate met it|stream: no rate met it"},
+	} {
+		slo, err := plots.ParseSLOs([]string{c.slo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(slo.Capacity(runs), "|"); got != c.want {
+			t.Errorf("%s: capacity %q, want %q", c.slo, got, c.want)
+		}
+	}
 	th, err := plots.Throughput(runs[:2])
 	if err != nil {
 		t.Fatal(err)
