@@ -3,6 +3,7 @@ package plots
 import (
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
@@ -24,6 +25,7 @@ func isTimeChart(name string) bool {
 // outside), and the same plot area's left and right edges, by padding each y axis to the widest
 // one's tick labels. A spike at 4.2 s then stands at the same place on every chart.
 func AlignTimeCharts(charts []Chart) {
+	alignMultiples(charts)
 	var idx []int
 	xmax := 0.0
 	var legendW vg.Length
@@ -65,6 +67,35 @@ func AlignTimeCharts(charts []Chart) {
 		for _, i := range idx {
 			charts[i].rightPad += PlotArea(charts[i]).Max.X - first
 		}
+	}
+}
+
+// alignMultiples does for charts of small multiples what AlignTimeCharts does for single ones:
+// one x range, and every small chart's y axis padded to the widest one's, so that plot.Align
+// lays out the same columns in each chart.
+func alignMultiples(charts []Chart) {
+	var panels []*plot.Plot
+	xmax := 0.0
+	for _, c := range charts {
+		if isTimeChart(c.Name) && len(c.Panels) > 0 {
+			for _, p := range c.Panels {
+				panels = append(panels, p)
+				xmax = max(xmax, p.X.Max)
+			}
+		}
+	}
+	if len(panels) == 0 {
+		return
+	}
+	dc := draw.Canvas{Canvas: &recorder.Canvas{}, Rectangle: vg.Rectangle{Max: vg.Point{X: Width / multiplesCols, Y: panelHeight}}}
+	left := func(p *plot.Plot) vg.Length { return p.DataCanvas(dc).Min.X }
+	var widest vg.Length
+	for _, p := range panels {
+		p.X.Min, p.X.Max = 0, xmax
+		widest = max(widest, left(p))
+	}
+	for _, p := range panels {
+		p.Y.Padding += widest - left(p)
 	}
 }
 

@@ -69,6 +69,8 @@ func TestFlaggedReportsInChromium(t *testing.T) {
 			plots.WarnSign + " flagged: generator-late, unsent", "producers were late: send delay p99 21.05ms",
 			"2 of 8 runs are flagged", "Cheapest meeting e2e.p99", "achieved / offered",
 			"redis none " + plots.FlagMark, plots.FlagMark + " generator-late, unsent", "meets objective", "misses objective"}},
+		{"nine runs in small multiples", append(append([]plots.Run(nil), runs...), faulted), plots.ReportOptions{}, []string{
+			"3 of 9 runs are flagged", "stream " + plots.FlagMark, "every small chart on the same axes", "consumer-pause"}},
 		{"flagged faulted run", []plots.Run{faulted}, plots.ReportOptions{}, []string{
 			"stream</strong> is flagged", "Trust:", plots.WarnSign + " flagged", "unsent", "stream " + plots.FlagMark,
 			"consumer-pause", "consumer-crash", "never came back"}},
