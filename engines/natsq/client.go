@@ -52,7 +52,7 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 		for i, b := range payloads {
 			errs[i] = p.nc.Publish(p.e.subject, b)
 		}
-		err := p.nc.FlushWithContext(ctx)
+		err := flush(ctx, p.nc)
 		for i := range errs {
 			if errs[i] == nil {
 				errs[i] = err
@@ -120,7 +120,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 		})
 		if err == nil {
 			// A subscriber the server does not know yet misses what is published meanwhile.
-			err = nc.FlushWithContext(ctx)
+			err = flush(ctx, nc)
 		}
 	} else {
 		var js jetstream.JetStream
@@ -258,3 +258,17 @@ func (c *consumer) Close() error {
 	})
 	return nil
 }
+
+// flush is one round trip to the server: once it returns nil, the server has read everything
+// published before it on nc. A context without a deadline gets flushTimeout.
+func flush(ctx context.Context, nc *nats.Conn) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, flushTimeout)
+		defer cancel()
+	}
+	return nc.FlushWithContext(ctx)
+}
+
+// flushTimeout bounds a flush whose caller set no deadline.
+const flushTimeout = 10 * time.Second
