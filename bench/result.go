@@ -113,6 +113,8 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.PerConsumer = r.perConsumer()
 	res.Summary.PerGroup = r.perGroup(s)
 	res.Summary.Ledger = results.Ledger(totals)
+	res.Summary.ReorderScope, res.Summary.ReorderNotPromised = r.reorderScope, r.reorderNotPromised
+	res.Summary.DeadLettered = res.Engine.Stats["dead_letters"]
 	res.Summary.ProduceErrors = r.produceErrs.Load()
 	res.Summary.Unsent = r.unsent.Load()
 	res.Summary.Generator.InFlight, res.Summary.Generator.InFlightFull = sc.InFlight, r.inFlightFull.Load()

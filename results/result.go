@@ -138,6 +138,16 @@ type Summary struct {
 	PerGroup []GroupLag `json:"per_group,omitempty"`
 	// Backlog is the fill and drain of a backlog: scenario's backlog phase.
 	Backlog *Backlog `json:"backlog,omitempty"`
+	// ReorderScope is the order Ledger.Reordered holds the engine to: "per producer", "per
+	// producer and shard" (the engine routes each message to one of several keys) or "per
+	// producer and partition" (Kafka). Empty when nothing was judged; ReorderNotPromised then
+	// says why (competing consumers of one group), and Reordered reads n/a.
+	ReorderScope       string `json:"reorder_scope,omitempty"`
+	ReorderNotPromised string `json:"reordered_not_promised,omitempty"`
+	// DeadLettered is how many messages the engine held in its dead-letter store at the end (its
+	// own count: the stream's dead-letter stream, the reliable list's dead-letter list): messages
+	// delivered max_deliveries times, the scenario's poison messages among them.
+	DeadLettered int64 `json:"dead_lettered,omitempty"`
 }
 
 // ConsumerShare is one consumer's part of the deliveries: the messages of this run it received
@@ -268,7 +278,11 @@ type Latency struct {
 	Max   int64   `json:"max_ns"`
 }
 
-// Ledger is the per-message account of the whole run, warm-up included.
+// Ledger is the per-message account of the whole run, warm-up included. PoisonRetries counts
+// redeliveries of the scenario's poison messages (poison_every), which consumers never
+// acknowledge on purpose: they are not in Duplicates. Reordered counts deliveries that broke an
+// order the engine promised, in the scope Summary.ReorderScope names; when nothing was promised
+// it is 0 and Summary.ReorderNotPromised says why.
 type Ledger struct {
 	Sent       int64 `json:"sent"`
 	Acked      int64 `json:"acked"`
@@ -283,6 +297,7 @@ type Ledger struct {
 	Lost               int64 `json:"lost"`
 	Duplicates         int64 `json:"duplicates"`
 	DuplicatedMessages int64 `json:"duplicated_messages"`
+	PoisonRetries      int64 `json:"poison_retries,omitempty"`
 	DeliveredUnacked   int64 `json:"delivered_unacked"`
 	Reordered          int64 `json:"reordered"`
 	Phantom            int64 `json:"phantom"`
