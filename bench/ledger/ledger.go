@@ -142,8 +142,8 @@ func (l *Ledger) SetNoOrder() { l.noOrder = true }
 // apart from duplicates. Call it before the run, or before Close.
 func (l *Ledger) SetPoison(every uint64) { l.poisonEvery = every }
 
-// poison says whether seq is one of the scenario's poison messages.
-func (l *Ledger) poison(seq uint64) bool { return l.poisonEvery > 0 && seq%l.poisonEvery == 0 }
+// Poison says whether seq is one of the scenario's poison messages (SetPoison).
+func (l *Ledger) Poison(seq uint64) bool { return l.poisonEvery > 0 && seq%l.poisonEvery == 0 }
 
 // maxShard is the highest shard a delivery's mark records (shardOf is uint16, 1 + the shard).
 const maxShard = 1<<16 - 2
@@ -472,7 +472,7 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 				t.Failed++
 			}
 			for g := range b.deliveries {
-				if l.account(&t, f, int64(b.deliveries[g][seq]), b.isFound(g, seq), l.poison(uint64(seq))) && len(lost) < maxLost {
+				if l.account(&t, f, int64(b.deliveries[g][seq]), b.isFound(g, seq), l.Poison(uint64(seq))) && len(lost) < maxLost {
 					lost = append(lost, LostMessage{Group: g, Producer: p, Seq: uint64(seq)})
 				}
 			}
@@ -556,7 +556,7 @@ func (l *Ledger) Attribute(windows []Window) []WindowTotals {
 	for _, b := range l.producers {
 		b.mu.Lock()
 		for seq, f := range b.flags {
-			lost, dups := b.cost(seq, f, l.poison(uint64(seq)))
+			lost, dups := b.cost(seq, f, l.Poison(uint64(seq)))
 			if lost == 0 && dups == 0 {
 				continue
 			}
