@@ -26,6 +26,9 @@ func mergeGenerator(rs []*Result) Generator {
 		g.InProcessEngine = g.InProcessEngine || rg.InProcessEngine
 		g.InFlight = max(g.InFlight, rg.InFlight)
 		g.InFlightFull += rg.InFlightFull
+		if g.InFlightBound == "" {
+			g.InFlightBound = rg.InFlightBound
+		}
 		g.GCCycles += rg.GCCycles
 		g.GCPauseTotalNs += rg.GCPauseTotalNs
 		g.GCPauseMaxNs = max(g.GCPauseMaxNs, rg.GCPauseMaxNs)

@@ -230,6 +230,13 @@ type Generator struct {
 	// send delay says by how much).
 	InFlight     int   `json:"in_flight"`
 	InFlightFull int64 `json:"in_flight_full"`
+	// InFlightBound is set for a closed loop (rate: max) whose rate qbench's own in-flight limit
+	// set: "rate set by qbench's in-flight limit (N batches of M)". A closed loop's rate is its
+	// window (producers x in_flight batches of batch messages) over the engine's latency; this
+	// run's window was narrower than the engine's closed-loop shape (the defaults a closed loop
+	// gets when the scenario writes neither), so its rate says what that window achieves, not
+	// what the engine can take.
+	InFlightBound string `json:"in_flight_bound,omitempty"`
 	// GCCycles is the number of garbage collections qbench's runtime completed in the run;
 	// GCPauseTotalNs and GCPauseMaxNs their stop-the-world pauses in all and the longest (from
 	// the runtime's pause histogram: each pause known to its bucket, within ~15%; the longest is its

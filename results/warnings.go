@@ -153,6 +153,9 @@ func Warnings(s Summary) []string {
 	if w := timerWarning(s); w != "" {
 		out = append(out, w)
 	}
+	if b := s.Generator.InFlightBound; b != "" {
+		out = append(out, warnInFlight+"in a closed loop: "+b+"; its throughput is that window over the engine's latency, not the engine's capacity (raise in_flight or batch, or leave both unset for the engine's closed-loop defaults)")
+	}
 	return out
 }
 
