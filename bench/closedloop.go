@@ -26,6 +26,6 @@ func inFlightBound(sc *scenarios.Scenario) string {
 	if want := int64(shape.Batch) * int64(shape.InFlight); window >= want {
 		return ""
 	}
-	return fmt.Sprintf("rate set by qbench's in-flight limit (%d batches of %d per producer, %d producers: %d messages in flight, fewer than the %d of %s's closed-loop shape, %d batches of %d)",
+	return fmt.Sprintf("rate set by qbench's in-flight limit (%d batches of %d per producer, x %d producers: %d messages in flight, under the %d of %s's closed-loop shape, %d batches of %d)",
 		sc.InFlight, sc.Batch, sc.Producers, window, shape.Batch*shape.InFlight, sc.Engine, shape.InFlight, shape.Batch)
 }

@@ -73,7 +73,7 @@ func TestClosedLoopSaysWhenItsWindowSetTheRate(t *testing.T) {
 		name, yaml string
 		bound      string // "" wants none
 	}{
-		{"one in flight", "in_flight: 1\n", "rate set by qbench's in-flight limit (1 batches of 1 per producer, 1 producers: 1 messages in flight"},
+		{"one in flight", "in_flight: 1\n", "rate set by qbench's in-flight limit (1 batches of 1 per producer, x 1 producers: 1 messages in flight, under the 8 of embedded's"},
 		{"the defaults", "", ""},
 	}
 	for _, c := range cases {

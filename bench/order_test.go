@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func checkOrderScope(t *testing.T, res *results.Result, scope string) {
 		}
 		return
 	}
-	if s.ReorderScope != "" || !strings.Contains(s.ReorderNotPromised, "compete") || results.ReorderedText(s) != "n/a" {
+	if s.ReorderScope != "" || !strings.Contains(s.ReorderNotPromised, "compete") || results.ReorderedText(s) != "n/a" || !slices.Contains(s.NotKnown, "reordered") {
 		t.Fatalf("reorder scope %q, not promised %q: want n/a with the reason", s.ReorderScope, s.ReorderNotPromised)
 	}
 	if !strings.Contains(text.String(), "reordered n/a ("+s.ReorderNotPromised+")") {

@@ -10,6 +10,7 @@ import (
 	"qbench/results"
 	"qbench/scenarios"
 	"runtime"
+	"slices"
 	"sort"
 	"time"
 
@@ -131,6 +132,9 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		if r.seg == nil { // a segment's stamps are on the shared clock (segment.go)
 			res.Summary.NotKnown = append(res.Summary.NotKnown, "e2e")
 		}
+	}
+	if r.reorderNotPromised != "" && !slices.Contains(res.Summary.NotKnown, "reordered") {
+		res.Summary.NotKnown = append(res.Summary.NotKnown, "reordered") // n/a: nothing was owed
 	}
 	if r.backlog != nil {
 		res.Summary.Backlog = r.backlogResult(int64(r.window.producersDone + r.window.drain))

@@ -3,14 +3,15 @@ package results
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
 // ReorderedText is the reordered count as a surface should show it: the count, or "n/a" when
-// the engine promised this run's consumers no order (Summary.ReorderNotPromised says why) or the
-// run could not know it (a produce-only or consume-only run).
+// the engine promised this run's consumers no order (Summary.ReorderNotPromised says why, and
+// NotKnown names reordered) or the run could not know it (a produce-only or consume-only run).
 func ReorderedText(s Summary) string {
-	if s.ReorderNotPromised != "" || s.Role != "" {
+	if s.ReorderNotPromised != "" || s.Role != "" || slices.Contains(s.NotKnown, "reordered") {
 		return "n/a"
 	}
 	return strconv.FormatInt(s.Ledger.Reordered, 10)
