@@ -50,7 +50,7 @@ func annotateDecision(rows []decisionRow, runs []reportRun, slo SLO) {
 		d := &rows[i].decisionTrust
 		d.Verdict, d.Notes, d.Flagged = verdictText(t)
 		for _, f := range t.Flags {
-			d.FlagTexts = append(d.FlagTexts, f.Code+": "+f.Text)
+			d.FlagTexts = append(d.FlagTexts, flagLine(f))
 		}
 		d.Unsent = r.Summary.Unsent
 		d.Achieved = achievedOfOffered(r.Summary)
@@ -64,6 +64,15 @@ func annotateDecision(rows []decisionRow, runs []reportRun, slo SLO) {
 			}
 		}
 	}
+}
+
+// flagLine is a flag as the report lists it: its code, then its text (which may already begin
+// with the code in words: "unsent: 42361 of ...").
+func flagLine(f results.Flag) string {
+	if strings.HasPrefix(f.Text, strings.ReplaceAll(f.Code, "-", " ")+":") {
+		return f.Text
+	}
+	return f.Code + ": " + f.Text
 }
 
 // verdictText is a verdict as the tables print it: "ok", or the sign, "flagged:" and the

@@ -417,7 +417,7 @@ p.banner { background: #fff3cd; border: 2px dashed #b36b00; padding: .4em .6em; 
 {{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>
 <p>Run <code>{{.R.RunID}}</code> started {{.R.StartedAt.UTC.Format "2006-01-02 15:04:05 UTC"}} by {{.R.Tool}}{{if .R.Interrupted}} — <span class="fail">interrupted</span>{{end}}{{with .R.Merged}}; merged ({{.Mode}}) from {{len .Sources}} runs{{end}}.</p>
 <div class="trust"><p><strong>Trust:</strong> {{if .Trust.Trusted}}<span class="pass">trusted</span>{{else}}<span class="fail">{{sign}} flagged</span>{{end}}{{if .Trust.Flags}}, because:{{end}}</p>
-{{if .Trust.Flags}}<ul class="flags">{{range .Trust.Flags}}<li>{{if eq .Severity "suspect"}}{{sign}} {{else}}note: {{end}}<code>{{.Code}}</code>: {{.Text}}</li>{{end}}</ul>{{end}}</div>
+{{if .Trust.Flags}}<ul class="flags">{{range .Trust.Flags}}<li>{{if eq .Severity "suspect"}}{{sign}} {{else}}note: {{end}}<code>{{.Code}}</code> {{.Text}}</li>{{end}}</ul>{{end}}</div>
 <table><tr><th class="l">engine</th><td class="l">{{.R.Engine.Name}} {{.R.Engine.Version}}, design {{.R.Engine.Design}}{{with .R.Engine.Address}} at {{.}}{{end}}</td></tr>
 {{range .Settings}}<tr><th class="l">{{.K}}</th><td class="l">{{.V}}</td></tr>{{end}}
 <tr><th class="l">load generator</th><td class="l">{{.R.Machine.CPUs}} CPUs, {{.R.Machine.OS}}/{{.R.Machine.Arch}}, {{.R.Machine.GoVersion}}{{with .R.Machine.Hostname}}, {{.}}{{end}}</td></tr></table>
