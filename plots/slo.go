@@ -171,11 +171,16 @@ func (s SLO) Verdict(runs []Run) string {
 	out := fmt.Sprintf("Cheapest meeting %s: %s at %s CPU per message (%d of %d runs meet it)", s, best.Label, best.Cost, len(ranked), len(runs))
 	if !best.Trust.Trusted() {
 		out += fmt.Sprintf(", but it is %s flagged (%s): its figures may not describe the engine", WarnSign, suspectCodes(best.Trust))
+		trusted := false
 		for _, r := range ranked[1:] {
 			if r.Trust.Trusted() && r.Cost.Source != "" {
 				out += fmt.Sprintf("; the cheapest trusted run is %s at %s", r.Label, r.Cost)
+				trusted = true
 				break
 			}
+		}
+		if !trusted {
+			out += "; no trusted run meets it"
 		}
 	}
 	sources := map[string]bool{}
