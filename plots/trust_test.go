@@ -160,6 +160,9 @@ func TestSLORanksByCostAndSaysFlagged(t *testing.T) {
 			t.Errorf("verdict %q lacks %q", got, want)
 		}
 	}
+	if got := slo.Verdict(runs[:1]); !strings.Contains(got, "no trusted run meets it") {
+		t.Errorf("only a flagged run meets it, and the verdict %q does not say no trusted one does", got)
+	}
 	ranked := slo.Rank(runs)
 	for i := 1; i < len(ranked); i++ {
 		if ranked[i].Cost.NsPerMsg < ranked[i-1].Cost.NsPerMsg {
