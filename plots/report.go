@@ -74,6 +74,8 @@ type reportData struct {
 	Cheapest  string
 	KneeCol   bool
 	Flagged   bool
+	// AnyKnee: some run has a knee (the summary table's knee column).
+	AnyKnee bool
 	// Capacity is the highest offered rate meeting the objective per design (SLO.Capacity).
 	Capacity []string
 	// FlaggedRuns are the runs with a suspect flag, for the banner of a multi-run report.
@@ -118,6 +120,7 @@ func WriteReport(w io.Writer, runs []Run, opt ReportOptions) error {
 		sort.Slice(rr.Settings, func(a, b int) bool { return rr.Settings[a].K < rr.Settings[b].K })
 		rr.Timeline = timeline(rr)
 		rr.Trust = trustOf(run.Result)
+		d.AnyKnee = d.AnyKnee || run.Result.Summary.Knee != nil
 		if !rr.Trust.Trusted() {
 			d.Flagged = true
 			d.FlaggedRuns = append(d.FlaggedRuns, rr)
@@ -312,11 +315,13 @@ var reportFuncs = template.FuncMap{
 		}
 		return fmt.Sprintf("%+.1f%%", *p)
 	},
-	"f0":    func(v float64) string { return fmt.Sprintf("%.0f", v) },
-	"join":  func(s []string) string { return strings.Join(s, "; ") },
-	"sign":  func() string { return WarnSign },
-	"codes": suspectCodes,
-	"mark":  func() string { return FlagMark },
+	"f0":       func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"join":     func(s []string) string { return strings.Join(s, "; ") },
+	"sign":     func() string { return WarnSign },
+	"codes":    suspectCodes,
+	"achieved": achievedOfOffered,
+	"knee":     kneeText,
+	"mark":     func() string { return FlagMark },
 }
 
 var reportTemplate = template.Must(template.New("report").Funcs(reportFuncs).Parse(`<!DOCTYPE html>
@@ -376,10 +381,10 @@ p.banner { background: #fff3cd; border: 2px dashed #b36b00; padding: .4em .6em; 
 {{end}}
 <h2 id="summary">Summary</h2>
 <table>
-<tr><th class="l">run</th><th class="l">engine / design</th><th>offered</th><th>produced</th><th>delivered</th><th>measured</th><th>sent</th><th>acked</th><th>failed</th><th>lost</th><th>duplicates</th><th>lag max</th></tr>
-{{range .Runs}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td><td class="l">{{.R.Engine.Name}} / {{.R.Engine.Design}}</td>
-<td>{{if .R.Summary.OfferedRate}}{{f0 .R.Summary.OfferedRate}}/s{{else}}max{{end}}</td><td>{{f0 .R.Summary.ProduceRate}}/s<br><small>{{val "B/s" .R.Summary.ProduceBytesRate}}</small></td><td>{{f0 .R.Summary.DeliverRate}}/s<br><small>{{val "B/s" .R.Summary.DeliverBytesRate}}</small></td><td>{{printf "%.1f" .R.Summary.MeasuredSeconds}} s</td>
-<td>{{.R.Summary.Ledger.Sent}}</td><td>{{.R.Summary.Ledger.Acked}}</td><td>{{.R.Summary.Ledger.Failed}}</td><td{{if .R.Summary.Ledger.Lost}} class="fail"{{end}}>{{.R.Summary.Ledger.Lost}}</td><td>{{.R.Summary.Ledger.Duplicates}}</td><td>{{.R.Summary.LagMax}}</td></tr>
+<tr><th class="l">run</th><th class="l">trust</th><th class="l">engine / design</th><th>offered</th><th>produced</th><th>achieved / offered</th><th>delivered</th><th>measured</th><th>sent</th><th>unsent</th><th>acked</th><th>failed</th><th>lost</th><th>duplicates</th><th>lag max</th>{{if .AnyKnee}}<th>knee</th>{{end}}</tr>
+{{range .Runs}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td>{{if .Trust.Trusted}}<td class="trusted">ok</td>{{else}}<td class="flag" title="{{join .Trust.Texts}}">{{sign}} {{codes .Trust}}</td>{{end}}<td class="l">{{.R.Engine.Name}} / {{.R.Engine.Design}}</td>
+<td>{{if .R.Summary.OfferedRate}}{{f0 .R.Summary.OfferedRate}}/s{{else}}max{{end}}</td><td>{{f0 .R.Summary.ProduceRate}}/s<br><small>{{val "B/s" .R.Summary.ProduceBytesRate}}</small></td><td>{{achieved .R.Summary}}</td><td>{{f0 .R.Summary.DeliverRate}}/s<br><small>{{val "B/s" .R.Summary.DeliverBytesRate}}</small></td><td>{{printf "%.1f" .R.Summary.MeasuredSeconds}} s</td>
+<td>{{.R.Summary.Ledger.Sent}}</td><td{{if .R.Summary.Unsent}} class="fail"{{end}}>{{.R.Summary.Unsent}}</td><td>{{.R.Summary.Ledger.Acked}}</td><td>{{.R.Summary.Ledger.Failed}}</td><td{{if .R.Summary.Ledger.Lost}} class="fail"{{end}}>{{.R.Summary.Ledger.Lost}}</td><td>{{.R.Summary.Ledger.Duplicates}}</td><td>{{.R.Summary.LagMax}}</td>{{if $.AnyKnee}}<td>{{knee .R.Summary.Knee}}</td>{{end}}</tr>
 {{end}}</table>
 {{range .Runs}}{{if .R.Summary.PerGroup}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}: per group</h3>
 <p class="meta">Lag is acknowledged messages the group has not received yet (the load generator's view); at the end, what it never received.</p>

@@ -99,9 +99,12 @@ func TestReportShowsFlags(t *testing.T) {
 	if n := strings.Count(html, "producers were late"); n < 3 {
 		t.Errorf("the late-producers text appears %d times; want it in the table's tooltip, footnote and run section", n)
 	}
-	// The unflagged cells read ok.
-	if n := strings.Count(html, `class="trusted"`); n != 6 {
-		t.Errorf("%d trusted cells in the decision table, want 6", n)
+	// The unflagged runs read ok, in the decision table and in the summary table.
+	if n := strings.Count(html, `class="trusted"`); n != 12 {
+		t.Errorf("%d trusted cells in the decision and summary tables, want 6 each", n)
+	}
+	if n := strings.Count(html, `<td class="flag"`); n != 4 {
+		t.Errorf("%d flagged cells in the decision and summary tables, want 2 each", n)
 	}
 }
 
@@ -396,4 +399,22 @@ func makeRun(design string, rate int) *results.Result {
 		r.Series[k].Offered = int64(rate)
 	}
 	return r
+}
+
+// The knee, where a profiled run first broke its objective, is in the decision table and the
+// summary table: the offered rate there and when; "not reached" for a run that held.
+func TestKneeInTheTables(t *testing.T) {
+	runs := fixtureRuns()
+	runs[0].Result.Summary.Knee = &results.Knee{Objective: "produce.p99 <= 5ms", Reached: true, AtSeconds: 1, OfferedRate: 4571, ProduceRate: 4400}
+	runs[1].Result.Summary.Knee = &results.Knee{Objective: "produce.p99 <= 5ms"}
+	var b bytes.Buffer
+	if err := plots.WriteReport(&b, runs, plots.ReportOptions{Generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for want, n := range map[string]int{"<th>knee</th>": 2, ">4571/s offered (at 1.0s)<": 2, ">not reached<": 2} {
+		if got := strings.Count(html, want); got != n {
+			t.Errorf("%q %d times, want %d", want, got, n)
+		}
+	}
 }
