@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -146,6 +147,19 @@ func (s *Scenario) validate(c Checks) Errors {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, &Error{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
+	// Non-finite numbers first: NaN passes every comparison below (NaN <= 0 and NaN > max are
+	// both false), and would reach the run.
+	checkNumbers(reflect.ValueOf(s).Elem(), "", func(field, format string, args ...any) {
+		if field != "duration" && field != "backlog.duration" { // bounded with their own words
+			bad(field, format, args...)
+		}
+	})
+	if len(s.Faults) > MaxFaults {
+		bad("faults", "must be at most %d faults in one scenario (got %d)", MaxFaults, len(s.Faults))
+	}
+	if len(errs) > 0 {
+		return s.validateSweep(errs, c)
+	}
 	if s.Producers < 0 {
 		bad("producers", "must be at least 1 (got %d)", s.Producers)
 	}
@@ -155,6 +169,8 @@ func (s *Scenario) validate(c Checks) Errors {
 	// A consume-only run sends nothing: it needs no rate.
 	if !s.Rate.Max && s.Rate.PerSecond <= 0 && !s.Profile.Set() && s.Produces() {
 		bad("rate", "must be a positive number of messages per second, or max (got %s)", s.Rate)
+	} else if !s.Rate.Max && s.Rate.PerSecond > 0 && s.Rate.PerSecond < MinRate {
+		bad("rate", "must be at least %g messages per second, one message every %g s (got %s)", MinRate, 1/MinRate, s.Rate)
 	}
 	s.validateLimits(bad)
 	s.validateBacklog(bad)
@@ -253,6 +269,11 @@ func (s *Scenario) validate(c Checks) Errors {
 		}
 		if f.At < 0 || (s.Duration > 0 && f.At >= s.Duration) {
 			bad(field+".at", "must be before the end of the run, from 0 to less than its duration %s (got %s)", s.Duration, f.At)
+		} else if end := f.At + f.Duration; s.Duration > 0 && f.Duration > 0 && end > s.Duration {
+			// It would stretch the run, or be cut short by its end: neither is the plan written.
+			bad(field+".duration", "a %s at %s for %s ends at %s, after the end of the run at %s (duration); shorten it to at most %s or start it earlier", f.Kind, f.At, f.Duration, end, s.Duration, s.Duration-f.At)
+		} else if end := f.At + f.RestartAfter; s.Duration > 0 && f.RestartAfter > 0 && end > s.Duration {
+			bad(field+".restart_after", "the consumer would come back at %s, after the end of the run at %s (duration); at most %s, or 0 to keep it down", end, s.Duration, s.Duration-f.At)
 		}
 	}
 	if s.Stream.Groups < 0 || (s.Consumers > 0 && s.Stream.Groups > s.Consumers) {
