@@ -269,11 +269,11 @@ func (s *Scenario) validate(c Checks) Errors {
 		}
 		if f.At < 0 || (s.Duration > 0 && f.At >= s.Duration) {
 			bad(field+".at", "must be before the end of the run, from 0 to less than its duration %s (got %s)", s.Duration, f.At)
-		} else if end := f.At + f.Duration; s.Duration > 0 && f.Duration > 0 && end > s.Duration {
+		} else if limit, what := s.faultEnd(traits); s.Duration > 0 && f.Duration > 0 && f.At+f.Duration > limit {
 			// It would stretch the run, or be cut short by its end: neither is the plan written.
-			bad(field+".duration", "a %s at %s for %s ends at %s, after the end of the run at %s (duration); shorten it to at most %s or start it earlier", f.Kind, f.At, f.Duration, end, s.Duration, s.Duration-f.At)
-		} else if end := f.At + f.RestartAfter; s.Duration > 0 && f.RestartAfter > 0 && end > s.Duration {
-			bad(field+".restart_after", "the consumer would come back at %s, after the end of the run at %s (duration); at most %s, or 0 to keep it down", end, s.Duration, s.Duration-f.At)
+			bad(field+".duration", "a %s at %s for %s ends at %s, after %s at %s; shorten it to at most %s or start it earlier", f.Kind, f.At, f.Duration, f.At+f.Duration, what, limit, limit-f.At)
+		} else if end := f.At + f.RestartAfter; s.Duration > 0 && f.RestartAfter > 0 && end > limit {
+			bad(field+".restart_after", "the consumer would come back at %s, after %s at %s; at most %s, or 0 to keep it down", end, what, limit, limit-f.At)
 		}
 	}
 	if s.Stream.Groups < 0 || (s.Consumers > 0 && s.Stream.Groups > s.Consumers) {
@@ -322,4 +322,14 @@ func (s *Scenario) validate(c Checks) Errors {
 	// After the engine's check, which fills in its default design: names depend on the design.
 	s.validateRole(c, bad)
 	return s.validateSweep(errs, c)
+}
+
+// faultEnd is the latest a fault may last to: an engine-side fault to the end of the run (past
+// it, the run would stretch to carry it out), a consumer-side one to the end of the drain, while
+// consumers still read.
+func (s *Scenario) faultEnd(t FaultTraits) (Duration, string) {
+	if t.ConsumerSide {
+		return s.Duration + s.DrainTimeout, "the end of the drain (duration + drain_timeout)"
+	}
+	return s.Duration, "the end of the run (duration)"
 }
