@@ -67,8 +67,10 @@ func secondDocument(file string, data []byte, dec *yaml.Decoder) *Error {
 	if err == io.EOF {
 		return nil
 	}
-	line := yamlErrLine(err)
-	if err == nil {
+	var line int
+	if err != nil {
+		line = yamlErrLine(err)
+	} else {
 		line = extra.Line
 		if len(extra.Content) > 0 {
 			line = extra.Content[0].Line
@@ -236,7 +238,11 @@ func checkNumbersDepth(v reflect.Value, path string, bad func(field, format stri
 			if f.Anonymous || (t == reflect.TypeOf(Rate{})) || (t == reflect.TypeOf(Size{}) && name == "value") {
 				name = "" // the field is its parent, as written
 			}
-			checkNumbersDepth(v.Field(i), join(path, name), bad, depth+1)
+			sub := path
+			if name != "" {
+				sub = join(path, name)
+			}
+			checkNumbersDepth(v.Field(i), sub, bad, depth+1)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
