@@ -233,3 +233,11 @@ func setFloats(v reflect.Value, f float64) {
 		}
 	}
 }
+
+// An engine's own section is held to the same rule: its numbers are finite.
+func TestEngineSectionNumbersAreFinite(t *testing.T) {
+	_, err := Parse("bad.yaml", []byte("name: x\nengine: kafka\nrate: 10\nkafka:\n  acks: all\n  linger_ratio: .nan\n"), shippedChecks())
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml:6: kafka.linger_ratio: must be a finite number (got NaN)") {
+		t.Fatalf("got %v", err)
+	}
+}
