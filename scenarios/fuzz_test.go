@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// FuzzParse runs whole scenario files, seeded with every shipped one, through Parse: it either
-// refuses the file or returns a scenario (and matrix cells) whose every number is finite and
-// within its documented bounds. Run it with
+// FuzzScenarioFile runs whole scenario files, seeded with every shipped one, through Parse: it
+// either refuses the file or returns a scenario (and matrix cells) whose every number is finite
+// and within its documented bounds (README.md). Run it with
 //
-//	go test ./scenarios -run '^$' -fuzz FuzzParse -fuzztime 2m
-func FuzzParse(f *testing.F) {
+//	go test ./scenarios -run '^$' -fuzz FuzzScenarioFile -fuzztime 2m
+func FuzzScenarioFile(f *testing.F) {
 	files, _ := filepath.Glob("*.yaml")
 	more, _ := filepath.Glob("*/*.yaml")
 	for _, file := range append(files, more...) {

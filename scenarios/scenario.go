@@ -1,5 +1,7 @@
 // Package scenarios holds the scenario schema, its strict YAML decoding, defaults (filled in one
-// place) and validation with file:line:field errors.
+// place) and validation with file:line:field errors. What the loader refuses (file size, one
+// document, nulls, fractions, non-finite and out-of-range numbers, the name's character set, the
+// number of faults) is listed in README.md; input.go holds those rules.
 package scenarios
 
 import (
