@@ -40,6 +40,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		{"work lognormal without sigma", "name: x\nrate: 10\nfaults:\n  - {at: 1s, kind: slow-consumer, duration: 1s, work: {dist: lognormal, median: 1ms}}\n", "faults.0.work.sigma: a lognormal work time needs sigma above 0"},
 		{"huge drain", "name: x\nrate: 10\ndrain_timeout: 1000h\n", "bad.yaml:3: drain_timeout: must be at most 24h0m0s (got 1000h0m0s)"},
 		{"huge work", "name: x\nrate: 10\nwork: 100h\n", "bad.yaml:3: work: must be at most 24h0m0s"},
+		{"huge stream count", "name: x\nrate: 10\nstream:\n  count: 1000000000000\n", "bad.yaml:4: stream.count: must be between 1 and 100000 (got 1000000000000)"},
 		{"huge block", "name: x\nrate: 10\nstream:\n  block: 48h\n", "bad.yaml:4: stream.block: must be at most 24h0m0s"},
 		// Fractions where integers are taken, and nulls.
 		{"fractional producers", "name: x\nrate: 10\nproducers: 2.5\n", "bad.yaml:3: producers: must be a whole number (got 2.5)"},

@@ -214,8 +214,8 @@ func (s *Scenario) validate(c Checks) Errors {
 	if s.Stream.MaxLen < 0 {
 		bad("stream.maxlen", "must not be negative (got %d)", s.Stream.MaxLen)
 	}
-	if s.Stream.Count < 0 {
-		bad("stream.count", "must be positive (got %d)", s.Stream.Count)
+	if s.Stream.Count < 0 || s.Stream.Count > 100000 {
+		bad("stream.count", "must be between 1 and 100000 (got %d)", s.Stream.Count)
 	}
 	if s.Stream.Block < 0 {
 		bad("stream.block", "must not be negative (got %s)", s.Stream.Block)
