@@ -18,12 +18,12 @@ const (
 	// MaxFileBytes is the largest scenario file read: a scenario is a page of settings, and a
 	// larger file is refused before it is read whole.
 	MaxFileBytes = 1 << 20
-	// MaxFaults bounds faults: (validation is linear in them; the runner holds a timer each).
+	// MaxFaults bounds faults:, far more than any plan needs; past it a file is generated or hostile.
 	MaxFaults = 10_000
 	// MaxNameLen bounds name:, which labels results, file names and manifests.
 	MaxNameLen = 100
 	// MinRate is the lowest positive offered rate, in messages per second (one message every
-	// 1000 s): below it, the schedule's times overflow and a run would measure nothing.
+	// 1000 s, 86 in the longest run): far below it (1e-300) the schedule's times overflow.
 	MinRate = 0.001
 	// MinWeight and MaxWeight bound a weighted size's relative weights.
 	MinWeight = 1e-6
