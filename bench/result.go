@@ -20,8 +20,15 @@ import (
 func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool) (*results.Result, error) {
 	sc := r.sc
 	scJSON, err := json.Marshal(sc)
+	var scFixed []string
 	if err != nil {
-		return nil, err
+		// A NaN the loader let through must not lose a finished run: record it as 0, and say so.
+		if scFixed = results.Finite(sc); len(scFixed) == 0 {
+			return nil, err
+		}
+		if scJSON, err = json.Marshal(sc); err != nil {
+			return nil, err
+		}
 	}
 	totals, lost := r.ledger.Close(100)
 	host, _ := os.Hostname()
@@ -156,6 +163,9 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	fillPacer(&res.Summary.Generator, r.pacerStats)
 	// Last, once every figure they read is in.
 	res.Summary.Warnings = append(res.Summary.Warnings, results.Warnings(res.Summary)...)
+	if len(scFixed) > 0 {
+		res.Summary.Warnings = append(res.Summary.Warnings, "scenario: "+results.NonFiniteWarning(scFixed))
+	}
 	if n := r.foreign.Load(); n > 0 {
 		r.opts.Logf("ignored %d foreign messages (no qbench stamp, or another run's)", n)
 	}

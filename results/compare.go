@@ -368,7 +368,11 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+// mdCode makes s safe inside a one-line code span: no backtick to close it, no line break to
+// end the line (a result's scenario name is not checked by the loader).
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
 
 // JUnit XML, the subset CI systems read: one test case per gate.
 type junitSuites struct {
