@@ -402,6 +402,10 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	}
 	produceStop, stopProducing := r.produceStop(stop)
 	defer stopProducing()
+	// A segment's consumers judge the warm-up on the stamps' shared clock (consume.go); its
+	// producers judge it there too, or a message intended near the warm-up's end is measured by
+	// one side only (e2e counts it, produce does not) when this segment started late.
+	produceWarmupNs := warmupNs - r.stampShift()
 	for i, p := range producers {
 		if p == nil {
 			continue
@@ -409,7 +413,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		pwg.Add(1)
 		go func() {
 			defer pwg.Done()
-			r.produce(ctx, produceStop, i, p, r.producerRecs[i], warmupNs)
+			r.produce(ctx, produceStop, i, p, r.producerRecs[i], produceWarmupNs)
 		}()
 	}
 
