@@ -47,7 +47,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		cancel()
 		res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design, Version: f.Version, Address: f.Address, Settings: f.Settings, Stats: f.Stats}
 	}
-	for k, v := range procStats(r.procStart, r.procEnd) {
+	for k, v := range r.procs.stats(r.procEnd) {
 		if res.Engine.Stats == nil {
 			res.Engine.Stats = map[string]int64{}
 		}

@@ -249,8 +249,10 @@ type run struct {
 	// cleanupBy is when an interrupted run's clean-up must be over (unix ns; 0 until abandoned).
 	cleanupBy atomic.Int64
 	cost      selfCost // the generator's own CPU, producers' start to consumers' stop
-	// procStart and procEnd sample the engine's server process over the same span.
+	// procStart and procEnd sample the engine's server process over the same span; procs sums
+	// its cost across the restarts of crash faults.
 	procStart, procEnd procSample
+	procs              procTracker
 
 	producerRecs, consumerRecs []*recorder
 	consumerFaults             []chan scenarios.Fault
@@ -376,6 +378,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		}
 	}
 	r.procStart = engineProc(ctx, r.eng)
+	r.procs.start(r.procStart)
 	r.epoch = time.Now()
 	for _, st := range r.pacerStats {
 		if st != nil {
@@ -487,7 +490,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	r.waitLoops(&cwg, "consumer")
 	r.window.drain = time.Since(r.epoch) - producersDoneAt
 	r.cost.stop()
-	if (r.procStart.ok || r.procStart.fsyncsOK) && stop.Err() == nil {
+	if (r.procStart.ok || r.procStart.fsyncsOK || r.procStart.logOK) && stop.Err() == nil {
 		r.procEnd = engineProc(ctx, r.eng)
 	}
 	r.waitDone(faultsDone, "fault")
