@@ -25,14 +25,14 @@ func TestProcTrackerSumsAcrossRestarts(t *testing.T) {
 		wantAbsent []string
 	}{
 		{name: "one process", start: proc(10, 100, 1000, 5, 2, 500), end: proc(10, 400, 9000, 7, 12, 2500),
-			want: map[string]int64{"proc_cpu_ns": 300, "proc_write_bytes": 8000, "proc_rss_bytes": 7, "engine_fsyncs": 10, "engine_log_bytes": 2000},
+			want:       map[string]int64{"proc_cpu_ns": 300, "proc_write_bytes": 8000, "proc_rss_bytes": 7, "engine_fsyncs": 10, "engine_log_bytes": 2000},
 			wantAbsent: []string{statRestarts, statCostUnknown}},
 		{name: "a crash and a restart", start: proc(10, 100, 1000, 5, 2, 500),
 			crashes: [][2]procSample{{proc(10, 300, 6000, 9, 8, 1500), proc(11, 20, 0, 3, 0, 1400)}},
 			end:     proc(11, 120, 2000, 4, 5, 1900),
 			// 200 + 120 ns, 5000 + 2000 bytes written, 6 + 5 fsyncs, 1000 + 500 appended (the
 			// power cut's lost 100 bytes were appended, and counted, by the first process).
-			want: map[string]int64{"proc_cpu_ns": 320, "proc_write_bytes": 7000, "proc_rss_bytes": 9, "engine_fsyncs": 11, "engine_log_bytes": 1500, statRestarts: 1},
+			want:       map[string]int64{"proc_cpu_ns": 320, "proc_write_bytes": 7000, "proc_rss_bytes": 9, "engine_fsyncs": 11, "engine_log_bytes": 1500, statRestarts: 1},
 			wantAbsent: []string{statCostUnknown}},
 		{name: "two crashes", start: proc(10, 0, 0, 1, 0, 0),
 			crashes: [][2]procSample{{proc(10, 10, 10, 1, 1, 10), proc(11, 0, 0, 1, 0, 10)}, {proc(11, 5, 5, 1, 1, 15), proc(12, 0, 0, 1, 0, 15)}},
