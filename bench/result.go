@@ -10,6 +10,7 @@ import (
 	"qbench/results"
 	"qbench/scenarios"
 	"runtime"
+	"slices"
 	"sort"
 	"time"
 
@@ -127,6 +128,13 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		res.Summary.NotKnown = []string{"sent", "acked", "failed", "queued", "lost", "phantom", "delivered_unacked", "reordered"}
 		if r.seg == nil { // a segment's stamps are on the shared clock (segment.go)
 			res.Summary.NotKnown = append(res.Summary.NotKnown, "e2e")
+		}
+	}
+	if r.seg != nil {
+		for _, f := range results.SegmentNotKnown {
+			if !slices.Contains(res.Summary.NotKnown, f) {
+				res.Summary.NotKnown = append(res.Summary.NotKnown, f)
+			}
 		}
 	}
 	if r.backlog != nil {

@@ -29,7 +29,7 @@ func TestDecisionTableEngineCost(t *testing.T) {
 	proc := map[string]int64{"proc_cpu_ns": 4e9, "proc_rss_bytes": 20 << 20, "proc_write_bytes": 8000 * 150_000, "engine_log_bytes": 8000 * 435, "engine_fsyncs": 2000}
 	restarted := map[string]int64{"proc_cpu_ns": 4e9, "proc_rss_bytes": 20 << 20, "proc_write_bytes": 8000 * 300, "engine_log_bytes": 8000 * 400, "engine_fsyncs": 2000, "proc_restarts": 1}
 	cases := []struct {
-		run                         plots.Run
+		run                        plots.Run
 		gen, cpu, rss, log, device string
 	}{
 		{mk("server always", "server", proc, false), "—", "500us", "20.0 MiB", "435 B", "150000 B"},
