@@ -146,6 +146,17 @@ func (t *procTracker) start(s procSample) {
 	t.base = s
 }
 
+// pid is the server's current process (0 when none is sampled: not started by qbench, in
+// process, or down after a crash).
+func (t *procTracker) pid() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.down || !t.base.ok {
+		return 0
+	}
+	return t.base.pid
+}
+
 // beforeCrash closes the current process's share with a sample taken just before its kill.
 func (t *procTracker) beforeCrash(pre procSample) {
 	t.mu.Lock()

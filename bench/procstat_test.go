@@ -19,6 +19,10 @@ func TestEngineProcessCostIsReported(t *testing.T) {
 	if st["proc_write_bytes"] < 3000*512 {
 		t.Errorf("engine wrote %d bytes, want at least %d", st["proc_write_bytes"], 3000*512)
 	}
+	// What redis-server appended to its log (aof_current_size's growth): a record per message.
+	if per := float64(st["engine_log_bytes"]) / float64(res.Summary.Ledger.Acked); per < 512 || per > 2*(512+100) {
+		t.Errorf("log bytes %.0f per 512-byte message, want the record's size (stats %v)", per, st)
+	}
 	// The same CPU as a share of the machine, beside qbench's, for the machine-CPU warning.
 	g := res.Summary.Generator
 	if g.EngineCPUShare <= 0 || g.EngineCPUShare > 1 {
