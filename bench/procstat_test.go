@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// A run on a redis-server qbench starts itself reports the server's own CPU, memory and bytes
-// written from /proc, for the report's decision table; a run on the in-process server does not
+// A run on a redis-server qbench starts itself reports the server's own CPU, memory and device
+// writes from /proc, for the report's decision table; a run on the in-process server does not
 // (its cost is the generator's); summary.generator.engine_cpu_share likewise.
 func TestEngineProcessCostIsReported(t *testing.T) {
 	needTarget(t, "redis")
@@ -28,7 +28,7 @@ func TestEngineProcessCostIsReported(t *testing.T) {
 	if g.EngineCPUShare <= 0 || g.EngineCPUShare > 1 {
 		t.Errorf("engine CPU share %v, want it measured (0 to 1)", g.EngineCPUShare)
 	}
-	t.Logf("engine CPU %.1f us/msg, RSS %.1f MiB, written %.0f B/msg", float64(st["proc_cpu_ns"])/3000/1e3, float64(st["proc_rss_bytes"])/(1<<20), float64(st["proc_write_bytes"])/3000)
+	t.Logf("engine CPU %.1f us/msg, RSS %.1f MiB, device writes %.0f B/msg", float64(st["proc_cpu_ns"])/3000/1e3, float64(st["proc_rss_bytes"])/(1<<20), float64(st["proc_write_bytes"])/3000)
 
 	emb := run(t, scenario(t, "engine: embedded\nrate: 1000\nduration: 500ms\n"))
 	if _, ok := emb.Engine.Stats["proc_cpu_ns"]; ok {

@@ -219,7 +219,8 @@ func writeSegmentLedger(w io.Writer, r *Result) {
 
 // PartialHeadline is the first line of a merged result's summary when a source was stopped early:
 // how many messages were sent of about how many the schedule held (the offered rate over the
-// scenario's duration), and which sources were interrupted; "" for a complete merge.
+// scenario's duration, once per repetition), and which sources were interrupted; "" for a
+// complete merge.
 func PartialHeadline(r *Result) string {
 	if r.Merged == nil || !r.Interrupted {
 		return ""
@@ -233,7 +234,11 @@ func PartialHeadline(r *Result) string {
 	}
 	_ = json.Unmarshal(r.Scenario, &sc)
 	sent := r.Summary.Ledger.Sent
-	if scheduled := r.Summary.OfferedRate * float64(sc.Duration) / 1e9; scheduled > 0 {
+	runs := 1.0 // machines and segments run the schedule once between them
+	if r.Merged.Mode == MergeRepetitions {
+		runs = float64(len(r.Merged.Sources))
+	}
+	if scheduled := runs * r.Summary.OfferedRate * float64(sc.Duration) / 1e9; scheduled > 0 {
 		return fmt.Sprintf("PARTIAL: %s of about %s scheduled sent; interrupted (%s stopped early): every figure covers what ran",
 			commaInt(sent), commaInt(int64(scheduled+0.5)), who)
 	}

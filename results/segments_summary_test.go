@@ -93,6 +93,13 @@ func TestInterruptedMergeHeadlineIsPartial(t *testing.T) {
 	if h := PartialHeadline(complete); h != "" {
 		t.Errorf("a complete merge's headline: %q", h)
 	}
+	// Repetitions each ran the whole schedule: two of 6 s at 1,000 msg/s held about 12,000.
+	reps := &Result{Scenario: json.RawMessage(`{"duration":6000000000}`), Interrupted: true,
+		Merged: &Merged{Mode: MergeRepetitions, Sources: []string{"a", "b"}, Interrupted: []string{"b"}}}
+	reps.Summary.OfferedRate, reps.Summary.Ledger.Sent = 1000, 9000
+	if h, want := PartialHeadline(reps), "PARTIAL: 9,000 of about 12,000 scheduled sent; interrupted (b stopped early)"; !strings.HasPrefix(h, want) {
+		t.Errorf("repetitions' headline %q, want %q", h, want)
+	}
 }
 
 // An engine inside qbench's process: the summary's memory reading and the engine cost line say
