@@ -52,6 +52,9 @@ const (
 	// injected (it restarted on its own, or was replaced): its CPU, device writes, log bytes and
 	// fsyncs over the run cannot be summed and are left out.
 	statCostUnknown = "proc_cost_unknown"
+	// statLogUnknown is 1 when the engine keeps a log but its growth over the run is not what it
+	// appended: the log was rewritten (BGREWRITEAOF, an automatic rewrite) or shrank.
+	statLogUnknown = "engine_log_unknown"
 )
 
 // clockTicks is USER_HZ, the unit of utime and stime in /proc/PID/stat; 100 on every Linux
@@ -246,6 +249,8 @@ func (t *procTracker) stats(end procSample) map[string]int64 {
 	}
 	if n, ok := counterSpan(t.down, acc.logSeen, acc.logUnknown, acc.logB, b.logOK && end.logOK && b.logRewrites == end.logRewrites, b.logB, end.logB); ok {
 		out[statLogBytes] = n
+	} else if acc.logUnknown || b.logOK && end.logOK {
+		out[statLogUnknown] = 1
 	}
 	return out
 }

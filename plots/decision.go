@@ -49,6 +49,7 @@ const (
 	statLogBytes    = "engine_log_bytes"
 	statRestarts    = "proc_restarts"
 	statCostUnknown = "proc_cost_unknown"
+	statLogUnknown  = "engine_log_unknown"
 )
 
 // anyFsyncNA says whether the decision table needs its footnote on n/a fsyncs.
@@ -93,6 +94,8 @@ func decisionRows(runs []reportRun) []decisionRow {
 		_, started := st[statRSSBytes]
 		if v, ok := st[statLogBytes]; ok && msgs > 0 {
 			row.LogBytesPerMsg = fmt.Sprintf("%.0f B", float64(v)/msgs) + restarts
+		} else if st[statLogUnknown] > 0 {
+			row.LogBytesPerMsg = "n/a (log rewritten)" // its growth is not what was appended
 		} else if started {
 			row.LogBytesPerMsg = "n/a (no log)"
 		}

@@ -35,6 +35,7 @@ func TestDecisionTableEngineCost(t *testing.T) {
 		{mk("server always", "server", proc, false), "—", "500us", "20.0 MiB", "435 B", "150000 B"},
 		{mk("server crash", "server", restarted, false), "—", "500us (across 1 restart)", "20.0 MiB", "400 B (across 1 restart)", "300 B (across 1 restart)"},
 		{mk("server unknown", "server", map[string]int64{"proc_rss_bytes": 20 << 20, "proc_cost_unknown": 1}, false), "—", "n/a (restarted)", "20.0 MiB", "n/a (restarted)", "n/a (restarted)"},
+		{mk("server rewrite", "server", map[string]int64{"proc_cpu_ns": 4e9, "proc_rss_bytes": 20 << 20, "proc_write_bytes": 0, "engine_log_unknown": 1}, false), "—", "500us", "20.0 MiB", "n/a (log rewritten)", "0 B"},
 		{mk("redis none", "redis", map[string]int64{"proc_cpu_ns": 4e9, "proc_rss_bytes": 20 << 20, "proc_write_bytes": 0}, false), "—", "500us", "20.0 MiB", "n/a (no log)", "0 B"},
 		{mk("embedded", "embedded", map[string]int64{"engine_fsyncs": 8000, "engine_log_bytes": 8000 * 435}, true), "12us (includes the engine)", "in process (includes qbench)", "70.0 MiB (includes qbench)", "435 B", "—"},
 	}

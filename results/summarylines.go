@@ -99,6 +99,8 @@ func writeEngineCost(w io.Writer, r *Result) {
 	}
 	if v, ok := st["engine_log_bytes"]; ok {
 		parts = append(parts, fmt.Sprintf("log bytes %s", formatBytes(float64(v)/acked)))
+	} else if st["engine_log_unknown"] > 0 {
+		parts = append(parts, "log bytes n/a (log rewritten)")
 	}
 	if v, ok := st["proc_write_bytes"]; ok {
 		parts = append(parts, fmt.Sprintf("device writes %s", formatBytes(float64(v)/acked)))
