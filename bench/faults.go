@@ -291,7 +291,10 @@ func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault, w *faultWi
 	tracked := r.procStart.ok || r.procStart.fsyncsOK || r.procStart.logOK
 	var pre procSample
 	if tracked {
-		pre = engineProc(ctx, r.eng)
+		// Bounded: a server that does not answer (a stall) must not hold the crash back long.
+		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		pre = engineProc(pctx, r.eng)
+		cancel()
 		r.procs.beforeCrash(pre)
 	}
 	if err := c.Crash(ctx, kind); err != nil {
