@@ -86,8 +86,8 @@ func writeEngineCost(w io.Writer, r *Result) {
 		fmt.Fprintf(w, "engine cost: in qbench's process (includes qbench): qbench's CPU (%s per message) includes the engine's work, and the engine's memory is qbench's\n",
 			FormatNs(int64(r.Summary.Generator.CPUPerMessageNs)))
 	}
-	if st[statCostUnknown] > 0 {
-		fmt.Fprintln(w, "engine cost: n/a (restarted): the server's process changed without a crash fault qbench injected, so its CPU and bytes over the run are unknown")
+	if st[engineStatCostUnknown] > 0 {
+		fmt.Fprintln(w, "engine cost: n/a (restarted): the server's process changed without a crash fault qbench injected, (a restart or failover it did not follow), so its CPU and bytes over the run are unknown")
 		return
 	}
 	if acked == 0 {
@@ -112,7 +112,7 @@ func writeEngineCost(w io.Writer, r *Result) {
 		return
 	}
 	across := ""
-	if n := st[statRestarts]; n > 0 {
+	if n := st[engineStatRestarts]; n > 0 {
 		across = fmt.Sprintf(", summed across %d restart(s)", n)
 	}
 	fmt.Fprintf(w, "engine cost per message: %s%s\n", strings.Join(parts, ", "), across)
@@ -120,6 +120,6 @@ func writeEngineCost(w io.Writer, r *Result) {
 
 // Engine.Stats keys bench/procstat.go writes that the summary reads by meaning.
 const (
-	statRestarts    = "proc_restarts"
-	statCostUnknown = "proc_cost_unknown"
+	engineStatRestarts    = "proc_restarts"
+	engineStatCostUnknown = "proc_cost_unknown"
 )
