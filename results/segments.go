@@ -229,16 +229,12 @@ func PartialHeadline(r *Result) string {
 	if n := len(r.Merged.Interrupted); n > 0 {
 		who = strings.Join(r.Merged.Interrupted, ", ")
 	}
-	var sc struct {
-		Duration int64 `json:"duration"`
-	}
-	_ = json.Unmarshal(r.Scenario, &sc)
 	sent := r.Summary.Ledger.Sent
 	runs := 1.0 // machines and segments run the schedule once between them
 	if r.Merged.Mode == MergeRepetitions {
 		runs = float64(len(r.Merged.Sources))
 	}
-	if scheduled := runs * r.Summary.OfferedRate * float64(sc.Duration) / 1e9; scheduled > 0 {
+	if scheduled := runs * r.Summary.OfferedRate * scenarioDuration(r.Scenario).Seconds(); scheduled > 0 {
 		return fmt.Sprintf("PARTIAL: %s of about %s scheduled sent; interrupted (%s stopped early): every figure covers what ran",
 			commaInt(sent), commaInt(int64(scheduled+0.5)), who)
 	}
@@ -257,4 +253,22 @@ func commaInt(n int64) string {
 		s = "-" + s
 	}
 	return s
+}
+
+// scenarioDuration reads a result's scenario duration ("5s", or nanoseconds); 0 when absent.
+func scenarioDuration(sc json.RawMessage) time.Duration {
+	var v struct {
+		Duration json.RawMessage `json:"duration"`
+	}
+	if json.Unmarshal(sc, &v) != nil {
+		return 0
+	}
+	var text string
+	if json.Unmarshal(v.Duration, &text) == nil {
+		d, _ := time.ParseDuration(text)
+		return d
+	}
+	var ns int64
+	_ = json.Unmarshal(v.Duration, &ns)
+	return time.Duration(ns)
 }

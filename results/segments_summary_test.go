@@ -55,7 +55,7 @@ func TestSegmentSummarySaysKnownAfterMerge(t *testing.T) {
 func TestInterruptedMergeHeadlineIsPartial(t *testing.T) {
 	mk := func(i int, interrupted bool, sent int64, secs float64) *Result {
 		r := segmentFixture(i, 2)
-		r.Scenario = json.RawMessage(`{"rate":2000,"duration":6000000000}`)
+		r.Scenario = json.RawMessage(`{"rate":2000,"duration":"6s"}`) // as scenarios writes it
 		r.Interrupted = interrupted
 		r.Summary.OfferedRate = 1000
 		r.Summary.MeasuredSeconds = secs
