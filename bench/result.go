@@ -55,7 +55,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		cancel()
 		res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design, Version: f.Version, Address: f.Address, Settings: f.Settings, Stats: f.Stats}
 	}
-	for k, v := range procStats(r.procStart, r.procEnd) {
+	for k, v := range r.procs.stats(r.procEnd) {
 		if res.Engine.Stats == nil {
 			res.Engine.Stats = map[string]int64{}
 		}
@@ -143,6 +143,13 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	}
 	if r.reorderNotPromised != "" && !slices.Contains(res.Summary.NotKnown, "reordered") {
 		res.Summary.NotKnown = append(res.Summary.NotKnown, "reordered") // n/a: nothing was owed
+	}
+	if r.seg != nil {
+		for _, f := range results.SegmentNotKnown {
+			if !slices.Contains(res.Summary.NotKnown, f) {
+				res.Summary.NotKnown = append(res.Summary.NotKnown, f)
+			}
+		}
 	}
 	if r.backlog != nil {
 		res.Summary.Backlog = r.backlogResult(int64(r.window.producersDone + r.window.drain))

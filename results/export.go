@@ -203,6 +203,9 @@ func WriteSummaryCSV(w io.Writer, names []string, rs []*Result) error {
 		}
 		header = append(header, col)
 	}
+	// in_process_engine true: the engine ran inside qbench's process, so cpu_per_message includes
+	// the engine's work and the engine's memory includes qbench's.
+	header = append(header, "in_process_engine")
 	if err := cw.Write(header); err != nil {
 		return err
 	}
@@ -217,6 +220,7 @@ func WriteSummaryCSV(w io.Writer, names []string, rs []*Result) error {
 			}
 			row = append(row, strconv.FormatFloat(v, 'f', prec, 64))
 		}
+		row = append(row, strconv.FormatBool(r.Summary.Generator.InProcessEngine))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
