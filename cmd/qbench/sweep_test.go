@@ -30,7 +30,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"matrix without -o", []string{"run", matrix}, "give -o DIR"},
-		{"matrix with --baseline", []string{"run", matrix, "-o", t.TempDir(), "--baseline", base}, "--baseline compares one result"},
+		{"matrix with --baseline", []string{"run", matrix, "-o", t.TempDir(), "--baseline", base}, "a matrix is compared with a sweep's index.json"},
 		{"search without -o", []string{"search", plain, "--objective", "lost == 0"}, "-o DIR is required"},
 		{"search relative objective", []string{"search", plain, "-o", t.TempDir(), "--objective", "produce.p99 <= +10%"}, "is relative"},
 		{"search bad objective", []string{"search", plain, "-o", t.TempDir(), "--objective", "p99 <= 5ms"}, "unknown metric"},
