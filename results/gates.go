@@ -168,43 +168,59 @@ type GateOptions struct {
 }
 
 // CheckGates holds current (and, for relative gates, baseline) to every gate. A gate that misses
-// is inconclusive when either result is flagged (Assess), or, in noise-aware mode, when the
-// change is within the repetitions' range.
+// is inconclusive when either result is flagged (Assess) in a way that touches the gate's
+// metric (flagDoubts), or, in noise-aware mode, when the change is within the repetitions' range.
 func CheckGates(gates []Gate, baseline, current *Result, opt GateOptions) []GateResult {
 	out := make([]GateResult, 0, len(gates))
-	flagged := flaggedSides(baseline, current)
+	var sides []flaggedSide
+	for _, side := range []flaggedSide{{name: "baseline", r: baseline}, {name: "current", r: current}} {
+		if side.r != nil {
+			side.t = Assess(side.r)
+			sides = append(sides, side)
+		}
+	}
 	for _, g := range gates {
 		r := checkGate(g, baseline, current, opt)
-		if r.Verdict == GateFail && r.Error == "" && flagged != "" {
-			r.Verdict, r.Why = GateInconclusive, flagged
+		if r.Verdict == GateFail && r.Error == "" {
+			if why := doubts(sides, r.metric); why != "" {
+				r.Verdict, r.Why = GateInconclusive, why
+			}
 		}
 		out = append(out, r)
 	}
 	return out
 }
 
-// flaggedSides says which of the two results carry a suspect flag, "" when neither does.
-func flaggedSides(baseline, current *Result) string {
+type flaggedSide struct {
+	name string
+	r    *Result
+	t    Trust
+}
+
+// countDoubts are the flags that make a count (lost, unsent, duplicates...) doubtful: a part of a
+// run, or a run stopped early, has not counted everything. A busy machine or a late generator
+// makes timings doubtful, not counts: a message lost on a busy machine is lost.
+var countDoubts = map[string]bool{"partial": true, "interrupted": true}
+
+// doubts says which sides carry a suspect flag that makes a miss of metric m no evidence of a
+// regression, "" when none does.
+func doubts(sides []flaggedSide, m Metric) string {
 	var parts []string
-	for _, side := range []struct {
-		name string
-		r    *Result
-	}{{"baseline", baseline}, {"current", current}} {
-		if side.r == nil {
-			continue
-		}
-		if t := Assess(side.r); !t.Trusted() {
-			var codes []string
-			for _, f := range t.Suspect() {
+	for _, side := range sides {
+		var codes []string
+		for _, f := range side.t.Suspect() {
+			if m.Unit != UnitCount || countDoubts[f.Code] {
 				codes = append(codes, f.Code)
 			}
+		}
+		if len(codes) > 0 {
 			parts = append(parts, side.name+" flagged "+strings.Join(codes, ","))
 		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return strings.Join(parts, "; ") + ": the miss may be the machine's or the generator's, not the engine's"
+	return strings.Join(parts, "; ") + ": the miss may not be the engine's (see the flags)"
 }
 
 func checkGate(g Gate, baseline, current *Result, opt GateOptions) (r GateResult) {

@@ -158,8 +158,13 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 		}
 	}
 	bytesCol := !oneSize || size < 0
+	keys := paramColumns(ix.Cells)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "cell\ttrust\toffered\tproduced"
+	head := "cell"
+	if keys != nil {
+		head = strings.Join(keys, "\t")
+	}
+	head += "\ttrust\toffered\tproduced"
 	if offered {
 		head += "\tach"
 	}
@@ -187,7 +192,15 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 		if c.OfferedRate > 0 {
 			off = fmt.Sprintf("%.0f/s", c.OfferedRate)
 		}
-		line := fmt.Sprintf("%s\t%s\t%s\t%.0f/s", c.Name, trustLabel(c.Trust), off, c.ProduceRate)
+		name := c.Name
+		if keys != nil {
+			vals := make([]string, len(c.Params))
+			for i, p := range c.Params {
+				vals[i] = p.Value
+			}
+			name = strings.Join(vals, "\t")
+		}
+		line := fmt.Sprintf("%s\t%s\t%s\t%.0f/s", name, trustLabel(c.Trust), off, c.ProduceRate)
 		if offered {
 			line += "\t" + achieved(c.ProduceRate, c.OfferedRate)
 		}
@@ -237,6 +250,29 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 		}
 	}
 	return nil
+}
+
+// paramColumns are the swept keys when every cell has the same ones in the same order: the table
+// then shows one narrow column per key ("design", "policy") instead of "design=list,policy=none".
+func paramColumns(cells []IndexCell) []string {
+	if len(cells) == 0 || len(cells[0].Params) == 0 {
+		return nil
+	}
+	var keys []string
+	for _, p := range cells[0].Params {
+		keys = append(keys, p.Key)
+	}
+	for _, c := range cells {
+		if len(c.Params) != len(keys) {
+			return nil
+		}
+		for i, p := range c.Params {
+			if p.Key != keys[i] {
+				return nil
+			}
+		}
+	}
+	return keys
 }
 
 // trustLabel is a cell's verdict for a table; "?" for a cell of an index written before verdicts.

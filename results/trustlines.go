@@ -53,7 +53,7 @@ func WriteTrustLegend(w io.Writer, ts []Trust) {
 	if len(codes) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "trust: ok = no flag; !CODE = flagged, the figures may not be the engine's; +CODE = a note that qualifies them")
+	fmt.Fprintln(w, "trust: ok no flag; !CODE flagged: the figures may not be the engine's; +CODE a note")
 	width := 0
 	for _, c := range codes {
 		width = max(width, len(c))
