@@ -126,3 +126,21 @@ func TestCompareTwoMatrices(t *testing.T) {
 		t.Errorf("index against a result: exit %d: %s", code, stderr)
 	}
 }
+
+// run --baseline with a sweep's index.json compares a matrix run with it cell by cell.
+func TestRunMatrixAgainstBaselineIndex(t *testing.T) {
+	sc := writeFile(t, "m.yaml", "name: m\nengine: embedded\nduration: 500ms\nwarmup: 100ms\nmatrix:\n  rate: [200, 400]\n")
+	first := t.TempDir()
+	if _, stderr, code := qbench(t, "run", "-q", sc, "-o", first); code != 0 {
+		t.Fatalf("baseline sweep: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := qbench(t, "run", "-q", sc, "-o", t.TempDir(), "--baseline", filepath.Join(first, "index.json"), "--gate", "lost == 0")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, w := range []string{"baseline trust", "cell rate=200:\nPASS  lost == 0", "pass: 0 of 2 cells regressed"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+}
