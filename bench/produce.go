@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"qbench/engines"
+	"qbench/results"
 	"qbench/scenarios"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,9 @@ type batchSlot struct {
 	intended []int64
 	seq      uint64 // the batch's first sequence number
 	n        int
+	// held says the batch fell due while every in-flight slot awaited the engine's answer: any
+	// lateness of its sends is the engine's, not the generator's.
+	held bool
 }
 
 func newBatchSlot(batch, size int, content scenarios.Payload, seed int64, key uint64) *batchSlot {
@@ -214,6 +218,7 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 			for i := 0; i < n; i++ {
 				s.intended[i] = now
 			}
+			s.held = false
 		} else {
 			due, wait, done := pc.pacer.Pace(time.Duration(r.since()), pc.seq)
 			if done {
@@ -251,6 +256,7 @@ func (r *run) claim(ctx, stop, sendCtx context.Context, hardStop time.Time, id i
 			for i := 0; i < n; i++ {
 				s.intended[i] = int64(pc.pacer.IntendedAt(pc.seq + uint64(i)))
 			}
+			s.held = wasFull
 		}
 		seq, shift := pc.seq, r.stampShift()
 		for i := 0; i < n; i++ {
@@ -295,6 +301,7 @@ func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batc
 	if r.backlog != nil {
 		r.backlog.noteAnswered(intended, errs)
 	}
+	var late int64
 	rec.mu.Lock()
 	for i := 0; i < n; i++ {
 		measured := intended[i] >= warmupNs
@@ -302,8 +309,20 @@ func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batc
 			rec.recordAt(KindProduce, intended[i], ackAt, measured)
 		}
 		rec.record(KindSendDelay, sentAt-intended[i], measured)
+		if measured && sentAt-intended[i] >= results.WarnSendDelayMinNs {
+			late++
+		}
 	}
 	rec.mu.Unlock()
+	if late > 0 {
+		// Whose lateness: a batch that fell due while every slot awaited the engine was held
+		// by the engine; any other was late for the generator's own reasons (CPU, timers).
+		if s.held {
+			r.lateHeld.Add(late)
+		} else {
+			r.lateOwn.Add(late)
+		}
+	}
 	var failed, bytes, measuredBytes int64
 	for i := 0; i < n; i++ {
 		if errs[i] != nil {

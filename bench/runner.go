@@ -273,7 +273,11 @@ type run struct {
 	produceErrs, consumeErrs atomic.Int64
 	unsent                   atomic.Int64
 	inFlightFull             atomic.Int64 // times a due batch waited for an in-flight slot
-	foreign                  atomic.Int64
+	// lateHeld and lateOwn count measured messages sent at least results.WarnSendDelayMinNs
+	// late: held by the engine (every in-flight slot awaited its answer), or late for the
+	// generator's own reasons.
+	lateHeld, lateOwn atomic.Int64
+	foreign           atomic.Int64
 
 	errMu sync.Mutex
 	errs  map[[2]string]int64

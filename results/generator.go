@@ -26,6 +26,8 @@ func mergeGenerator(rs []*Result) Generator {
 		g.InProcessEngine = g.InProcessEngine || rg.InProcessEngine
 		g.InFlight = max(g.InFlight, rg.InFlight)
 		g.InFlightFull += rg.InFlightFull
+		g.LateHeldByEngine += rg.LateHeldByEngine
+		g.LateOwn += rg.LateOwn
 		g.GCCycles += rg.GCCycles
 		g.GCPauseTotalNs += rg.GCPauseTotalNs
 		g.GCPauseMaxNs = max(g.GCPauseMaxNs, rg.GCPauseMaxNs)

@@ -220,6 +220,13 @@ type Generator struct {
 	// send delay says by how much).
 	InFlight     int   `json:"in_flight"`
 	InFlightFull int64 `json:"in_flight_full"`
+	// LateHeldByEngine and LateOwn split the measured messages sent at least WarnSendDelayMinNs
+	// late by whose lateness it was: held by the engine (they fell due while every in-flight
+	// slot awaited its answer: a stall, a crash, or a rate beyond what it answers at this limit),
+	// or the generator's own (its CPU, the machine's timers). The late-producers rule names the
+	// larger.
+	LateHeldByEngine int64 `json:"late_held_by_engine,omitempty"`
+	LateOwn          int64 `json:"late_own,omitempty"`
 	// GCCycles is the number of garbage collections qbench's runtime completed in the run;
 	// GCPauseTotalNs and GCPauseMaxNs their stop-the-world pauses in all and the longest (from
 	// the runtime's pause histogram: each pause known to its bucket, within ~15%; the longest is its

@@ -1,63 +1,179 @@
 package results
 
-// STUB of the lead's trust verdict (TRUST_API.md), replaced by main's results/trust.go on merge.
+import (
+	"fmt"
+	"strings"
+)
 
-import "strings"
-
+// Severity says whether a flag makes a result's figures doubtful or only qualifies them.
 type Severity string
 
 const (
-	SeverityNote    Severity = "note"
+	// SeverityNote qualifies a figure that still describes the engine: the engine runs inside
+	// qbench's process (CPU and memory include qbench's), the engine held the producers back.
+	SeverityNote Severity = "note"
+	// SeveritySuspect marks figures that may describe the load generator, the machine, or less
+	// than the scenario asked for, rather than the engine: a gate comparing them is inconclusive.
 	SeveritySuspect Severity = "suspect"
 )
 
+// Flag codes: stable names of the reasons a result's figures need qualifying. Tables show a
+// flag by its tag (flagTags), reports and files by its code and text.
+const (
+	CodeGeneratorLate   = "generator-late"
+	CodeEngineHeld      = "engine-held"
+	CodeQbenchCPU       = "qbench-cpu"
+	CodeMachineCPU      = "machine-cpu"
+	CodeInFlightLimit   = "in-flight-limit"
+	CodeConsumersBehind = "consumers-behind"
+	CodeSteal           = "steal"
+	CodeMachineBusy     = "machine-busy"
+	CodeGCPauses        = "gc-pauses"
+	CodeTimers          = "timers"
+	CodeUnsent          = "unsent"
+	CodeFailedSends     = "failed-sends"
+	CodeInProcess       = "in-process"
+	CodeFewSamples      = "few-samples"
+	CodeInterrupted     = "interrupted"
+	CodePartial         = "partial"
+	CodeHistDropped     = "histogram-dropped"
+	CodeRunNote         = "run-note"
+)
+
+// flagTags are the codes' short forms for table cells, where width is scarce; FlagLegend spells
+// them out.
+var flagTags = map[string]string{
+	CodeGeneratorLate: "late", CodeEngineHeld: "held", CodeQbenchCPU: "cpu", CodeMachineCPU: "mcpu",
+	CodeInFlightLimit: "inflight", CodeConsumersBehind: "behind", CodeSteal: "steal",
+	CodeMachineBusy: "busy", CodeGCPauses: "gc", CodeTimers: "timers", CodeUnsent: "unsent",
+	CodeFailedSends: "failed", CodeInProcess: "inproc", CodeFewSamples: "few", CodeInterrupted: "intr",
+	CodePartial: "partial", CodeHistDropped: "hdrop", CodeRunNote: "note",
+}
+
+// flagMeanings says in a few words what each code means, for the legend under a table.
+var flagMeanings = map[string]string{
+	CodeGeneratorLate:   "producers late for qbench's own reasons: latency describes the generator",
+	CodeEngineHeld:      "producers held back by the engine's answers (its latency, correctly charged)",
+	CodeQbenchCPU:       "qbench near its CPU limit",
+	CodeMachineCPU:      "qbench and the engine's server used up the machine's CPU",
+	CodeInFlightLimit:   "due messages waited for an in-flight slot",
+	CodeConsumersBehind: "consumers fell behind: e2e latency includes queueing",
+	CodeSteal:           "the hypervisor took CPU (steal): a shared machine",
+	CodeMachineBusy:     "other processes used the machine: a busy machine",
+	CodeGCPauses:        "qbench's GC pauses set part of the tail",
+	CodeTimers:          "the machine's timers woke producers late",
+	CodeUnsent:          "scheduled messages never sent: less load than asked",
+	CodeFailedSends:     "sends failed outside any fault window",
+	CodeInProcess:       "engine inside qbench's process: CPU and memory include qbench",
+	CodeFewSamples:      "p99 from fewer than 1,000 values",
+	CodeInterrupted:     "the run was stopped early",
+	CodePartial:         "a partial result (one segment, or a merge missing some)",
+	CodeHistDropped:     "latency values could not be recorded",
+	CodeRunNote:         "the run's own warning",
+}
+
+// MinSamplesP99 is the fewest latency values from which a p99 is taken as a figure: ten values
+// lie beyond it. Fewer, and one slow message moves it.
+const MinSamplesP99 = 1000
+
+// Flag is one reason a result's figures need qualifying.
 type Flag struct {
 	Code     string   `json:"code"`
 	Severity Severity `json:"severity"`
 	Text     string   `json:"text"`
 }
 
+// Trust is a result's verdict on its own figures: trusted (no suspect flag) or flagged, with
+// every flag. Assess computes it; every surface (summary, sweep table, CSV, compare, gates,
+// report, plots) reads it from there.
 type Trust struct {
 	Verdict string `json:"verdict"`
 	Flags   []Flag `json:"flags,omitempty"`
 }
 
+// Verdicts.
+const (
+	VerdictTrusted = "trusted"
+	VerdictFlagged = "flagged"
+)
+
+// Assess is the one place a result's trust is decided: the warning rules applied to its summary
+// again (so an older file gets today's verdict), then what no warning says: unsent messages,
+// failed sends outside fault windows, an engine inside qbench's process, too few samples for a
+// p99, an interrupted or partial run, dropped histogram values, and the run's own notes.
 func Assess(r *Result) Trust {
-	var fl []Flag
 	s := r.Summary
-	for _, w := range s.Warnings {
-		code := "run-note"
-		switch {
-		case strings.HasPrefix(w, warnLate):
-			code = "generator-late"
-		case strings.HasPrefix(w, warnOther):
-			code = "machine-busy"
-		case strings.HasPrefix(w, warnBehind):
-			code = "consumers-behind"
-		}
-		fl = append(fl, Flag{Code: code, Severity: SeveritySuspect, Text: w})
-	}
+	flags := ruleFlags(s)
 	if s.Unsent > 0 {
-		fl = append(fl, Flag{Code: "unsent", Severity: SeveritySuspect, Text: "scheduled messages were never sent"})
+		scheduled := s.Ledger.Sent + s.Unsent
+		flags = append(flags, suspect(CodeUnsent, "unsent: %d of %d scheduled messages were never sent (producers still behind at the end): the engine got less load than the scenario asked for",
+			s.Unsent, scheduled))
 	}
-	if s.ProduceErrors > 0 {
-		fl = append(fl, Flag{Code: "failed-sends", Severity: SeveritySuspect, Text: "sends failed"})
-	}
-	if r.Interrupted {
-		fl = append(fl, Flag{Code: "interrupted", Severity: SeveritySuspect, Text: "the run was interrupted"})
+	if failed := s.ProduceErrors; failed > 0 {
+		var charged int64
+		for _, f := range r.Faults {
+			charged += f.ProduceErrors
+		}
+		if out := failed - charged; out > 0 {
+			flags = append(flags, suspect(CodeFailedSends, "failed sends: %d of %d sends failed outside any fault window: the engine refused or dropped writes it was not made to",
+				out, s.Ledger.Sent))
+		} else {
+			flags = append(flags, Flag{Code: CodeFailedSends, Severity: SeverityNote,
+				Text: fmt.Sprintf("failed sends: %d, all during fault windows (the faults' cost, charged to them)", failed)})
+		}
 	}
 	if s.Generator.InProcessEngine {
-		fl = append(fl, Flag{Code: "in-process", Severity: SeverityNote, Text: "the engine runs inside qbench's process"})
+		flags = append(flags, Flag{Code: CodeInProcess, Severity: SeverityNote,
+			Text: "the engine runs inside qbench's process: its CPU and memory figures include qbench's own, and the two share the CPU"})
 	}
-	t := Trust{Verdict: "trusted", Flags: fl}
-	if !t.Trusted() {
-		t.Verdict = "flagged"
+	if few := fewSamples(s); few != "" {
+		flags = append(flags, suspect(CodeFewSamples, "%s", few))
+	}
+	if r.Interrupted {
+		flags = append(flags, suspect(CodeInterrupted, "interrupted: the run was stopped early; its figures cover what ran"))
+	}
+	if r.Segment != nil {
+		flags = append(flags, suspect(CodePartial, "partial: segment %d/%d of run %s: lost, queued and duplicates are known only after qbench merge joins every segment",
+			r.Segment.Index, r.Segment.Count, r.RunID))
+	}
+	if s.HistogramDropped > 0 {
+		flags = append(flags, suspect(CodeHistDropped, "%d latency values could not be recorded (out of the histograms' range): the percentiles leave them out", s.HistogramDropped))
+	}
+	for _, w := range s.Warnings {
+		if !ruleWarning(w) {
+			flags = append(flags, suspect(CodeRunNote, "%s", w))
+		}
+	}
+	return newTrust(flags)
+}
+
+func newTrust(flags []Flag) Trust {
+	t := Trust{Verdict: VerdictTrusted, Flags: flags}
+	if len(t.Suspect()) > 0 {
+		t.Verdict = VerdictFlagged
 	}
 	return t
 }
 
+// fewSamples names the latency kinds whose p99 rests on fewer than MinSamplesP99 values; empty
+// when none does. A kind with no values at all is not measured, not flagged.
+func fewSamples(s Summary) string {
+	var parts []string
+	for _, k := range []string{"produce", "e2e"} {
+		if n := s.Latency[k].Count; n > 0 && n < MinSamplesP99 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("few samples: p99 taken from %s values, fewer than %d (one slow message moves it): run longer or faster", strings.Join(parts, " and "), MinSamplesP99)
+}
+
+// Trusted says no flag makes the figures doubtful (notes may qualify them).
 func (t Trust) Trusted() bool { return len(t.Suspect()) == 0 }
 
+// Suspect is the flags that make the figures doubtful.
 func (t Trust) Suspect() []Flag {
 	var out []Flag
 	for _, f := range t.Flags {
@@ -68,29 +184,79 @@ func (t Trust) Suspect() []Flag {
 	return out
 }
 
+// Codes is every flag's code, in order.
 func (t Trust) Codes() []string {
-	var out []string
+	out := make([]string, 0, len(t.Flags))
 	for _, f := range t.Flags {
 		out = append(out, f.Code)
 	}
 	return out
 }
 
+// Label is the verdict for a table cell: "ok", or "!" and the suspect flags' tags joined by
+// commas; notes follow after "+" ("ok+inproc", "!late,busy+held").
 func (t Trust) Label() string {
-	var s, n []string
+	var sus, notes []string
 	for _, f := range t.Flags {
+		tag := Tag(f.Code)
 		if f.Severity == SeveritySuspect {
-			s = append(s, f.Code)
+			sus = appendOnce(sus, tag)
 		} else {
-			n = append(n, f.Code)
+			notes = appendOnce(notes, tag)
 		}
 	}
 	l := "ok"
-	if len(s) > 0 {
-		l = "!" + strings.Join(s, ",")
+	if len(sus) > 0 {
+		l = "!" + strings.Join(sus, ",")
 	}
-	if len(n) > 0 {
-		l += "+" + strings.Join(n, ",")
+	if len(notes) > 0 {
+		l += "+" + strings.Join(notes, ",")
 	}
 	return l
+}
+
+// Tag is a flag code's short form for table cells (the code itself when it has none).
+func Tag(code string) string {
+	if t, ok := flagTags[code]; ok {
+		return t
+	}
+	return code
+}
+
+// FlagLegend spells out the tags that appear in labels, one "tag: meaning" per entry, in the
+// order of first appearance, for the line under a table.
+func FlagLegend(ts []Trust) []string {
+	var seen []string
+	for _, t := range ts {
+		for _, f := range t.Flags {
+			seen = appendOnce(seen, f.Code)
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for _, c := range seen {
+		out = append(out, Tag(c)+": "+flagMeanings[c])
+	}
+	return out
+}
+
+// Texts is every flag's text, suspect ones first.
+func (t Trust) Texts() []string {
+	var out []string
+	for _, sev := range []Severity{SeveritySuspect, SeverityNote} {
+		for _, f := range t.Flags {
+			if f.Severity == sev {
+				out = append(out, f.Text)
+			}
+		}
+	}
+	return out
+}
+
+func appendOnce(ss []string, s string) []string {
+	for _, x := range ss {
+		if x == s {
+			return ss
+		}
+	}
+	return append(ss, s)
 }

@@ -80,7 +80,7 @@ func TestFlagOnEverySurface(t *testing.T) {
 		if !strings.Contains(lines[1], results.Assess(bad).Label()) || !strings.Contains(lines[1], "4200") || !strings.Contains(lines[2], " ok ") {
 			t.Errorf("rows lack the labels or unsent:\n%s", b.String())
 		}
-		if !strings.Contains(b.String(), "  "+code+"  "+results.FlagMeaning(code)) {
+		if !strings.Contains(b.String(), "\n  "+results.Tag(code)+": ") {
 			t.Errorf("no legend line for %s:\n%s", code, b.String())
 		}
 		for _, l := range lines {

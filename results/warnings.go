@@ -35,8 +35,8 @@ const (
 	// from a shared machine are off by up to 1.5x).
 	WarnStealShare = 0.03
 	// WarnLateStealShare: steal at or above this share is named in the late-producers warning.
-	// One producer at 10,000 msg/s on redis-server (sessions 6-7, idle vCPUs polling) kept send
-	// delay p99 under 1 ms in all 5 runs with steal <= 1.4%, and in none of the 3 with 2.2-4.5%.
+	// One producer at 10,000 msg/s on redis-server (idle vCPUs polling) kept send delay p99
+	// under 1 ms in every run with steal <= 1.4%, and in none with 2.2-4.5%.
 	WarnLateStealShare = 0.01
 	// WarnOtherCores: other processes using this many cores on average (a quarter of one) took
 	// CPU and caches from the run.
@@ -61,6 +61,7 @@ const (
 // warnings the rules make anew from those a run wrote of itself.
 const (
 	warnLate       = "producers were late: "
+	warnHeld       = "producers were held by the engine: "
 	warnQbenchCPU  = "qbench used "
 	warnMachineCPU = "qbench ("
 	warnInFlight   = "producers reached their in-flight limit "
@@ -73,7 +74,7 @@ const (
 	warnSegmentTag = ": a partial result; "
 )
 
-var rulePrefixes = []string{warnLate, warnQbenchCPU, warnMachineCPU, warnInFlight, warnBehind, warnSteal, warnOther, warnGCPauses, warnTimers}
+var rulePrefixes = []string{warnLate, warnHeld, warnQbenchCPU, warnMachineCPU, warnInFlight, warnBehind, warnSteal, warnOther, warnGCPauses, warnTimers}
 
 // Rewarn is Warnings(s) followed by every warning of earlier that no rule makes, each once, in
 // order: a run's own account of itself (the message cap stopped it, say) is no figure a merge or
@@ -117,41 +118,64 @@ func SegmentWarning(index, count int, runID string) string {
 
 // Warnings says, in plain words, when a summary's figures describe the load generator (or a
 // backlog) rather than the engine. It reads only the summary, so compare and reports can apply
-// it to any result file. Nil when there is nothing to say.
+// it to any result file. Nil when there is nothing to say. Each warning is a rule's flag
+// (ruleFlags); Assess adds the flags that are no warning of the summary's own.
 func Warnings(s Summary) []string {
 	var out []string
-	sd, pr := s.Latency["send_delay"].P99, s.Latency["produce"].P99
-	if sd >= WarnSendDelayMinNs && pr > 0 && float64(sd) >= WarnSendDelayShare*float64(pr) {
-		late := fmt.Sprintf(warnLate+"send delay p99 %s of produce p99 %s: latency figures describe the load generator, not the engine",
-			FormatNs(sd), FormatNs(pr))
-		if m := s.MachineLoad; m != nil && m.StealShare >= WarnLateStealShare {
-			late += fmt.Sprintf("; the hypervisor took %.1f%% of the machine's CPU (steal) meanwhile, enough on its own to make a paced producer late (a vCPU held by the host stops every send due while it is away)", 100*m.StealShare)
-		}
-		out = append(out, late)
+	for _, f := range ruleFlags(s) {
+		out = append(out, f.Text)
+	}
+	return out
+}
+
+// ruleFlags applies every warning rule to a summary: one flag per rule that holds, in a fixed
+// order.
+func ruleFlags(s Summary) []Flag {
+	var out []Flag
+	add := func(code string, sev Severity, text string) {
+		out = append(out, Flag{Code: code, Severity: sev, Text: text})
 	}
 	g := s.Generator
+	sd, pr := s.Latency["send_delay"].P99, s.Latency["produce"].P99
+	if sd >= WarnSendDelayMinNs && pr > 0 && float64(sd) >= WarnSendDelayShare*float64(pr) {
+		if g.LateHeldByEngine > g.LateOwn {
+			// Every in-flight slot awaited the engine when these fell due: their wait is the
+			// engine's latency, which produce latency rightly charges to it.
+			add(CodeEngineHeld, SeverityNote, fmt.Sprintf(warnHeld+"send delay p99 %s of produce p99 %s, and %d of the %d messages sent late fell due while every in-flight slot (%d batches) awaited the engine's answer: the wait is the engine's latency (a stall, a crash, or a rate beyond what it answers at this in-flight limit), not the load generator's",
+				FormatNs(sd), FormatNs(pr), g.LateHeldByEngine, g.LateHeldByEngine+g.LateOwn, g.InFlight))
+		} else {
+			late := fmt.Sprintf(warnLate+"send delay p99 %s of produce p99 %s: latency figures describe the load generator, not the engine",
+				FormatNs(sd), FormatNs(pr))
+			if m := s.MachineLoad; m != nil && m.StealShare >= WarnLateStealShare {
+				late += fmt.Sprintf("; the hypervisor took %.1f%% of the machine's CPU (steal) meanwhile, enough on its own to make a paced producer late (a vCPU held by the host stops every send due while it is away)", 100*m.StealShare)
+			}
+			add(CodeGeneratorLate, SeveritySuspect, late)
+		}
+	}
 	if g.CPUShare >= WarnCPUShare {
 		if g.InProcessEngine {
-			out = append(out, fmt.Sprintf(warnQbenchCPU+"%.0f%% of the machine's CPU and the engine runs inside it: the engine shares the generator's CPU, so the figures describe both together",
+			add(CodeQbenchCPU, SeveritySuspect, fmt.Sprintf(warnQbenchCPU+"%.0f%% of the machine's CPU and the engine runs inside it: the engine shares the generator's CPU, so the figures describe both together",
 				100*g.CPUShare))
 		} else {
-			out = append(out, fmt.Sprintf(warnQbenchCPU+"%.0f%% of the machine's CPU: the load generator is near its limit, so the figures may describe it rather than the engine (qbench calibrate shows its ceiling)",
+			add(CodeQbenchCPU, SeveritySuspect, fmt.Sprintf(warnQbenchCPU+"%.0f%% of the machine's CPU: the load generator is near its limit, so the figures may describe it rather than the engine (qbench calibrate shows its ceiling)",
 				100*g.CPUShare))
 		}
 	} else if both := g.CPUShare + g.EngineCPUShare; g.EngineCPUShare > 0 && both >= WarnMachineCPUShare {
-		out = append(out, fmt.Sprintf(warnMachineCPU+"%.0f%%) and the engine's server (%.0f%%) together used %.0f%% of the machine's CPU: the machine is out of CPU, so the figures describe it rather than the engine alone",
+		add(CodeMachineCPU, SeveritySuspect, fmt.Sprintf(warnMachineCPU+"%.0f%%) and the engine's server (%.0f%%) together used %.0f%% of the machine's CPU: the machine is out of CPU, so the figures describe it rather than the engine alone",
 			100*g.CPUShare, 100*g.EngineCPUShare, 100*both))
 	}
 	if g.InFlightFull > 0 {
-		out = append(out, fmt.Sprintf(warnInFlight+"(%d batches) %d times: those messages waited for earlier acknowledgements before being sent (raise in_flight, or the engine is slower than the offered rate)",
+		// The wait is measured from the intended send time, so latency stays honest; the flag
+		// says the offered load reached the engine late, which the engine's answers caused.
+		add(CodeInFlightLimit, SeverityNote, fmt.Sprintf(warnInFlight+"(%d batches) %d times: those messages waited for earlier acknowledgements before being sent (raise in_flight, or the engine is slower than the offered rate)",
 			g.InFlight, g.InFlightFull))
 	}
 	if why := behind(s); len(why) > 0 {
-		out = append(out, warnBehind+strings.Join(why, "; ")+": end-to-end latency includes queueing")
+		add(CodeConsumersBehind, SeveritySuspect, warnBehind+strings.Join(why, "; ")+": end-to-end latency includes queueing")
 	}
-	out = append(out, machineWarnings(s)...)
+	out = append(out, machineFlags(s)...)
 	if w := timerWarning(s); w != "" {
-		out = append(out, w)
+		add(CodeTimers, SeveritySuspect, w)
 	}
 	return out
 }
@@ -169,10 +193,10 @@ func timerWarning(s Summary) string {
 		FormatNs(t.P99), FormatNs(t.Max), FormatNs(s.Generator.PacerLeadMaxNs), FormatNs(sd))
 }
 
-// machineWarnings says when something besides the engine and qbench's own work took the run's
+// machineFlags says when something besides the engine and qbench's own work took the run's
 // time: the hypervisor, other processes, or qbench's garbage collector.
-func machineWarnings(s Summary) []string {
-	var out []string
+func machineFlags(s Summary) []Flag {
+	var out []Flag
 	const shared, busy = "figures from a shared machine can be off by 1.5x; measure on a quiet machine", "figures from a busy machine can be off by 1.5x; measure on a quiet machine"
 	if m := s.MachineLoad; m != nil {
 		if m.StealShare >= WarnStealShare {
@@ -180,22 +204,22 @@ func machineWarnings(s Summary) []string {
 			if m.Idle != nil && m.Idle.Halts {
 				halts = fmt.Sprintf("; idle vCPUs halt here (cpuidle %s), and the wake-up of a halted vCPU waits for the host, counted as steal: qbench run --idle-poll (root) keeps them polling for the run", m.Idle.Driver)
 			}
-			out = append(out, fmt.Sprintf(warnSteal+"%.0f%% of the machine's CPU (steal) during the run: %s%s", 100*m.StealShare, shared, halts))
+			out = append(out, suspect(CodeSteal, warnSteal+"%.0f%% of the machine's CPU (steal) during the run: %s%s", 100*m.StealShare, shared, halts))
 		}
 		if m.OtherCores >= WarnOtherCores {
 			engine := ""
 			if m.OtherIncludesEngine {
 				engine = ", the engine's server among them if it runs on this machine: qbench does not know its CPU"
 			}
-			out = append(out, fmt.Sprintf(warnOther+"%.2f cores during the run (%.0f%% of the machine's CPU%s): %s", m.OtherCores, 100*m.OtherShare, engine, busy))
+			out = append(out, suspect(CodeMachineBusy, warnOther+"%.2f cores during the run (%.0f%% of the machine's CPU%s): %s", m.OtherCores, 100*m.OtherShare, engine, busy))
 		}
 	}
 	g := s.Generator
 	if g.GCPauseShare >= WarnGCPauseShare {
-		out = append(out, fmt.Sprintf(warnGCPauses+"stopped the world for %.1f%% of the run (%d cycles, %s in all): every message in flight across a pause is charged it, so the tail is partly qbench's",
+		out = append(out, suspect(CodeGCPauses, warnGCPauses+"stopped the world for %.1f%% of the run (%d cycles, %s in all): every message in flight across a pause is charged it, so the tail is partly qbench's",
 			100*g.GCPauseShare, g.GCCycles, FormatNs(g.GCPauseTotalNs)))
 	} else if kind, p99 := lowestP99(s); g.GCPauseMaxNs >= WarnGCPauseMinNs && p99 > 0 && float64(g.GCPauseMaxNs) >= WarnGCPauseOfP99*float64(p99) {
-		out = append(out, fmt.Sprintf(warnGCPauses+"stopped the world for %s at once, longer than %s p99 %s: that pause alone can set the p99, so the tail is partly qbench's",
+		out = append(out, suspect(CodeGCPauses, warnGCPauses+"stopped the world for %s at once, longer than %s p99 %s: that pause alone can set the p99, so the tail is partly qbench's",
 			FormatNs(g.GCPauseMaxNs), kind, FormatNs(p99)))
 	}
 	return out
@@ -231,4 +255,9 @@ func behind(s Summary) []string {
 		why = append(why, fmt.Sprintf("the backlog reached %d messages, %.1f s of production", s.LagMax, float64(s.LagMax)/s.ProduceRate))
 	}
 	return why
+}
+
+// suspect is a suspect flag whose text is format applied to args.
+func suspect(code, format string, args ...any) Flag {
+	return Flag{Code: code, Severity: SeveritySuspect, Text: fmt.Sprintf(format, args...)}
 }
