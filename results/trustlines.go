@@ -25,12 +25,13 @@ func WriteTrustLegend(w io.Writer, ts []Trust) {
 // text in the order of the codes on that line ("warning:" for a suspect flag, "note:" for a note).
 func writeTrust(w io.Writer, t Trust) {
 	fmt.Fprintf(w, "trust: %s\n", trustLine(t))
-	for _, f := range t.Flags {
-		label := "warning"
-		if f.Severity != SeveritySuspect {
-			label = "note"
+	for _, sev := range []Severity{SeveritySuspect, SeverityNote} {
+		label := map[Severity]string{SeveritySuspect: "warning", SeverityNote: "note"}[sev]
+		for _, f := range t.Flags {
+			if f.Severity == sev {
+				fmt.Fprintf(w, "%s: %s\n", label, f.Text)
+			}
 		}
-		fmt.Fprintf(w, "%s: %s\n", label, f.Text)
 	}
 }
 
