@@ -151,7 +151,7 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 	if opt.Noise && len(current.Repetitions) < 2 && (baseline == nil || len(baseline.Repetitions) < 2) {
 		c.Notes = append(c.Notes, "noise-aware mode: neither result has repetitions, so no noise is allowed for")
 	} else if opt.Noise {
-		c.Notes = append(c.Notes, fmt.Sprintf("noise-aware mode: a change within the spread of the repetitions (baseline %d, current %d) is not a regression", repCount(baseline), len(current.Repetitions)))
+		c.Notes = append(c.Notes, fmt.Sprintf("noise-aware mode: a change within the spread of the repetitions (baseline %d, current %d; the range max - min) is inconclusive, not a regression", repCount(baseline), len(current.Repetitions)))
 	}
 	for _, m := range Metrics() {
 		if m.Unit == UnitNs {
