@@ -153,16 +153,33 @@ func (mc *MatrixComparison) overallText() string {
 	return fmt.Sprintf("%s: %d of %d cells regressed, %d inconclusive, %d pass", mc.Verdict, n[VerdictRegression], len(mc.Cells), n[VerdictInconclusive], n[VerdictPass])
 }
 
-// WriteText prints one line per cell (both sides' trust, its verdict), the legend of the flag
+// WriteText prints one line per cell (both sides' trust labels, its verdict), the legend of the flag
 // codes, then each cell's gates that did not pass, and the overall verdict.
 func (mc *MatrixComparison) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "baseline %s\ncurrent  %s\n\n", mc.Baseline, mc.Current)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "cell\tbaseline trust\tcurrent trust\tverdict\tgates")
+	cells := make([]IndexCell, len(mc.Cells))
+	for i, c := range mc.Cells {
+		cells[i] = IndexCell{Name: c.Name, Params: c.Params}
+	}
+	keys := paramColumns(cells) // one column per swept key, as in the sweep table
+	head := "cell"
+	if keys != nil {
+		head = strings.Join(keys, "\t")
+	}
+	fmt.Fprintln(tw, head+"\tbaseline\tcurrent\tverdict\tgates")
 	var trusts []Trust
 	for _, c := range mc.Cells {
 		b, cu, g := c.trustLabels()
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", c.Name, b, cu, c.Verdict, g)
+		name := c.Name
+		if keys != nil {
+			vals := make([]string, len(c.Params))
+			for i, p := range c.Params {
+				vals[i] = p.Value
+			}
+			name = strings.Join(vals, "\t")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, b, cu, c.Verdict, g)
 		if c.Comparison != nil {
 			if c.Comparison.Baseline != nil {
 				trusts = append(trusts, c.Comparison.Baseline.Trust)

@@ -138,7 +138,7 @@ func TestRunMatrixAgainstBaselineIndex(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	for _, w := range []string{"baseline trust", "cell rate=200:\nPASS  lost == 0", "pass: 0 of 2 cells regressed"} {
+	for _, w := range []string{"verdict  gates", "cell rate=200:\nPASS  lost == 0", "pass: 0 of 2 cells regressed"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("stdout lacks %q:\n%s", w, stdout)
 		}
