@@ -313,3 +313,35 @@ func TestCompareMatrixPerCell(t *testing.T) {
 		t.Errorf("%d JUnit suites, want one per cell:\n%s", n, b.String())
 	}
 }
+
+// The sweep table shows each cell's knee: the offered rate where the objective first broke, or
+// ">=" the highest offered second when it held throughout; no knee column without a knee.
+func TestIndexTableKnee(t *testing.T) {
+	broke := resultstest.Make(resultstest.Options{Seed: 1})
+	broke.Summary.Knee = &results.Knee{Objective: "produce.p99 <= 5ms", Reached: true, OfferedRate: 4571}
+	held := resultstest.Make(resultstest.Options{Seed: 2})
+	held.Summary.Knee = &results.Knee{Objective: "produce.p99 <= 5ms"}
+	for i := range held.Series {
+		held.Series[i].Offered = int64(1000 + 100*i)
+	}
+	ix := &results.Index{Cells: []results.IndexCell{
+		results.NewIndexCell("arrival=poisson", []results.Param{{Key: "arrival", Value: "poisson"}}, "a.json", broke),
+		results.NewIndexCell("arrival=uniform", []results.Param{{Key: "arrival", Value: "uniform"}}, "b.json", held),
+	}}
+	var b strings.Builder
+	if err := results.WriteIndexTable(&b, ix); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.Contains(lines[0], "knee") || !strings.Contains(lines[1], "4571/s") || !strings.Contains(lines[2], ">=1900/s") {
+		t.Errorf("knee column:\n%s", b.String())
+	}
+	b.Reset()
+	plain := results.NewIndexCell("x=1", nil, "c.json", resultstest.Make(resultstest.Options{Seed: 3}))
+	if err := results.WriteIndexTable(&b, &results.Index{Cells: []results.IndexCell{plain}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "knee") {
+		t.Errorf("a sweep without knee objectives shows a knee column:\n%s", b.String())
+	}
+}
