@@ -15,7 +15,7 @@ func Checks() scenarios.Checks {
 	for _, r := range engines.All() {
 		es = append(es, &scenarios.Engine{
 			Name: r.Name, Designs: r.Designs, Sections: r.Sections, Options: r.Options, Decode: r.Decode,
-			Faults: r.Faults, NeedsAddress: r.NeedsAddress,
+			Faults: r.Faults, NeedsAddress: r.NeedsAddress, ClosedLoopBatch: r.ClosedLoop.Batch, ClosedLoopInFlight: r.ClosedLoop.InFlight,
 		})
 	}
 	return scenarios.Checks{Engines: es, Gate: func(expr string) error {

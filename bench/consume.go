@@ -95,7 +95,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			// intended times mean nothing here, so no end-to-end latency is recorded; unless the
 			// run is a segment (--segment, --start-at), whose stamps are on the shared clock.
 			if consumeOnly && r.seg == nil {
-				r.consumerCounts[id].note(r.ledger.DeliveredTo(group, int(st.Producer), st.Seq))
+				r.consumerCounts[id].note(r.ledger.DeliveredOn(group, d.Shard, int(st.Producer), st.Seq), r.ledger.Poison(st.Seq))
 				continue
 			}
 			// The stamp's time is on the run's shared clock (segment.go): the warm-up is judged
@@ -103,8 +103,8 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			intended := st.IntendedNs - r.stampShift()
 			e2e := at - intended
 			rec.recordAt(KindE2E, intended, at, st.IntendedNs >= warmupNs)
-			first := r.ledger.DeliveredTo(group, int(st.Producer), st.Seq)
-			r.consumerCounts[id].note(first)
+			first := r.ledger.DeliveredOn(group, d.Shard, int(st.Producer), st.Seq)
+			r.consumerCounts[id].note(first, r.ledger.Poison(st.Seq))
 			if r.backlog != nil {
 				r.backlog.record(id, st.IntendedNs, e2e, first)
 			}

@@ -158,6 +158,20 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 	"redis-crash-everysec": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 4000, "a process crash loses nothing under everysec")
 	},
+	"jetstream-power-loss-default-sync": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "power-loss")
+		t.Logf("JetStream default sync_interval, power loss: lost %d acknowledged, loss window %s", f.Lost, results.FormatNs(f.LossWindowNs))
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost > 0 && f.Lost == r.Summary.Ledger.Lost,
+			"power loss under the default sync_interval loses acknowledged messages, charged to the cut")
+	},
+	"jetstream-power-loss-sync-always": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "power-loss")
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "power loss with sync_interval always loses nothing acknowledged")
+	},
+	"jetstream-crash-default-sync": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "server-crash")
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "a process crash loses nothing acknowledged: the page cache survives it")
+	},
 	"redis-crash-memory-only": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost >= 100, "the backlog (~500 on schedule) lost with the memory-only server")
 		// Lost messages are not lag: once the restarted server reports its (small) backlog, the

@@ -7,14 +7,19 @@ import (
 )
 
 // consumerCount is one consumer's share: its deliveries of this run's messages and how many of
-// them its group had already received.
+// them its group had already received (redeliveries of the scenario's poison messages, which
+// the run asked for, apart: poison).
 type consumerCount struct {
-	deliveries, duplicates atomic.Int64
+	deliveries, duplicates, poison atomic.Int64
 }
 
-func (c *consumerCount) note(first bool) {
+func (c *consumerCount) note(first, poison bool) {
 	c.deliveries.Add(1)
-	if !first {
+	switch {
+	case first:
+	case poison:
+		c.poison.Add(1)
+	default:
 		c.duplicates.Add(1)
 	}
 }
@@ -39,7 +44,7 @@ func (r *run) perConsumer() []results.ConsumerShare {
 			Deliveries: r.consumerCounts[i].deliveries.Load(), Duplicates: r.consumerCounts[i].duplicates.Load()}
 		if members[c.Group] == 1 && r.sc.Produces() && r.seg == nil {
 			// Alone in its group (a pub/sub subscriber): what it did not receive, it missed.
-			c.Missed = max(0, r.ledger.Acked()-(c.Deliveries-c.Duplicates))
+			c.Missed = max(0, r.ledger.Acked()-(c.Deliveries-c.Duplicates-r.consumerCounts[i].poison.Load()))
 		}
 		if i < len(r.pendingEnd) {
 			p := r.pendingEnd[i]

@@ -10,6 +10,7 @@ import (
 	"qbench/results"
 	"qbench/scenarios"
 	"runtime"
+	"slices"
 	"sort"
 	"time"
 
@@ -113,10 +114,13 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.PerConsumer = r.perConsumer()
 	res.Summary.PerGroup = r.perGroup(s)
 	res.Summary.Ledger = results.Ledger(totals)
+	res.Summary.ReorderScope, res.Summary.ReorderNotPromised = r.reorderScope, r.reorderNotPromised
+	res.Summary.DeadLettered = res.Engine.Stats["dead_letters"]
 	res.Summary.ProduceErrors = r.produceErrs.Load()
 	res.Summary.Unsent = r.unsent.Load()
 	res.Summary.Generator.InFlight, res.Summary.Generator.InFlightFull = sc.InFlight, r.inFlightFull.Load()
 	res.Summary.Generator.LateHeldByEngine, res.Summary.Generator.LateOwn = r.lateHeld.Load(), r.lateOwn.Load()
+	res.Summary.Generator.InFlightBound = inFlightBound(sc)
 	res.Summary.ConsumeErrors = r.consumeErrs.Load()
 	res.Summary.HistogramDropped = dropped + s.dropped
 	switch {
@@ -129,6 +133,9 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		if r.seg == nil { // a segment's stamps are on the shared clock (segment.go)
 			res.Summary.NotKnown = append(res.Summary.NotKnown, "e2e")
 		}
+	}
+	if r.reorderNotPromised != "" && !slices.Contains(res.Summary.NotKnown, "reordered") {
+		res.Summary.NotKnown = append(res.Summary.NotKnown, "reordered") // n/a: nothing was owed
 	}
 	if r.backlog != nil {
 		res.Summary.Backlog = r.backlogResult(int64(r.window.producersDone + r.window.drain))

@@ -12,6 +12,8 @@ import (
 
 	"qbench/bench"
 	_ "qbench/engines/kafkaq"
+	_ "qbench/engines/natsq"
+	"qbench/engines/procs"
 	_ "qbench/engines/redisq"
 	"qbench/results"
 	"qbench/scenarios"
@@ -29,6 +31,10 @@ func needTarget(t *testing.T, engine string) {
 func needTargetOnly(t *testing.T, engine string) {
 	if engine == "kafka" {
 		needKafka(t)
+		return
+	}
+	if engine == "jetstream" {
+		needNATS(t)
 		return
 	}
 	t.Helper()
@@ -192,5 +198,17 @@ func needKafka(t testing.TB) {
 			t.Fatalf("java is required under CI=true: %v", err)
 		}
 		t.Skipf("java not installed: %v", err)
+	}
+}
+
+// needNATS fails under CI=true (.ci/test installs nats-server) and skips otherwise when
+// nats-server is missing.
+func needNATS(t *testing.T) {
+	t.Helper()
+	if _, err := procs.NATSServerPath(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("nats-server is required under CI=true: %v", err)
+		}
+		t.Skip(err)
 	}
 }

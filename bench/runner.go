@@ -143,9 +143,8 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if sc.Backlog.Set() {
 		r.backlog = newBacklogPhase(sc, groups)
 	}
-	if sh, ok := eng.(engines.Sharder); ok { // order is owed per shard only
-		r.ledger.SetShards(sh.Shards(), sh.ShardOf)
-	}
+	r.reorderScope, r.reorderNotPromised = r.setOrder()
+	r.ledger.SetPoison(uint64(max(sc.PoisonEvery, 0)))
 	r.msgCap.limit = sc.MessageCap() // rate: max only (msgcap.go)
 	r.joinSegment()
 	r.reserveLedger()
@@ -240,6 +239,9 @@ type run struct {
 	// scheduleEnd is when the producers' schedules end, since the epoch (the duration, plus a
 	// backlog's fill when producers keep going).
 	scheduleEnd time.Duration
+	// reorderScope is the order the ledger holds the engine to, or reorderNotPromised why
+	// none (setOrder).
+	reorderScope, reorderNotPromised string
 	// backlog is the scenario's backlog phase; nil without one.
 	backlog *backlogPhase
 	msgCap  messageCap // a rate: max run's cap (msgcap.go)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"qbench/engines"
@@ -46,4 +47,46 @@ func (r *run) perShard(m *shardLags) []results.ShardLag {
 			Sent: l.Sent, Received: l.Received}
 	}
 	return out
+}
+
+// setOrder tells the ledger what order the engine owes this run's consumers, and returns the
+// scope for the result, or (scope "") why no order is owed:
+//   - per producer: one consumer per receiving group reading one queue;
+//   - per producer and shard, or partition: the engine routes each message to one of several
+//     keys (Sharder: by a pure function the ledger calls; DeliverySharder: the deliveries name
+//     the shard), and messages on different keys owe each other nothing;
+//   - nothing: a group of several consumers competing for one queue (each message goes to
+//     whichever asks first), unless the engine deals every shard to one member (SoleReader).
+func (r *run) setOrder() (scope, notPromised string) {
+	word := ""
+	switch eng := r.eng.(type) {
+	case engines.DeliverySharder:
+		r.ledger.SetDeliveryShards()
+		word = eng.DeliveryShards()
+	case engines.Sharder:
+		if eng.Shards() > 1 {
+			r.ledger.SetShards(eng.Shards(), eng.ShardOf)
+			word = "shard"
+		}
+	}
+	members := map[int]int{}
+	most := 0
+	for c := range r.sc.Consumers {
+		members[r.groupOf(c)]++
+		most = max(most, members[r.groupOf(c)])
+	}
+	if most > 1 {
+		if sr, ok := r.eng.(engines.SoleReader); !ok || !sr.SoleReaders() {
+			r.ledger.SetNoOrder()
+			what := "one queue"
+			if word != "" {
+				what = "the same " + word
+			}
+			return "", fmt.Sprintf("%d consumers of one group compete for %s: each message goes to whichever asks first, so no order is promised among them", most, what)
+		}
+	}
+	if word == "" {
+		return "per producer", ""
+	}
+	return "per producer and " + word, ""
 }

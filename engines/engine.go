@@ -62,6 +62,9 @@ type Delivery struct {
 	// offset). The runner never interprets it. Like Payload (and the slice Receive returns) it
 	// is valid until the consumer's next Receive: the runner acknowledges before it receives again.
 	Handle any
+	// Shard is the shard the message was read from (a Kafka partition, a Redis Cluster shard),
+	// set by the consumers of a DeliverySharder; 0 otherwise.
+	Shard int
 }
 
 // Lag is the engine's own view of how far consumers are behind.
@@ -98,6 +101,26 @@ type ShardLag struct {
 type Sharder interface {
 	Shards() int
 	ShardOf(producer int, seq uint64) int
+}
+
+// DeliverySharder is implemented by engines whose routing is not a function of a message's
+// producer and sequence number (Kafka's balancer picks a partition; a Redis Cluster producer
+// picks a shard per batch): their consumers set Delivery.Shard to the shard each message was
+// read from, which is the one it was written to, and the runner's ledger holds the engine to
+// order among the messages of one shard only. DeliveryShards names the shards ("partition",
+// "shard") for the result's reorder scope.
+type DeliverySharder interface {
+	DeliveryShards() string
+}
+
+// SoleReader is implemented by engines that can say whether every shard (partition) of the
+// queue is read by one consumer of each receiving group, so that the order a shard keeps
+// reaches that consumer even when a group has several: Kafka's group protocol gives each
+// partition to one member; a sharded Redis design whose groups have no more consumers than
+// shards deals each shard to one. Without it, a group of several competing consumers is owed no
+// order (each message goes to whichever consumer asks first).
+type SoleReader interface {
+	SoleReaders() bool
 }
 
 // LagReporter is implemented by engines that can report consumer lag themselves.

@@ -165,6 +165,17 @@ type Registration struct {
 	// several qbench processes can load it together (qbench run --segment); a managed or
 	// in-process target belongs to one process and is refused for segments.
 	Shared bool
+	// ClosedLoop is the batch and in_flight a closed-loop run (rate: max) gets for whichever of
+	// them its scenario does not write; zero fields keep the scenario defaults. A closed loop's
+	// rate is its window (producers x in_flight batches of batch messages) over the engine's
+	// latency: an engine that batches on its own (Kafka's client) needs a wider window than the
+	// defaults before qbench's limit stops being what sets the rate.
+	ClosedLoop Shape
+}
+
+// Shape is a producer's batch and in-flight limit.
+type Shape struct {
+	Batch, InFlight int
 }
 
 var (

@@ -28,6 +28,9 @@ func mergeGenerator(rs []*Result) Generator {
 		g.InFlightFull += rg.InFlightFull
 		g.LateHeldByEngine += rg.LateHeldByEngine
 		g.LateOwn += rg.LateOwn
+		if g.InFlightBound == "" {
+			g.InFlightBound = rg.InFlightBound
+		}
 		g.GCCycles += rg.GCCycles
 		g.GCPauseTotalNs += rg.GCPauseTotalNs
 		g.GCPauseMaxNs = max(g.GCPauseMaxNs, rg.GCPauseMaxNs)

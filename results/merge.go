@@ -109,6 +109,8 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 		s.Groups = max(s.Groups, rsum.Groups)
 		s.DrainSeconds = max(s.DrainSeconds, rsum.DrainSeconds)
 		s.SweepSeconds = max(s.SweepSeconds, rsum.SweepSeconds)
+		s.DeadLettered = max(s.DeadLettered, rsum.DeadLettered)
+		s.ReorderScope, s.ReorderNotPromised = first.Summary.ReorderScope, first.Summary.ReorderNotPromised
 		switch opt.Mode {
 		case MergeMachines:
 			s.MeasuredSeconds = max(s.MeasuredSeconds, rsum.MeasuredSeconds)

@@ -70,6 +70,9 @@ var summaryRules = map[string]mergeRule{
 	"NotKnown":            same("every field any result could not know"),
 	"PerShard":            same("by shard: backlog and pending at the end and their peaks the largest (machines read the same engine; repetitions: the worst), sent and received summed"),
 	"PerConsumer":         same("by consumer index: deliveries, duplicates and missed summed, e2e count, min, max and mean exact, percentiles the worst result's (no per-consumer histogram is kept: an upper bound)"),
+	"ReorderScope":        same("the first result's (one scenario, one engine)"),
+	"ReorderNotPromised":  same("the first result's (one scenario, one engine)"),
+	"DeadLettered":        same("the largest (every generator reads the same engine)"),
 	"Backlog":             {"fill counts and drain rates summed, the longest drain (the run drained when the last generator did), latencies from that slowest result", "the slowest repetition's, whole (each repetition's own is in repetitions)"},
 }
 

@@ -138,6 +138,16 @@ type Summary struct {
 	PerGroup []GroupLag `json:"per_group,omitempty"`
 	// Backlog is the fill and drain of a backlog: scenario's backlog phase.
 	Backlog *Backlog `json:"backlog,omitempty"`
+	// ReorderScope is the order Ledger.Reordered holds the engine to: "per producer", "per
+	// producer and shard" (the engine routes each message to one of several keys) or "per
+	// producer and partition" (Kafka). Empty when nothing was judged; ReorderNotPromised then
+	// says why (competing consumers of one group), and Reordered reads n/a.
+	ReorderScope       string `json:"reorder_scope,omitempty"`
+	ReorderNotPromised string `json:"reordered_not_promised,omitempty"`
+	// DeadLettered is how many messages the engine held in its dead-letter store at the end (its
+	// own count: the stream's dead-letter stream, the reliable list's dead-letter list): messages
+	// delivered max_deliveries times, the scenario's poison messages among them.
+	DeadLettered int64 `json:"dead_lettered,omitempty"`
 }
 
 // ConsumerShare is one consumer's part of the deliveries: the messages of this run it received
@@ -227,6 +237,13 @@ type Generator struct {
 	// larger.
 	LateHeldByEngine int64 `json:"late_held_by_engine,omitempty"`
 	LateOwn          int64 `json:"late_own,omitempty"`
+	// InFlightBound is set for a closed loop (rate: max) whose rate qbench's own in-flight limit
+	// set: "rate set by qbench's in-flight limit (N batches of M)". A closed loop's rate is its
+	// window (producers x in_flight batches of batch messages) over the engine's latency; this
+	// run's window was narrower than the engine's closed-loop shape (the defaults a closed loop
+	// gets when the scenario writes neither), so its rate says what that window achieves, not
+	// what the engine can take.
+	InFlightBound string `json:"in_flight_bound,omitempty"`
 	// GCCycles is the number of garbage collections qbench's runtime completed in the run;
 	// GCPauseTotalNs and GCPauseMaxNs their stop-the-world pauses in all and the longest (from
 	// the runtime's pause histogram: each pause known to its bucket, within ~15%; the longest is its
@@ -275,7 +292,11 @@ type Latency struct {
 	Max   int64   `json:"max_ns"`
 }
 
-// Ledger is the per-message account of the whole run, warm-up included.
+// Ledger is the per-message account of the whole run, warm-up included. PoisonRetries counts
+// redeliveries of the scenario's poison messages (poison_every), which consumers never
+// acknowledge on purpose: they are not in Duplicates. Reordered counts deliveries that broke an
+// order the engine promised, in the scope Summary.ReorderScope names; when nothing was promised
+// it is 0 and Summary.ReorderNotPromised says why.
 type Ledger struct {
 	Sent       int64 `json:"sent"`
 	Acked      int64 `json:"acked"`
@@ -290,6 +311,7 @@ type Ledger struct {
 	Lost               int64 `json:"lost"`
 	Duplicates         int64 `json:"duplicates"`
 	DuplicatedMessages int64 `json:"duplicated_messages"`
+	PoisonRetries      int64 `json:"poison_retries,omitempty"`
 	DeliveredUnacked   int64 `json:"delivered_unacked"`
 	Reordered          int64 `json:"reordered"`
 	Phantom            int64 `json:"phantom"`

@@ -83,6 +83,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if l.DeliveredUnacked > 0 || l.Phantom > 0 || l.Unknown > 0 {
 		fmt.Fprintf(w, "          delivered but not acked %d, phantom %d, unknown %d\n", l.DeliveredUnacked, l.Phantom, l.Unknown)
 	}
+	writeOrder(w, s)
 	fmt.Fprintf(w, "lag max: %d (load generator's view)", s.LagMax)
 	if s.EngineLagMax > 0 {
 		fmt.Fprintf(w, ", %d (engine: backlog + pending)", s.EngineLagMax)

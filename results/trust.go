@@ -25,6 +25,7 @@ const (
 	CodeQbenchCPU       = "qbench-cpu"
 	CodeMachineCPU      = "machine-cpu"
 	CodeInFlightLimit   = "in-flight-limit"
+	CodeInFlightBound   = "in-flight-bound"
 	CodeConsumersBehind = "consumers-behind"
 	CodeSteal           = "steal"
 	CodeMachineBusy     = "machine-busy"
@@ -44,7 +45,7 @@ const (
 // them out.
 var flagTags = map[string]string{
 	CodeGeneratorLate: "late", CodeEngineHeld: "held", CodeQbenchCPU: "cpu", CodeMachineCPU: "mcpu",
-	CodeInFlightLimit: "inflight", CodeConsumersBehind: "behind", CodeSteal: "steal",
+	CodeInFlightLimit: "inflight", CodeInFlightBound: "window", CodeConsumersBehind: "behind", CodeSteal: "steal",
 	CodeMachineBusy: "busy", CodeGCPauses: "gc", CodeTimers: "timers", CodeUnsent: "unsent",
 	CodeFailedSends: "failed", CodeInProcess: "inproc", CodeFewSamples: "few", CodeInterrupted: "intr",
 	CodePartial: "partial", CodeHistDropped: "hdrop", CodeRunNote: "note",
@@ -57,6 +58,7 @@ var flagMeanings = map[string]string{
 	CodeQbenchCPU:       "qbench near its CPU limit",
 	CodeMachineCPU:      "qbench and the engine's server used up the machine's CPU",
 	CodeInFlightLimit:   "due messages waited for an in-flight slot",
+	CodeInFlightBound:   "a closed loop's rate set by qbench's in-flight window, not the engine",
 	CodeConsumersBehind: "consumers fell behind: e2e latency includes queueing",
 	CodeSteal:           "the hypervisor took CPU (steal): a shared machine",
 	CodeMachineBusy:     "other processes used the machine: a busy machine",

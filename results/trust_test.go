@@ -112,7 +112,7 @@ func TestTrustLabel(t *testing.T) {
 
 // Every code has a tag and a meaning, so no table shows a raw code or an empty legend entry.
 func TestEveryCodeHasTagAndMeaning(t *testing.T) {
-	for _, c := range []string{CodeGeneratorLate, CodeEngineHeld, CodeQbenchCPU, CodeMachineCPU, CodeInFlightLimit,
+	for _, c := range []string{CodeGeneratorLate, CodeEngineHeld, CodeQbenchCPU, CodeMachineCPU, CodeInFlightLimit, CodeInFlightBound,
 		CodeConsumersBehind, CodeSteal, CodeMachineBusy, CodeGCPauses, CodeTimers, CodeUnsent, CodeFailedSends,
 		CodeInProcess, CodeFewSamples, CodeInterrupted, CodePartial, CodeHistDropped, CodeRunNote} {
 		if flagTags[c] == "" || flagMeanings[c] == "" {

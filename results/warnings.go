@@ -177,6 +177,9 @@ func ruleFlags(s Summary) []Flag {
 	if w := timerWarning(s); w != "" {
 		add(CodeTimers, SeveritySuspect, w)
 	}
+	if b := s.Generator.InFlightBound; b != "" {
+		add(CodeInFlightBound, SeveritySuspect, warnInFlight+"in a closed loop: "+b+"; its throughput is that window over the engine's latency, not the engine's capacity (raise in_flight or batch, or leave both unset for the engine's closed-loop defaults)")
+	}
 	return out
 }
 

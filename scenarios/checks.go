@@ -42,6 +42,9 @@ type Engine struct {
 	Faults []string
 	// NeedsAddress: the engine connects to an existing server at address.
 	NeedsAddress bool
+	// ClosedLoopBatch and ClosedLoopInFlight are the engine's batch and in_flight for a closed
+	// loop (rate: max) whose scenario does not write them; 0 keeps the defaults (closedloop.go).
+	ClosedLoopBatch, ClosedLoopInFlight int
 }
 
 // SharedSections are the scenario's top-level fields that only some engines read (the Redis

@@ -117,6 +117,9 @@ type Scenario struct {
 	designSwept bool
 	// checks are those Parse was given, for Cells.
 	checks Checks
+	// shapeDefaulted says which of batch and in_flight ApplyDefaults filled (closedloop.go), so
+	// a matrix cell of another engine or rate fills them again.
+	shapeDefaulted shapeFields
 	// dir is the scenario file's directory: a relative persistence.seed-rdb is read from there.
 	dir string
 }

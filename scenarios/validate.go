@@ -58,12 +58,7 @@ func (s *Scenario) ApplyDefaults() {
 	if s.DrainTimeout == 0 {
 		s.DrainTimeout = Duration(DefaultDrainTimeout)
 	}
-	if s.Batch == 0 {
-		s.Batch = DefaultBatch
-	}
-	if s.InFlight == 0 {
-		s.InFlight = DefaultInFlight
-	}
+	s.applyShapeDefaults()
 	if s.List.Count == 0 {
 		s.List.Count = DefaultListCount
 	}

@@ -33,6 +33,8 @@ type Book struct {
 	// of its own producers to its own consumers (order across machines has no common clock).
 	Reordered []int64 `json:"reordered,omitempty"`
 	Unknown   int64   `json:"unknown,omitempty"`
+	// PoisonEvery is the scenario's poison_every (SetPoison), for the union's totals.
+	PoisonEvery uint64 `json:"poison_every,omitempty"`
 }
 
 // Marks are one producer's marks for one group (Group is 0 in Sent).
@@ -66,7 +68,8 @@ func (l *Ledger) Received() int64 {
 // Book returns this ledger's marks as a segment's share: local says which producers this
 // segment ran. Call it after the run, like Close.
 func (l *Ledger) Book(local func(producer int) bool) (Book, error) {
-	bk := Book{Groups: l.groups, Producers: len(l.producers), Sent: []Marks{}, Reordered: make([]int64, len(l.producers)), Unknown: l.unknown.Load()}
+	bk := Book{Groups: l.groups, Producers: len(l.producers), Sent: []Marks{}, Reordered: make([]int64, len(l.producers)), Unknown: l.unknown.Load(),
+		PoisonEvery: l.poisonEvery}
 	for p, b := range l.producers {
 		b.mu.Lock()
 		err := b.book(&bk, p, local(p))
@@ -134,6 +137,7 @@ func Union(books []Book) (*Ledger, error) {
 	}
 	groups, producers := books[0].Groups, books[0].Producers
 	l := NewGroups(producers, groups)
+	l.SetPoison(books[0].PoisonEvery)
 	ran := make([]int, producers)
 	for i, bk := range books {
 		if bk.Groups != groups || bk.Producers != producers {

@@ -42,10 +42,19 @@ type Ledger struct {
 	// receiveOnly: this run did not send (a consume-only run reading what another run sent), so
 	// nothing is known of sends: no lost, queued, phantom or reordered, only deliveries.
 	receiveOnly bool
-	// shards and shardOf, when the engine spreads the queue over several keys (SetShards): the
-	// order rule holds among messages of the same shard only.
-	shards  int
-	shardOf func(producer int, seq uint64) int
+	// shardOf, when the engine routes each message to one of several keys by a pure function
+	// (SetShards): the order rule holds among messages of the same shard only. byDelivery, when
+	// the deliveries name the shard (a Kafka partition) they were read from instead
+	// (SetDeliveryShards): the same, by the shard each delivery names.
+	shardOf    func(producer int, seq uint64) int
+	byDelivery bool
+	// noOrder: the engine promises no order to this run's consumers (SetNoOrder), so none is
+	// judged and Reordered stays 0.
+	noOrder bool
+	// poisonEvery: the consumers deliberately never acknowledge every message whose sequence
+	// number is a multiple of it (the scenario's poison_every), so the engine's redeliveries of
+	// those are counted as poison retries, not duplicates (SetPoison).
+	poisonEvery uint64
 }
 
 type producerBook struct {
@@ -60,8 +69,11 @@ type producerBook struct {
 	// acknowledged, so the engine owes delivering seq before it. 0 until the acknowledgement.
 	after []uint32
 	// highest is the highest sequence number each group has received from this producer, +1;
-	// with shards, per group and shard (index group*shards+shard).
-	highest   []uint64
+	// with shards, per group and shard (index shard*groups+group, grown as shards appear).
+	highest []uint64
+	// shardOf[group][seq] is 1 + the shard a delivery of seq to group named (DeliveredOn), 0
+	// before one; only when the ledger judges order by the deliveries' shards.
+	shardOf   [][]uint16
 	reordered int64
 	// found is a bit per sequence number per group: the message was found still held by the
 	// engine for that group at the end (Found). Allocated on the first Found.
@@ -100,21 +112,57 @@ func (l *Ledger) Foreign() { l.foreign.Add(1) }
 // shard shardOf(producer, seq) of n, and messages on different shards (different keys) owe each
 // other no order. Call it before the run starts.
 func (l *Ledger) SetShards(n int, shardOf func(producer int, seq uint64) int) {
-	if n <= 1 || shardOf == nil {
+	if n <= 1 || shardOf == nil || l.byDelivery {
 		return
 	}
-	l.shards, l.shardOf = n, shardOf
+	l.shardOf = shardOf
+}
+
+// SetDeliveryShards makes the order rule hold per shard as the deliveries name it (DeliveredOn):
+// for an engine whose routing is not a function of producer and sequence number (a Kafka
+// partition chosen by the client's balancer, a Redis Cluster shard chosen per batch), the shard a
+// message was read from is where it was written. It replaces SetShards. Call it before the run.
+func (l *Ledger) SetDeliveryShards() {
+	l.shardOf, l.byDelivery = nil, true
 	for _, b := range l.producers {
-		b.highest = make([]uint64, l.groups*n)
+		b.shardOf = make([][]uint16, l.groups)
+		for g := range b.shardOf {
+			b.shardOf[g] = make([]uint16, len(b.flags))
+		}
 	}
 }
 
-// slot is the index into highest of group and message seq of producer.
-func (l *Ledger) slot(group, producer int, seq uint64) int {
-	if l.shardOf == nil {
-		return group
+// SetNoOrder says the engine promises this run's consumers no order (competing consumers of one
+// group, each handed whichever message is next): nothing is judged, Reordered stays 0. Call it
+// before the run.
+func (l *Ledger) SetNoOrder() { l.noOrder = true }
+
+// SetPoison says the consumers never acknowledge a message whose sequence number is a multiple
+// of every (0: none), on purpose: the engine's redeliveries of it are poison retries, counted
+// apart from duplicates. Call it before the run, or before Close.
+func (l *Ledger) SetPoison(every uint64) { l.poisonEvery = every }
+
+// Poison says whether seq is one of the scenario's poison messages (SetPoison).
+func (l *Ledger) Poison(seq uint64) bool { return l.poisonEvery > 0 && seq%l.poisonEvery == 0 }
+
+// maxShard is the highest shard a delivery's mark records (shardOf is uint16, 1 + the shard).
+const maxShard = 1<<16 - 2
+
+// slot is the index into b.highest of group and message seq of producer, read from shard (by
+// the delivery, or -1), growing highest for a shard not seen before.
+func (l *Ledger) slot(b *producerBook, group, producer int, seq uint64, shard int) int {
+	k := 0
+	switch {
+	case l.byDelivery:
+		k = min(max(shard, 0), maxShard)
+	case l.shardOf != nil:
+		k = l.shardOf(producer, seq)
 	}
-	return group*l.shards + l.shardOf(producer, seq)
+	i := k*l.groups + group
+	if i >= len(b.highest) {
+		b.highest = append(b.highest, make([]uint64, i+1-len(b.highest))...)
+	}
+	return i
 }
 
 func (b *producerBook) grow(seq uint64) {
@@ -125,6 +173,9 @@ func (b *producerBook) grow(seq uint64) {
 		b.after = append(b.after, make([]uint32, n)...)
 		for g := range b.deliveries {
 			b.deliveries[g] = append(b.deliveries[g], make([]uint32, n)...)
+		}
+		for g := range b.shardOf {
+			b.shardOf[g] = append(b.shardOf[g], make([]uint16, n)...)
 		}
 	}
 }
@@ -148,6 +199,9 @@ func (l *Ledger) Reserve(producer int, n uint64) {
 	b.after = append(b.after, make([]uint32, n-have)...)
 	for g := range b.deliveries {
 		b.deliveries[g] = append(b.deliveries[g], make([]uint32, n-have)...)
+	}
+	for g := range b.shardOf {
+		b.shardOf[g] = append(b.shardOf[g], make([]uint16, n-have)...)
 	}
 }
 
@@ -230,6 +284,13 @@ func (l *Ledger) Delivered(producer int, seq uint64) (first bool) {
 // DeliveredTo marks one delivery of a message to a consumer of group. A message that names an
 // unknown producer, or a group out of range, is counted as unknown.
 func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
+	return l.DeliveredOn(group, 0, producer, seq)
+}
+
+// DeliveredOn is DeliveredTo for a delivery read from shard (a Kafka partition, a Redis Cluster
+// shard): with SetDeliveryShards the order rule holds among the messages read from the same
+// shard; otherwise shard is ignored.
+func (l *Ledger) DeliveredOn(group, shard, producer int, seq uint64) (first bool) {
 	if producer < 0 || producer >= len(l.producers) || group < 0 || group >= l.groups {
 		l.unknown.Add(1)
 		return false
@@ -239,11 +300,16 @@ func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
 	b.grow(seq)
 	b.deliveries[group][seq]++
 	first = b.deliveries[group][seq] == 1
-	slot := l.slot(group, producer, seq)
-	if first && !b.remote && !l.receiveOnly && seq+1 < b.highest[slot] && b.brokeOrder(group, slot, seq, l.sameShard(producer, seq)) {
-		b.reordered++
+	if first && !l.noOrder && !b.remote && !l.receiveOnly {
+		slot := l.slot(b, group, producer, seq, shard)
+		if l.byDelivery {
+			b.shardOf[group][seq] = uint16(min(max(shard, 0), maxShard) + 1)
+		}
+		if seq+1 < b.highest[slot] && b.brokeOrder(group, slot, seq, l.sameShard(b, group, producer, seq)) {
+			b.reordered++
+		}
+		b.highest[slot] = max(b.highest[slot], seq+1)
 	}
-	b.highest[slot] = max(b.highest[slot], seq+1)
 	b.mu.Unlock()
 	if first {
 		l.firstDelivered[group].Add(1)
@@ -286,13 +352,19 @@ func (b *producerBook) isFound(group int, seq int) bool {
 	return b.found[group][seq/64]&(1<<(seq%64)) != 0
 }
 
-// sameShard says whether message s of producer is on seq's shard (always, without shards).
-func (l *Ledger) sameShard(producer int, seq uint64) func(s uint64) bool {
-	if l.shardOf == nil {
-		return nil
+// sameShard says whether message s of producer is on seq's shard (always, without shards): by
+// the routing function, or by the shard the delivery of s to group named. b.mu is held.
+func (l *Ledger) sameShard(b *producerBook, group, producer int, seq uint64) func(s uint64) bool {
+	switch {
+	case l.byDelivery:
+		marks := b.shardOf[group]
+		k := marks[seq]
+		return func(s uint64) bool { return marks[s] == k }
+	case l.shardOf != nil:
+		k := l.shardOf(producer, seq)
+		return func(s uint64) bool { return l.shardOf(producer, s) == k }
 	}
-	k := l.shardOf(producer, seq)
-	return func(s uint64) bool { return l.shardOf(producer, s) == k }
+	return nil
 }
 
 // brokeOrder reports whether the first delivery of seq to group, now, breaks an order the engine
@@ -354,12 +426,17 @@ type Totals struct {
 	Duplicates int64 `json:"duplicates"`
 	// DuplicatedMessages counts distinct messages delivered more than once.
 	DuplicatedMessages int64 `json:"duplicated_messages"`
+	// PoisonRetries counts deliveries beyond the first of the scenario's poison messages (see
+	// SetPoison): redeliveries the run asked for by never acknowledging them, kept out of
+	// Duplicates and DuplicatedMessages.
+	PoisonRetries int64 `json:"poison_retries,omitempty"`
 	// DeliveredUnacked counts messages delivered although the producer saw an error for them (or
 	// never learned the outcome): a write the engine kept despite failing it.
 	DeliveredUnacked int64 `json:"delivered_unacked"`
 	// Reordered counts first deliveries that arrived after a later message of the same producer
-	// had already reached the same group, where the engine owed the order: the later message was
-	// sent after this one was acknowledged, or in the same batch (see Batch and SentBatch).
+	// (and shard, with SetShards or SetDeliveryShards) had already reached the same group, where
+	// the engine owed the order: the later message was sent after this one was acknowledged, or
+	// in the same batch (see Batch and SentBatch). Always 0 with SetNoOrder.
 	Reordered int64 `json:"reordered"`
 	// Phantom counts deliveries of sequence numbers that were never sent.
 	Phantom int64 `json:"phantom"`
@@ -395,7 +472,7 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 				t.Failed++
 			}
 			for g := range b.deliveries {
-				if l.account(&t, f, int64(b.deliveries[g][seq]), b.isFound(g, seq)) && len(lost) < maxLost {
+				if l.account(&t, f, int64(b.deliveries[g][seq]), b.isFound(g, seq), l.Poison(uint64(seq))) && len(lost) < maxLost {
 					lost = append(lost, LostMessage{Group: g, Producer: p, Seq: uint64(seq)})
 				}
 			}
@@ -409,8 +486,9 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 }
 
 // account adds one message's deliveries to one group into t, and reports whether it was lost:
-// acknowledged, never delivered to the group and not found held for it.
-func (l *Ledger) account(t *Totals, f uint8, d int64, found bool) (lost bool) {
+// acknowledged, never delivered to the group and not found held for it. The extra deliveries of
+// a poison message are poison retries, not duplicates.
+func (l *Ledger) account(t *Totals, f uint8, d int64, found, poison bool) (lost bool) {
 	if d > 0 {
 		t.Delivered++
 		t.Deliveries += d
@@ -422,7 +500,10 @@ func (l *Ledger) account(t *Totals, f uint8, d int64, found bool) (lost bool) {
 			t.DeliveredUnacked++
 		}
 	}
-	if d > 1 {
+	switch {
+	case d > 1 && poison:
+		t.PoisonRetries += d - 1
+	case d > 1:
 		t.Duplicates += d - 1
 		t.DuplicatedMessages++
 	}
@@ -475,7 +556,7 @@ func (l *Ledger) Attribute(windows []Window) []WindowTotals {
 	for _, b := range l.producers {
 		b.mu.Lock()
 		for seq, f := range b.flags {
-			lost, dups := b.cost(seq, f)
+			lost, dups := b.cost(seq, f, l.Poison(uint64(seq)))
 			if lost == 0 && dups == 0 {
 				continue
 			}
@@ -496,7 +577,7 @@ func (l *Ledger) Attribute(windows []Window) []WindowTotals {
 			if f&flagAcked == 0 {
 				continue
 			}
-			if lost, _ := b.cost(seq, f); lost > 0 {
+			if lost, _ := b.cost(seq, f, false); lost > 0 {
 				continue
 			}
 			t := b.intended[seq]
@@ -512,15 +593,15 @@ func (l *Ledger) Attribute(windows []Window) []WindowTotals {
 }
 
 // cost is one message's lost count (groups it never reached, acknowledged and not found queued)
-// and extra deliveries. b.mu is held.
-func (b *producerBook) cost(seq int, f uint8) (lost, dups int64) {
+// and extra deliveries (none for a poison message: its retries are the run's own). b.mu is held.
+func (b *producerBook) cost(seq int, f uint8, poison bool) (lost, dups int64) {
 	for g := range b.deliveries {
 		d := int64(b.deliveries[g][seq])
 		// A message still queued was not destroyed by any fault: only the lost count.
 		if f&flagAcked != 0 && d == 0 && !b.isFound(g, seq) {
 			lost++
 		}
-		if d > 1 {
+		if d > 1 && !poison {
 			dups += d - 1
 		}
 	}

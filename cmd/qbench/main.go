@@ -17,6 +17,7 @@ import (
 
 	// Engines register themselves with the registry; the runner never imports them.
 	_ "qbench/engines/kafkaq"
+	_ "qbench/engines/natsq"
 	_ "qbench/engines/nullq"
 	_ "qbench/engines/rediscluster"
 	"qbench/engines/redisq"

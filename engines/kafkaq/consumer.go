@@ -146,7 +146,7 @@ func (c *consumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 			}
 			return nil, fmt.Errorf("kafka: fetch: %w", err)
 		}
-		out = append(out, engines.Delivery{Payload: m.Value, Handle: offset{m.Partition, m.Offset}})
+		out = append(out, engines.Delivery{Payload: m.Value, Handle: offset{m.Partition, m.Offset}, Shard: m.Partition})
 		wait = drainGap
 	}
 	return out, nil

@@ -63,7 +63,7 @@ func TestSendReceiveEveryGroup(t *testing.T) {
 		c, _ := e.NewConsumer(ctx, id)
 		ds, err := c.Receive(ctx)
 		if err != nil || len(ds) != 2 || !bytes.Equal(ds[0].Payload, []byte("hello")) || !bytes.Equal(ds[1].Payload, []byte("world")) {
-			t.Fatalf("consumer %d: %v %q", id, err, ds)
+			t.Fatalf("consumer %d: %v %+v", id, err, ds)
 		}
 		if err := c.Ack(ctx, ds); err != nil {
 			t.Fatal(err)

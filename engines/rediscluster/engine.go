@@ -248,9 +248,31 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 			}
 			return nil, err
 		}
-		subs = append(subs, c)
+		subs = append(subs, onShard{c, i})
 	}
 	return newFanIn(subs), nil
+}
+
+// DeliveryShards: each delivery names the shard it was read from (engines.DeliverySharder). A
+// producer picks a shard per batch (shardFor), not by a function of each message's sequence
+// number, so the shard a message was read from is the ledger's only sure word on which messages
+// shared a key and owe each other order.
+func (e *engine) DeliveryShards() string { return "shard" }
+
+// SoleReaders says whether every shard is read by one consumer of each receiving group
+// (engines.SoleReader): shardsOf deals each shard to one member when the group has no more
+// members than there are shards.
+func (e *engine) SoleReaders() bool {
+	members := map[int]int{}
+	for c := range e.spec.Consumers {
+		members[e.GroupOf(c)]++
+	}
+	for _, m := range members {
+		if m > len(e.shards) {
+			return false
+		}
+	}
+	return true
 }
 
 // shardsOf deals the shards to the consumers of each receiving group, so that every shard has a

@@ -32,6 +32,20 @@ type batch struct {
 	err   error
 }
 
+// onShard is one shard's consumer, naming the shard on each delivery (engines.DeliverySharder).
+type onShard struct {
+	engines.Consumer
+	shard int
+}
+
+func (c onShard) Receive(ctx context.Context) ([]engines.Delivery, error) {
+	ds, err := c.Consumer.Receive(ctx)
+	for i := range ds {
+		ds[i].Shard = c.shard
+	}
+	return ds, err
+}
+
 // newFanIn reads subs concurrently; with one sub it is that sub.
 func newFanIn(subs []engines.Consumer) engines.Consumer {
 	if len(subs) == 1 {

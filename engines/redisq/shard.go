@@ -200,4 +200,15 @@ func (e *engine) Shards() int { return e.shards.n }
 // ShardOf is the shard message seq of producer was routed to (engines.Sharder).
 func (e *engine) ShardOf(producer int, seq uint64) int { return e.shards.router.route(producer, seq) }
 
-var _ engines.Sharder = (*engine)(nil)
+// SoleReaders says whether every shard is read by one consumer of each receiving group
+// (engines.SoleReader): share deals each shard to one member when the group has no more members
+// than there are shards. With one shard that means one consumer per group.
+func (e *engine) SoleReaders() bool {
+	groups := max(e.Groups(), 1)
+	return (e.spec.Consumers+groups-1)/groups <= e.shards.n
+}
+
+var (
+	_ engines.Sharder    = (*engine)(nil)
+	_ engines.SoleReader = (*engine)(nil)
+)
