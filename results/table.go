@@ -45,6 +45,8 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if r.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the run was stopped early; figures cover what ran")
 	}
+	trust := Assess(r)
+	writeTrust(w, trust) // trustlines.go
 	fmt.Fprintln(w)
 	fmt.Fprintln(tw, "latency\tcount\tp50\tp90\tp99\tp99.9\tp99.99\tmax\t")
 	for _, k := range LatencyKinds {
@@ -137,7 +139,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if s.HistogramDropped > 0 {
 		fmt.Fprintf(w, "warning: %d latency values were out of the histogram's range\n", s.HistogramDropped)
 	}
-	for _, msg := range s.Warnings {
+	for _, msg := range unflaggedWarnings(s.Warnings, trust) {
 		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
 	return nil
