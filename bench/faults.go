@@ -286,12 +286,29 @@ func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault, w *faultWi
 	if f.Kind == scenarios.FaultPowerLoss {
 		kind = engines.PowerLoss
 	}
+	// The dying process's cost is read just before the kill and the new one's baseline once it
+	// is back, so the run's engine cost sums both (procTracker).
+	tracked := r.procStart.ok || r.procStart.fsyncsOK || r.procStart.logOK
+	var pre procSample
+	if tracked {
+		// Bounded: a server that does not answer (a stall) must not hold the crash back long.
+		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		pre = engineProc(pctx, r.eng)
+		cancel()
+		r.procs.beforeCrash(pre)
+	}
 	if err := c.Crash(ctx, kind); err != nil {
+		if tracked {
+			r.procs.crashFailed(pre)
+		}
 		return err
 	}
 	sleepCtx(ctx, f.Duration.D())
 	err := c.Restart(ctx)
 	w.endNs.Store(r.since()) // the server is back
+	if tracked && err == nil {
+		r.procs.afterRestart(engineProc(ctx, r.eng))
+	}
 	return err
 }
 

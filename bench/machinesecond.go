@@ -28,13 +28,13 @@ func (s *sampler) machineSecond() *results.IntervalMachine {
 	}
 	u, sys := cpuTimes()
 	cur := machinePoint{at: time.Now(), mach: readMachine(), own: u + sys}
-	if r.procStart.ok {
-		cur.eng = readProc(r.procStart.pid)
+	if pid := r.procs.pid(); pid > 0 {
+		cur.eng = readProc(pid) // the server's current process: a crash fault restarts it
 	}
 	prev := s.machPrev
 	s.machPrev = cur
 	engineCPU := time.Duration(-1)
-	if prev.eng.ok && cur.eng.ok {
+	if prev.eng.ok && cur.eng.ok && prev.eng.pid == cur.eng.pid {
 		engineCPU = time.Duration(cur.eng.cpuNs - prev.eng.cpuNs)
 	}
 	ip, inside := r.eng.(engines.InProcess)

@@ -1,6 +1,9 @@
 package bench
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Pacer is the open-loop schedule of one producer: message n is intended for Offset + n*Interval
 // after the producer starts. It is pure, so the schedule is tested without clocks or sleeps.
@@ -52,7 +55,7 @@ func (p Pacer) shapedAt(n uint64) time.Duration {
 		u = float64(p.Slot + n*p.Slots)
 	}
 	if p.Shape == nil {
-		return time.Duration(u * float64(time.Second) / p.Rate)
+		return saturate(u * float64(time.Second) / p.Rate)
 	}
 	return p.Shape.At(u)
 }
@@ -73,9 +76,14 @@ func (p Pacer) CountBefore(t time.Duration) uint64 {
 // a galloping search, so that a producer far behind finds its due count in O(log) steps.
 func (p Pacer) lastAtOrBefore(from uint64, h time.Duration) uint64 {
 	lo, step := from, uint64(1)
-	for p.IntendedAt(lo+step) <= h {
+	// At most 64 doublings: a schedule whose times never pass h (a rate so high, or an index so
+	// far, that they saturate) ends the search at the largest index instead of spinning.
+	for step != 0 && lo+step > lo && p.IntendedAt(lo+step) <= h {
 		lo += step
 		step *= 2
+	}
+	if step == 0 || lo+step <= lo {
+		return lo
 	}
 	hi := lo + step // IntendedAt(hi) > h
 	for hi-lo > 1 {
@@ -91,11 +99,11 @@ func (p Pacer) lastAtOrBefore(from uint64, h time.Duration) uint64 {
 
 // NewPacer returns producer p's share of a total rate (messages/s) split over n producers.
 func NewPacer(totalRate float64, p, n int, duration time.Duration) Pacer {
-	interval := time.Duration(float64(time.Second) * float64(n) / totalRate)
+	interval := saturate(float64(time.Second) * float64(n) / totalRate)
 	if interval <= 0 {
 		interval = 1
 	}
-	return Pacer{Interval: interval, Offset: interval * time.Duration(p) / time.Duration(n), Duration: duration,
+	return Pacer{Interval: interval, Offset: saturate(float64(interval) * float64(p) / float64(n)), Duration: duration,
 		Rate: totalRate, Slot: uint64(p), Slots: uint64(n)}
 }
 
@@ -105,9 +113,22 @@ func (p Pacer) IntendedAt(n uint64) time.Duration {
 		return p.shapedAt(n)
 	}
 	if p.Rate > 0 {
-		return time.Duration(float64(p.Slot+n*p.Slots) * float64(time.Second) / p.Rate)
+		return saturate(float64(p.Slot+n*p.Slots) * float64(time.Second) / p.Rate)
 	}
 	return p.Offset + time.Duration(n)*p.Interval
+}
+
+// saturate converts nanoseconds to a Duration, the largest one for a time past it (or NaN):
+// converting such a float is undefined in Go (amd64 gives the most negative Duration, which
+// reads as due long ago and made CountBefore's search spin at a rate of 1e-300).
+func saturate(ns float64) time.Duration {
+	if !(ns < math.MaxInt64) {
+		return math.MaxInt64
+	}
+	if ns < math.MinInt64 {
+		return math.MinInt64
+	}
+	return time.Duration(ns)
 }
 
 // Pace says, at elapsed time since the start with sent messages already sent, how many more are
@@ -130,13 +151,18 @@ func (p Pacer) Pace(elapsed time.Duration, sent uint64) (due uint64, wait time.D
 	if p.shaped() {
 		last = p.lastAtOrBefore(sent, horizon)
 	} else if p.Rate > 0 {
-		last = uint64(float64(horizon-p.IntendedAt(0)) / (float64(time.Second) * float64(p.Slots) / p.Rate))
+		est := float64(horizon-p.IntendedAt(0)) / (float64(time.Second) * float64(p.Slots) / p.Rate)
+		if !(est >= 0) {
+			est = 0
+		}
+		// Bounded by the horizon's own count, so that the corrections below take a step or two.
+		last = uint64(min(est, float64(horizon)))
 		// Float division can land one off at an exact boundary; IntendedAt decides.
 		for last > 0 && p.IntendedAt(last) > horizon {
 			last--
 		}
-		for p.IntendedAt(last+1) <= horizon {
-			last++
+		if p.IntendedAt(last+1) <= horizon { // galloping, not step by step: O(log) at any rate
+			last = p.lastAtOrBefore(last+1, horizon)
 		}
 	} else {
 		last = uint64((horizon - p.Offset) / p.Interval)

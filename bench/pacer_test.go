@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -83,5 +85,36 @@ func TestPacerExactCount(t *testing.T) {
 		if want := uint64(c.rate * c.d.Seconds()); total != want {
 			t.Errorf("rate %g, %d producers, %v: %d messages, want %d", c.rate, c.n, c.d, total, want)
 		}
+	}
+}
+
+// A rate the scenario loader refuses (too small, not finite) must still not make the schedule's
+// arithmetic spin: CountBefore and Pace return at once, and a first Ctrl-C is then seen by the
+// producer loop. Before saturation, rate 1e-300 made IntendedAt the most negative Duration and
+// CountBefore's galloping search never ended.
+func TestPacerSurvivesAbsurdRates(t *testing.T) {
+	for _, rate := range []float64{1e-300, 5e-324, math.NaN(), math.Inf(1), 1e300} {
+		t.Run(fmt.Sprint(rate), func(t *testing.T) {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for _, poisson := range []bool{false, true} {
+					if poisson && rate > 1 {
+						continue // a Poisson schedule's gaps are drawn one by one: bounded by MaxRate upstream
+					}
+					p := NewShapedPacer(rate, nil, poisson, 1, 0, 2, 10*time.Second)
+					n := p.CountBefore(5 * time.Second)
+					if (rate < 1 || math.IsNaN(rate)) && n > 1 { // message 0 is due at the start
+						t.Errorf("rate %g poisson %v: %d messages before 5s", rate, poisson, n)
+					}
+					p.Pace(5*time.Second, 0)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("rate %g: the pacer did not return in 10 s", rate)
+			}
+		})
 	}
 }

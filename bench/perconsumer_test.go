@@ -22,7 +22,7 @@ duration: 3s
 stream:
   count: 10
 faults:
-  - {at: 0s, kind: slow-consumer, consumer: 0, duration: 10s, work: {dist: fixed, value: 4ms}}
+  - {at: 0s, kind: slow-consumer, consumer: 0, duration: 8s, work: {dist: fixed, value: 4ms}}
 `))
 	pc := res.Summary.PerConsumer
 	if len(pc) != 2 {

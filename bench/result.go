@@ -20,8 +20,15 @@ import (
 func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool) (*results.Result, error) {
 	sc := r.sc
 	scJSON, err := json.Marshal(sc)
+	var scFixed []string
 	if err != nil {
-		return nil, err
+		// A NaN the loader let through must not lose a finished run: record it as 0, and say so.
+		if scFixed = results.Finite(sc); len(scFixed) == 0 {
+			return nil, err
+		}
+		if scJSON, err = json.Marshal(sc); err != nil {
+			return nil, err
+		}
 	}
 	totals, lost := r.ledger.Close(100)
 	host, _ := os.Hostname()
@@ -48,7 +55,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		cancel()
 		res.Engine = results.Engine{Name: sc.Engine, Design: sc.Design, Version: f.Version, Address: f.Address, Settings: f.Settings, Stats: f.Stats}
 	}
-	for k, v := range procStats(r.procStart, r.procEnd) {
+	for k, v := range r.procs.stats(r.procEnd) {
 		if res.Engine.Stats == nil {
 			res.Engine.Stats = map[string]int64{}
 		}
@@ -137,6 +144,13 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	if r.reorderNotPromised != "" && !slices.Contains(res.Summary.NotKnown, "reordered") {
 		res.Summary.NotKnown = append(res.Summary.NotKnown, "reordered") // n/a: nothing was owed
 	}
+	if r.seg != nil {
+		for _, f := range results.SegmentNotKnown {
+			if !slices.Contains(res.Summary.NotKnown, f) {
+				res.Summary.NotKnown = append(res.Summary.NotKnown, f)
+			}
+		}
+	}
 	if r.backlog != nil {
 		res.Summary.Backlog = r.backlogResult(int64(r.window.producersDone + r.window.drain))
 	}
@@ -156,6 +170,9 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	fillPacer(&res.Summary.Generator, r.pacerStats)
 	// Last, once every figure they read is in.
 	res.Summary.Warnings = append(res.Summary.Warnings, results.Warnings(res.Summary)...)
+	if len(scFixed) > 0 {
+		res.Summary.Warnings = append(res.Summary.Warnings, "scenario: "+results.NonFiniteWarning(scFixed))
+	}
 	if n := r.foreign.Load(); n > 0 {
 		r.opts.Logf("ignored %d foreign messages (no qbench stamp, or another run's)", n)
 	}

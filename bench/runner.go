@@ -251,8 +251,10 @@ type run struct {
 	// cleanupBy is when an interrupted run's clean-up must be over (unix ns; 0 until abandoned).
 	cleanupBy atomic.Int64
 	cost      selfCost // the generator's own CPU, producers' start to consumers' stop
-	// procStart and procEnd sample the engine's server process over the same span.
+	// procStart and procEnd sample the engine's server process over the same span; procs sums
+	// its cost across the restarts of crash faults.
 	procStart, procEnd procSample
+	procs              procTracker
 
 	producerRecs, consumerRecs []*recorder
 	consumerFaults             []chan scenarios.Fault
@@ -382,6 +384,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		}
 	}
 	r.procStart = engineProc(ctx, r.eng)
+	r.procs.start(r.procStart)
 	r.epoch = time.Now()
 	for _, st := range r.pacerStats {
 		if st != nil {
@@ -408,6 +411,10 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	}
 	produceStop, stopProducing := r.produceStop(stop)
 	defer stopProducing()
+	// A segment's consumers judge the warm-up on the stamps' shared clock (consume.go); its
+	// producers judge it there too, or a message intended near the warm-up's end is measured by
+	// one side only (e2e counts it, produce does not) when this segment started late.
+	produceWarmupNs := warmupNs - r.stampShift()
 	for i, p := range producers {
 		if p == nil {
 			continue
@@ -415,7 +422,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 		pwg.Add(1)
 		go func() {
 			defer pwg.Done()
-			r.produce(ctx, produceStop, i, p, r.producerRecs[i], warmupNs)
+			r.produce(ctx, produceStop, i, p, r.producerRecs[i], produceWarmupNs)
 		}()
 	}
 
@@ -489,7 +496,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	r.waitLoops(&cwg, "consumer")
 	r.window.drain = time.Since(r.epoch) - producersDoneAt
 	r.cost.stop()
-	if (r.procStart.ok || r.procStart.fsyncsOK) && stop.Err() == nil {
+	if (r.procStart.ok || r.procStart.fsyncsOK || r.procStart.logOK) && stop.Err() == nil {
 		r.procEnd = engineProc(ctx, r.eng)
 	}
 	r.waitDone(faultsDone, "fault")

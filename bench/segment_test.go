@@ -272,3 +272,47 @@ func crossSegmentDeliveries(t *testing.T, segs []*results.Result) int {
 	}
 	return n
 }
+
+// Segments that start late (here 300 ms after the shared instant, as a slow set-up would) judge
+// the warm-up on the shared clock on both sides: the merged produce count (messages intended
+// after the warm-up, acknowledged) equals the merged end-to-end count (their deliveries), where
+// producers judging it on their own epoch measured 600 fewer than the consumers did.
+func TestLateSegmentsAgreeOnTheWarmup(t *testing.T) {
+	needTarget(t, "redis")
+	srv, err := redisq.StartRedis(context.Background(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	yaml := fmt.Sprintf("name: late-segments\nengine: redis-url\naddress: %s\ndesign: stream\nproducers: 2\nconsumers: 2\nrate: 2000\nduration: 1500ms\nwarmup: 500ms\nseed: 7\n", srv.Addr())
+	ctx := context.Background()
+	start := time.Now().Add(-300 * time.Millisecond)
+	segs := make([]*results.Result, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range segs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			segs[i], errs[i] = bench.Run(ctx, ctx, scenario(t, yaml), bench.Options{Logf: t.Logf,
+				Segment: &bench.SegmentOptions{Index: i, Count: 2, StartAt: start}})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("segment %d: %v", i, err)
+		}
+	}
+	merged, err := results.MergeSegments(segs, bench.JoinSegmentLedgers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, lat := merged.Summary.Ledger, merged.Summary.Latency
+	if l.Duplicates != 0 || l.Delivered != l.Acked || l.Acked != 3000 {
+		t.Fatalf("ledger %+v: the counts below compare only when every message was delivered once", l)
+	}
+	if p, e := lat["produce"].Count, lat["e2e"].Count; p != e || p == 0 || p == l.Acked {
+		t.Errorf("merged produce count %d, e2e count %d (of %d acknowledged): want them equal, the warm-up left out of both", p, e, l.Acked)
+	}
+}

@@ -20,14 +20,17 @@ type SearchBest struct {
 // decisionRow is one run (one design or policy) in the decision table at the top of a multi-run
 // report: what it sustains, what it costs, what it loses.
 type decisionRow struct {
-	Label, Colour      string
-	Offered, Produced  string
-	P50, P99           string
-	LostByKind         string
-	Lost               int64
-	GeneratorCPU       string
-	EngineCPU, RSS     string
-	BytesPerMsg, Fsync string
+	Label, Colour     string
+	Offered, Produced string
+	P50, P99          string
+	LostByKind        string
+	Lost              int64
+	GeneratorCPU      string
+	EngineCPU, RSS    string
+	Fsync             string
+	// LogBytesPerMsg is what the engine appended to its log per message (never preallocated
+	// zeros); DeviceBytesPerMsg what the device wrote for the server process (/proc write_bytes).
+	LogBytesPerMsg, DeviceBytesPerMsg string
 	// FsyncNA: qbench started the engine's server but the engine counts no fsyncs it can read
 	// (the report's footnote says why).
 	FsyncNA bool
@@ -36,14 +39,19 @@ type decisionRow struct {
 }
 
 // engineStat keys: what an engine qbench starts itself reports from /proc of its server process
-// (Engine.Stats), and the fsyncs the engine itself counted over the run (the in-repo server's
-// log, in process too). A run without them shows a dash, or n/a for fsyncs where qbench started
-// the server and it counts none.
+// (Engine.Stats), summed across its restarts, and the fsyncs and log bytes the engine itself
+// counted over the run (the in-repo server's log, in process too). A run without them shows a
+// dash, or n/a with the reason: fsyncs where qbench started the server and it counts none, log
+// bytes where it keeps no log, every cost where a restart left it unknown.
 const (
-	statCPUNs      = "proc_cpu_ns"
-	statRSSBytes   = "proc_rss_bytes"
-	statWriteBytes = "proc_write_bytes"
-	statFsyncs     = "engine_fsyncs"
+	statCPUNs       = "proc_cpu_ns"
+	statRSSBytes    = "proc_rss_bytes"
+	statWriteBytes  = "proc_write_bytes"
+	statFsyncs      = "engine_fsyncs"
+	statLogBytes    = "engine_log_bytes"
+	statRestarts    = "proc_restarts"
+	statCostUnknown = "proc_cost_unknown"
+	statLogUnknown  = "engine_log_unknown"
 )
 
 // anyFsyncNA says whether the decision table needs its footnote on n/a fsyncs.
@@ -62,7 +70,7 @@ func decisionRows(runs []reportRun) []decisionRow {
 		s := rr.R.Summary
 		row := decisionRow{Label: rr.Label, Colour: rr.Colour, Produced: fmt.Sprintf("%.0f/s (%s)", s.ProduceRate, results.FormatValue(results.UnitBytes, s.ProduceBytesRate)),
 			P50: results.FormatNs(s.Latency["e2e"].P50), P99: results.FormatNs(s.Latency["e2e"].P99),
-			Lost: s.Ledger.Lost, LostByKind: lostByKind(rr.R), GeneratorCPU: "—", EngineCPU: "—", RSS: "—", BytesPerMsg: "—", Fsync: "—"}
+			Lost: s.Ledger.Lost, LostByKind: lostByKind(rr.R), GeneratorCPU: "—", EngineCPU: "—", RSS: "—", LogBytesPerMsg: "—", DeviceBytesPerMsg: "—", Fsync: "—"}
 		row.Offered = "max"
 		if s.OfferedRate > 0 {
 			row.Offered = fmt.Sprintf("%.0f/s", s.OfferedRate)
@@ -72,24 +80,62 @@ func decisionRows(runs []reportRun) []decisionRow {
 		}
 		msgs := float64(s.Ledger.Acked)
 		st := rr.R.Engine.Stats
+		restarts := ""
+		if n := st[statRestarts]; n > 0 {
+			restarts = fmt.Sprintf(" (across %d restart%s)", n, map[bool]string{true: "s"}[n > 1])
+		}
 		if v, ok := st[statCPUNs]; ok && msgs > 0 {
-			row.EngineCPU = results.FormatNs(int64(float64(v) / msgs))
+			row.EngineCPU = results.FormatNs(int64(float64(v)/msgs)) + restarts
 		}
 		if v, ok := st[statRSSBytes]; ok {
 			row.RSS = fmt.Sprintf("%.1f MiB", float64(v)/(1<<20))
 		}
 		if v, ok := st[statWriteBytes]; ok && msgs > 0 {
-			row.BytesPerMsg = fmt.Sprintf("%.0f B", float64(v)/msgs)
+			row.DeviceBytesPerMsg = fmt.Sprintf("%.0f B", float64(v)/msgs) + restarts
 		}
 		_, started := st[statRSSBytes]
+		if v, ok := st[statLogBytes]; ok && msgs > 0 {
+			row.LogBytesPerMsg = fmt.Sprintf("%.0f B", float64(v)/msgs) + restarts
+		} else if st[statLogUnknown] > 0 {
+			row.LogBytesPerMsg = "n/a (log rewritten)" // its growth is not what was appended
+		} else if started {
+			row.LogBytesPerMsg = "n/a (no log)"
+		}
+		if s.Generator.InProcessEngine {
+			// One process: qbench's CPU holds the engine's, and the engine's memory qbench's.
+			if row.GeneratorCPU != "—" {
+				row.GeneratorCPU += " (includes the engine)"
+			}
+			row.EngineCPU = "in process (includes qbench)"
+			row.RSS = "— (includes qbench)"
+			if m := usedMemoryPeak(rr.R); m > 0 {
+				row.RSS = fmt.Sprintf("%.1f MiB (includes qbench)", float64(m)/(1<<20))
+			}
+		}
 		if v, ok := st[statFsyncs]; ok && msgs > 0 {
 			row.Fsync = fmt.Sprintf("%.3f", float64(v)/msgs)
 		} else if !ok && started {
 			row.Fsync, row.FsyncNA = "n/a", true
 		}
+		if st[statCostUnknown] > 0 {
+			// The server's process changed unseen: its cost over the run cannot be summed.
+			na := "n/a (restarted)"
+			row.EngineCPU, row.DeviceBytesPerMsg, row.LogBytesPerMsg, row.Fsync, row.FsyncNA = na, na, na, na, false
+		}
 		out = append(out, row)
 	}
 	return out
+}
+
+// usedMemoryPeak is the largest used_memory the engine's health readings gave (0 without).
+func usedMemoryPeak(r *results.Result) int64 {
+	rows, _ := results.HealthSummary(r)
+	for _, h := range rows {
+		if h.Name == "used_memory" {
+			return h.Max
+		}
+	}
+	return 0
 }
 
 // lostByKind sums the acknowledged messages lost per fault kind ("server-crash 120,

@@ -20,7 +20,10 @@ type Comparison struct {
 	Metrics  []MetricChange `json:"metrics"`
 	Gates    []GateResult   `json:"gates"`
 	Noise    bool           `json:"noise_aware,omitempty"`
-	Pass     bool           `json:"pass"`
+	// Verdict is pass, inconclusive or regression (OverallVerdict of the gates); Pass is true
+	// only for pass.
+	Verdict string `json:"verdict"`
+	Pass    bool   `json:"pass"`
 	// Notes are warnings a reader should see (different scenarios, an interrupted run).
 	Notes []string `json:"notes,omitempty"`
 	// ScenarioDiffers lists the scenario fields (top-level keys of the effective scenario, the
@@ -94,6 +97,8 @@ type RunRef struct {
 	Engine      string `json:"engine"`
 	Design      string `json:"design"`
 	Repetitions int    `json:"repetitions,omitempty"`
+	// Trust is the result's verdict (Assess): whether its figures can be read as the engine's.
+	Trust Trust `json:"trust"`
 }
 
 // MetricChange is one row of the compare table.
@@ -106,10 +111,11 @@ type MetricChange struct {
 	ChangePct *float64 `json:"change_pct,omitempty"`
 	// Verdict is better, worse or same (within 1%), from the metric's direction.
 	Verdict string `json:"verdict,omitempty"`
-	// Spread is the repetitions' range (baseline, current), when they have repetitions.
+	// BaselineSpread and CurrentSpread are the repetitions' range R (max - min), when they
+	// have repetitions; shown as "range R" and allowed for as baseline + R in noise-aware gates.
 	BaselineSpread float64 `json:"baseline_spread,omitempty"`
 	CurrentSpread  float64 `json:"current_spread,omitempty"`
-	// WithinNoise marks a change no larger than the wider of the two spreads: the repetitions
+	// WithinNoise marks a change no larger than the wider of the two ranges: the repetitions
 	// vary that much among themselves, so the change is not evidence of anything.
 	WithinNoise bool `json:"within_noise,omitempty"`
 }
@@ -119,7 +125,7 @@ const SameWithin = 0.01
 
 // counters shown in the table only when one of the two results has a non-zero value.
 var quietCounters = map[string]bool{"delivered_unacked": true, "phantom": true, "produce_errors": true,
-	"consume_errors": true, "histogram_dropped": true, "engine_lag_max": true}
+	"consume_errors": true, "histogram_dropped": true, "engine_lag_max": true, "unsent": true, "knee": true, "engine_cpu_per_msg": true}
 
 // Compare builds the table and checks the gates. baseline may be nil; then relative gates fail
 // with an error and the table has only current values. Files name the results in the output.
@@ -145,7 +151,7 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 	if opt.Noise && len(current.Repetitions) < 2 && (baseline == nil || len(baseline.Repetitions) < 2) {
 		c.Notes = append(c.Notes, "noise-aware mode: neither result has repetitions, so no noise is allowed for")
 	} else if opt.Noise {
-		c.Notes = append(c.Notes, fmt.Sprintf("noise-aware mode: a change within the spread of the repetitions (baseline %d, current %d) is not a regression", repCount(baseline), len(current.Repetitions)))
+		c.Notes = append(c.Notes, fmt.Sprintf("noise-aware mode: a change within the spread of the repetitions (baseline %d, current %d; the range max - min) is inconclusive, not a regression", repCount(baseline), len(current.Repetitions)))
 	}
 	for _, m := range Metrics() {
 		if m.Unit == UnitNs {
@@ -154,9 +160,9 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 				continue
 			}
 		}
-		row := MetricChange{Metric: m.Name, Unit: m.Unit, Current: m.Value(&current.Summary), CurrentSpread: Spread(current, m)}
+		row := MetricChange{Metric: m.Name, Unit: m.Unit, Current: m.Of(current), CurrentSpread: Spread(current, m)}
 		if baseline != nil {
-			b := m.Value(&baseline.Summary)
+			b := m.Of(baseline)
 			row.Baseline = &b
 			row.BaselineSpread = Spread(baseline, m)
 			if b != 0 {
@@ -173,7 +179,8 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 		c.Metrics = append(c.Metrics, row)
 	}
 	c.Gates = CheckGates(gates, baseline, current, opt)
-	c.Pass = len(FailedGates(c.Gates)) == 0
+	c.Verdict = OverallVerdict(c.Gates)
+	c.Pass = c.Verdict == VerdictPass
 	return c
 }
 
@@ -185,7 +192,7 @@ func repCount(r *Result) int {
 }
 
 func ref(r *Result, file string) RunRef {
-	rr := RunRef{File: file, RunID: r.RunID, Engine: r.Engine.Name, Design: r.Engine.Design, Repetitions: len(r.Repetitions)}
+	rr := RunRef{File: file, RunID: r.RunID, Engine: r.Engine.Name, Design: r.Engine.Design, Repetitions: len(r.Repetitions), Trust: Assess(r)}
 	var sc struct {
 		Name string `json:"name"`
 	}
@@ -223,20 +230,59 @@ func changeText(r MetricChange) string {
 	return s
 }
 
+// withSpread writes a value with its repetitions' range R (max - min), the one convention for
+// spread: never a ± of half of it.
 func withSpread(u Unit, v, spread float64) string {
 	s := FormatValue(u, v)
 	if spread > 0 {
-		s += " ±" + FormatValue(u, spread/2)
+		s += " (range " + FormatValue(u, spread) + ")"
 	}
 	return s
+}
+
+// trustLine is a result's verdict in one line: "trusted", or "flagged: CODE, CODE (notes: CODE)".
+func trustLine(t Trust) string {
+	var sus, notes []string
+	for _, f := range t.Flags {
+		if f.Severity == SeveritySuspect {
+			sus = append(sus, f.Code)
+		} else {
+			notes = append(notes, f.Code)
+		}
+	}
+	s := "trusted"
+	if len(sus) > 0 {
+		s = "flagged: " + strings.Join(sus, ", ")
+	}
+	if len(notes) > 0 {
+		s += " (notes: " + strings.Join(notes, ", ") + ")"
+	}
+	return s
+}
+
+// writeRunRef prints one side of a comparison with its verdict and each flag's text.
+func writeRunRef(w io.Writer, side string, r RunRef) {
+	fmt.Fprintf(w, "%-8s %s (%s/%s, run %s)\n", side, r.File, r.Engine, r.Design, r.RunID)
+	fmt.Fprintf(w, "         trust: %s\n", trustLine(r.Trust))
+	for _, f := range r.Trust.Flags {
+		fmt.Fprintf(w, "           %s %s: %s\n", severityMark(f.Severity), f.Code, f.Text)
+	}
+}
+
+func severityMark(s Severity) string {
+	if s == SeveritySuspect {
+		return "!"
+	}
+	return "+"
 }
 
 // WriteText prints the compare table and the gates for a terminal.
 func (c *Comparison) WriteText(w io.Writer) error {
 	if c.Baseline != nil {
-		fmt.Fprintf(w, "baseline %s (%s/%s, run %s)\n", c.Baseline.File, c.Baseline.Engine, c.Baseline.Design, c.Baseline.RunID)
+		writeRunRef(w, "baseline", *c.Baseline)
 	}
-	fmt.Fprintf(w, "current  %s (%s/%s, run %s)\n\n", c.Current.File, c.Current.Engine, c.Current.Design, c.Current.RunID)
+	writeRunRef(w, "current", c.Current)
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if c.Baseline != nil {
 		fmt.Fprintln(tw, "metric\tbaseline\tcurrent\tchange")
@@ -270,22 +316,27 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	return c.WriteGates(w)
 }
 
-// WriteGates prints one line per gate, PASS or FAIL, and a verdict.
+// WriteGates prints one line per gate, PASS, FAIL or INCONCLUSIVE, and the verdict.
 func (c *Comparison) WriteGates(w io.Writer) error {
 	for _, g := range c.Gates {
-		status := "PASS"
-		if !g.Pass {
-			status = "FAIL"
-		}
-		fmt.Fprintf(w, "%s  %s\n", status, g.Describe())
+		fmt.Fprintf(w, "%s  %s\n", g.Status(), g.Describe())
 	}
-	failed := len(FailedGates(c.Gates))
-	if failed == 0 {
-		fmt.Fprintf(w, "all %d gates hold\n", len(c.Gates))
-	} else {
-		fmt.Fprintf(w, "%d of %d gates failed\n", failed, len(c.Gates))
-	}
+	fmt.Fprintln(w, gatesSummary(c.Gates))
 	return nil
+}
+
+// gatesSummary is the verdict of a list of gates in words.
+func gatesSummary(gs []GateResult) string {
+	failed, inc := len(FailedGates(gs)), len(InconclusiveGates(gs))
+	switch {
+	case failed > 0 && inc > 0:
+		return fmt.Sprintf("regression: %d of %d gates failed (%d more inconclusive)", failed, len(gs), inc)
+	case failed > 0:
+		return fmt.Sprintf("regression: %d of %d gates failed", failed, len(gs))
+	case inc > 0:
+		return fmt.Sprintf("inconclusive: %d of %d gates missed, but the misses are no evidence of a regression", inc, len(gs))
+	}
+	return fmt.Sprintf("pass: all %d gates hold", len(gs))
 }
 
 // WriteJSON writes the comparison as indented JSON.
@@ -298,12 +349,14 @@ func (c *Comparison) WriteJSON(w io.Writer) error {
 // WriteMarkdown writes a summary fit for a pull-request comment: the verdict first, then the
 // gates, then the table (folded).
 func (c *Comparison) WriteMarkdown(w io.Writer) error {
-	failed := FailedGates(c.Gates)
 	status := "✅ pass"
-	if len(failed) > 0 {
-		status = fmt.Sprintf("❌ %d of %d gates failed", len(failed), len(c.Gates))
-	} else if len(c.Gates) > 0 {
-		status = fmt.Sprintf("✅ all %d gates hold", len(c.Gates))
+	switch {
+	case len(FailedGates(c.Gates)) > 0:
+		status = "❌ " + gatesSummary(c.Gates)
+	case len(InconclusiveGates(c.Gates)) > 0:
+		status = "⚠️ " + gatesSummary(c.Gates)
+	case len(c.Gates) > 0:
+		status = "✅ " + gatesSummary(c.Gates)
 	}
 	title := c.Current.Scenario
 	if title == "" {
@@ -314,6 +367,10 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(w, "Baseline `%s` (%s/%s), current `%s` (%s/%s).\n\n", mdCode(c.Baseline.File), c.Baseline.Engine, c.Baseline.Design,
 			mdCode(c.Current.File), c.Current.Engine, c.Current.Design)
 	}
+	if c.Baseline != nil {
+		writeTrustMarkdown(w, "Baseline", c.Baseline.Trust)
+	}
+	writeTrustMarkdown(w, "Current", c.Current.Trust)
 	for _, n := range c.Notes {
 		fmt.Fprintf(w, "> **Note:** %s\n\n", n)
 	}
@@ -322,10 +379,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(w, "|---|---|---:|---:|---:|")
 		for _, g := range c.Gates {
 			u := c.unit(g.Metric)
-			mark := "✅"
-			if !g.Pass {
-				mark = "❌"
-			}
+			mark := map[string]string{GatePass: "✅", GateFail: "❌", GateInconclusive: "⚠️ inconclusive"}[g.verdict()]
 			base := ""
 			if g.Baseline != nil {
 				base = FormatValue(u, *g.Baseline)
@@ -333,8 +387,11 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 			limit := FormatValue(u, g.Limit)
 			if g.Error != "" {
 				limit = g.Error
-			} else if g.WithinNoise {
-				limit += " (within noise)"
+			} else if g.Noise > 0 {
+				limit += fmt.Sprintf(" (range %s: up to %s)", FormatValue(u, g.Noise), FormatValue(u, g.NoiseLimit))
+			}
+			if g.Why != "" {
+				limit += "; " + g.Why
 			}
 			fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s |\n", mark, mdCode(g.Expr), FormatValue(u, g.Current), base, limit)
 		}
@@ -368,7 +425,24 @@ func (c *Comparison) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
+// mdCode makes s safe inside a one-line code span: no backtick to close it, no line break to
+// end the line (a result's scenario name is not checked by the loader).
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
+
+// writeTrustMarkdown writes one side's verdict: a line, and for a flagged side each flag's text.
+func writeTrustMarkdown(w io.Writer, side string, t Trust) {
+	if len(t.Flags) == 0 {
+		fmt.Fprintf(w, "%s: **trusted**.\n\n", side)
+		return
+	}
+	fmt.Fprintf(w, "%s: **%s**\n\n", side, trustLine(t))
+	for _, f := range t.Flags {
+		fmt.Fprintf(w, "- `%s` (%s): %s\n", f.Code, f.Severity, f.Text)
+	}
+	fmt.Fprintln(w)
+}
 
 // JUnit XML, the subset CI systems read: one test case per gate.
 type junitSuites struct {
@@ -377,19 +451,34 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Errors   int         `xml:"errors,attr"`
-	Cases    []junitCase `xml:"testcase"`
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Cases      []junitCase     `xml:"testcase"`
 }
 
+// junitCase: an inconclusive gate is skipped (with its reason), so CI shows it apart from a
+// failure; each case carries both sides' verdicts as properties and in its output.
 type junitCase struct {
-	Class   string        `xml:"classname,attr"`
-	Name    string        `xml:"name,attr"`
-	Failure *junitFailure `xml:"failure,omitempty"`
-	Error   *junitFailure `xml:"error,omitempty"`
-	Out     string        `xml:"system-out,omitempty"`
+	Class      string          `xml:"classname,attr"`
+	Name       string          `xml:"name,attr"`
+	Properties []junitProperty `xml:"properties>property,omitempty"`
+	Skipped    *junitSkipped   `xml:"skipped,omitempty"`
+	Failure    *junitFailure   `xml:"failure,omitempty"`
+	Error      *junitFailure   `xml:"error,omitempty"`
+	Out        string          `xml:"system-out,omitempty"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -400,29 +489,71 @@ type junitFailure struct {
 
 // WriteJUnit writes the gates as a JUnit XML test suite, one test case per gate.
 func (c *Comparison) WriteJUnit(w io.Writer) error {
+	return writeJUnit(w, []junitSuite{c.junitSuite("")})
+}
+
+// trustProperties are a comparison's verdicts as JUnit properties.
+func (c *Comparison) trustProperties() []junitProperty {
+	var ps []junitProperty
+	add := func(side string, t Trust) {
+		ps = append(ps, junitProperty{side + ".trust", t.Verdict}, junitProperty{side + ".flags", strings.Join(t.Codes(), ",")})
+	}
+	if c.Baseline != nil {
+		add("baseline", c.Baseline.Trust)
+	}
+	add("current", c.Current.Trust)
+	return ps
+}
+
+// trustText is both sides' verdicts and flags in plain lines, for a test case's output.
+func (c *Comparison) trustText() string {
+	var b strings.Builder
+	if c.Baseline != nil {
+		writeRunRef(&b, "baseline", *c.Baseline)
+	}
+	writeRunRef(&b, "current", c.Current)
+	return b.String()
+}
+
+// junitSuite is the comparison's gates as one suite; cell names a matrix cell ("" for none).
+func (c *Comparison) junitSuite(cell string) junitSuite {
 	name := "qbench gates"
 	if c.Current.Scenario != "" {
 		name += ": " + c.Current.Scenario
 	}
-	s := junitSuite{Name: name, Tests: len(c.Gates)}
+	class := "qbench.gates"
+	if cell != "" {
+		name += " [" + cell + "]"
+		class += "." + cell
+	}
+	props := c.trustProperties()
+	s := junitSuite{Name: name, Tests: len(c.Gates), Properties: append(props, junitProperty{"verdict", c.Verdict})}
+	trust := c.trustText()
 	for _, g := range c.Gates {
-		tc := junitCase{Class: "qbench.gates", Name: g.Expr, Out: g.Describe()}
+		tc := junitCase{Class: class, Name: g.Expr, Properties: props, Out: g.Describe() + "\n" + trust}
 		switch {
 		case g.Error != "":
 			s.Errors++
 			tc.Error = &junitFailure{Message: g.Error, Type: "gate", Body: g.Describe()}
+		case g.verdict() == GateInconclusive:
+			s.Skipped++
+			tc.Skipped = &junitSkipped{Message: "inconclusive: " + g.Why}
 		case !g.Pass:
 			s.Failures++
 			tc.Failure = &junitFailure{Message: "gate failed: " + g.Expr, Type: "gate", Body: g.Describe()}
 		}
 		s.Cases = append(s.Cases, tc)
 	}
+	return s
+}
+
+func writeJUnit(w io.Writer, suites []junitSuite) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(junitSuites{Suites: []junitSuite{s}}); err != nil {
+	if err := enc.Encode(junitSuites{Suites: suites}); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n")

@@ -178,8 +178,8 @@ func repeated(t *testing.T, seed uint64, median, spread time.Duration) *results.
 	return m
 }
 
-// A change inside the repetitions' spread passes in noise-aware mode and fails without it; a
-// change well outside the spread fails in both.
+// A change inside the repetitions' range is inconclusive in noise-aware mode (not a pass, not a
+// failure) and fails without it; a change well outside the range fails in both.
 func TestNoiseAwareGate(t *testing.T) {
 	base := repeated(t, 10, 400*time.Microsecond, 80*time.Microsecond)
 	slightly := repeated(t, 20, 460*time.Microsecond, 80*time.Microsecond)
@@ -189,18 +189,18 @@ func TestNoiseAwareGate(t *testing.T) {
 		name       string
 		current    *results.Result
 		noise      bool
-		pass       bool
+		verdict    string
 		withinNois bool
 	}{
-		{"small change, plain", slightly, false, false, false},
-		{"small change, noise-aware", slightly, true, true, true},
-		{"large change, plain", much, false, false, false},
-		{"large change, noise-aware", much, true, false, false},
+		{"small change, plain", slightly, false, results.GateFail, false},
+		{"small change, noise-aware", slightly, true, results.GateInconclusive, true},
+		{"large change, plain", much, false, results.GateFail, false},
+		{"large change, noise-aware", much, true, results.GateFail, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g := results.CheckGates(gates, base, c.current, results.GateOptions{Noise: c.noise})[0]
-			if g.Pass != c.pass || g.WithinNoise != c.withinNois {
+			if g.Pass || g.Verdict != c.verdict || g.WithinNoise != c.withinNois {
 				t.Fatalf("%s", g.Describe())
 			}
 			if c.noise && g.Noise <= 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -151,7 +152,9 @@ func IntervalHistograms(r *Result, kind string) ([]*hdrhistogram.Histogram, erro
 
 // SeriesCSVHeader names the columns of WriteSeriesCSV. Latencies are in nanoseconds.
 var SeriesCSVHeader = func() []string {
-	h := []string{"second", "start_ns", "warmup", "acked", "failed", "deliveries", "lag",
+	// offered is what the schedule intended in the second (Interval.Offered; empty for a closed
+	// loop), beside what was acknowledged.
+	h := []string{"second", "start_ns", "warmup", "offered", "acked", "failed", "deliveries", "lag",
 		"engine_backlog", "engine_pending", "engine_oldest_pending_ns"}
 	for _, k := range LatencyKinds {
 		for _, st := range []string{"count", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "max_ns"} {
@@ -171,7 +174,11 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 	}
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
 	for i, iv := range r.Series {
-		row := []string{strconv.Itoa(i), i64(iv.StartNs), strconv.FormatBool(iv.Warmup), i64(iv.Acked), i64(iv.Failed),
+		offered := ""
+		if r.Summary.OfferedRate > 0 || iv.Offered > 0 {
+			offered = i64(iv.Offered)
+		}
+		row := []string{strconv.Itoa(i), i64(iv.StartNs), strconv.FormatBool(iv.Warmup), offered, i64(iv.Acked), i64(iv.Failed),
 			i64(iv.Deliveries), i64(iv.Lag)}
 		if iv.EngineLag != nil {
 			row = append(row, i64(iv.EngineLag.Backlog), i64(iv.EngineLag.Pending), i64(iv.EngineLag.OldestPendingNs))
@@ -191,11 +198,13 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 }
 
 // WriteSummaryCSV writes one row per result with every metric as a column (latencies in ns), so
-// several runs line up in a spreadsheet. names label the rows (file names, usually).
+// several runs line up in a spreadsheet, then its trust verdict, flag codes (";"-joined) and
+// warnings (" | "-joined). names label the rows (file names, usually). A metric a run did not
+// measure (knee, engine_cpu_per_msg) is an empty cell, not 0.
 func WriteSummaryCSV(w io.Writer, names []string, rs []*Result) error {
 	cw := csv.NewWriter(w)
 	ms := Metrics()
-	header := []string{"name", "run_id", "engine", "design", "started_at", "measured_seconds", "offered_rate"}
+	header := []string{"name", "run_id", "engine", "design", "started_at", "measured_seconds", "offered_rate", "trust", "flags"}
 	for _, m := range ms {
 		col := m.Name
 		if m.Unit == UnitNs {
@@ -203,20 +212,32 @@ func WriteSummaryCSV(w io.Writer, names []string, rs []*Result) error {
 		}
 		header = append(header, col)
 	}
+	// in_process_engine true: the engine ran inside qbench's process, so cpu_per_message includes
+	// the engine's work and the engine's memory includes qbench's.
+	header = append(header, "in_process_engine")
+	header = append(header, "warnings")
 	if err := cw.Write(header); err != nil {
 		return err
 	}
 	for i, r := range rs {
 		row := []string{names[i], r.RunID, r.Engine.Name, r.Engine.Design, r.StartedAt.UTC().Format("2006-01-02T15:04:05Z"),
 			strconv.FormatFloat(r.Summary.MeasuredSeconds, 'f', 3, 64), strconv.FormatFloat(r.Summary.OfferedRate, 'f', -1, 64)}
+		t := Assess(r)
+		row = append(row, t.Verdict, strings.Join(t.Codes(), ";"))
 		for _, m := range ms {
-			v := m.Value(&r.Summary)
+			if m.Missing(r) != "" {
+				row = append(row, "")
+				continue
+			}
+			v := m.Of(r)
 			prec := 0
 			if m.Unit == UnitRate {
 				prec = 1
 			}
 			row = append(row, strconv.FormatFloat(v, 'f', prec, 64))
 		}
+		row = append(row, strconv.FormatBool(r.Summary.Generator.InProcessEngine))
+		row = append(row, strings.Join(r.Summary.Warnings, " | "))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -22,6 +22,9 @@ type Merged struct {
 	// ClockBoundNs, for segments, bounds the error of end-to-end latency between segments
 	// (clock offsets against the engine's clock; -1: a segment's offset is unknown).
 	ClockBoundNs int64 `json:"clock_bound_ns,omitempty"`
+	// Interrupted are the sources that were stopped early (Ctrl-C): the merge is partial, and
+	// its headline says so (PartialHeadline).
+	Interrupted []string `json:"interrupted,omitempty"`
 }
 
 // Repetition is one repetition's own figures inside a merged result.
@@ -99,6 +102,9 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 			out.StartedAt = r.StartedAt
 		}
 		out.Interrupted = out.Interrupted || r.Interrupted
+		if r.Interrupted {
+			out.Merged.Interrupted = append(out.Merged.Interrupted, r.RunID)
+		}
 		rsum := r.Summary
 		addLedger(&s.Ledger, rsum.Ledger)
 		s.ProduceErrors += rsum.ProduceErrors
@@ -120,6 +126,9 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 			s.DeliverBytesRate += rsum.DeliverBytesRate
 			s.OfferedRate += rsum.OfferedRate
 			s.LagMax += rsum.LagMax // an upper bound until the series says better
+			deliveries += rsum.DeliverRate * rsum.MeasuredSeconds
+			produceBytes += rsum.ProduceBytesRate * rsum.MeasuredSeconds
+			deliverBytes += rsum.DeliverBytesRate * rsum.MeasuredSeconds
 		case MergeRepetitions:
 			s.MeasuredSeconds += rsum.MeasuredSeconds
 			deliveries += rsum.DeliverRate * rsum.MeasuredSeconds
@@ -156,7 +165,10 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 			return nil, err
 		}
 	}
-	if opt.Mode == MergeRepetitions && s.MeasuredSeconds > 0 {
+	// Rates of machines stopped early are not summed as if every one had run the whole window:
+	// what they all did over the longest window, so a partial merge does not read as the full
+	// rate.
+	if opt.Mode == MergeRepetitions && s.MeasuredSeconds > 0 || opt.Mode == MergeMachines && out.Interrupted && s.MeasuredSeconds > 0 {
 		s.ProduceRate = float64(s.Latency["produce"].Count) / s.MeasuredSeconds
 		s.DeliverRate = deliveries / s.MeasuredSeconds
 		s.ProduceBytesRate, s.DeliverBytesRate = produceBytes/s.MeasuredSeconds, deliverBytes/s.MeasuredSeconds

@@ -174,23 +174,33 @@ func worstRecovery(a, b int64) int64 {
 	return max(a, b)
 }
 
-// summedStats are the engine process's counters over a run (bench/procstat.go): each result's
-// server did its own work, so they add. Every other reading (resident memory) is a level: the
-// largest.
-var summedStats = map[string]bool{"proc_cpu_ns": true, "proc_write_bytes": true, "proc_fsyncs": true}
+// summedStats are the engine's counters over a run (bench/procstat.go): each result's server did
+// its own work, so they add. Every other reading (resident memory) is a level: the largest. A
+// counter some results lack (their server's cost was unknown: proc_cost_unknown) is left out
+// rather than summed over fewer runs, and the merge says it is unknown.
+var summedStats = map[string]bool{"proc_cpu_ns": true, "proc_write_bytes": true, "engine_fsyncs": true,
+	"engine_log_bytes": true, "proc_restarts": true}
 
 func mergeStats(rs []*Result) map[string]int64 {
 	var out map[string]int64
+	seen := map[string]int{}
 	for _, r := range rs {
 		for k, v := range r.Engine.Stats {
 			if out == nil {
 				out = map[string]int64{}
 			}
+			seen[k]++
 			if summedStats[k] {
 				out[k] += v
 			} else if old, ok := out[k]; !ok || v > old {
 				out[k] = v
 			}
+		}
+	}
+	for k := range summedStats {
+		if n := seen[k]; n > 0 && n < len(rs) && k != "proc_restarts" {
+			delete(out, k)
+			out["proc_cost_unknown"] = 1
 		}
 	}
 	return out

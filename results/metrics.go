@@ -24,10 +24,38 @@ type Metric struct {
 	// HigherIsBetter is true for throughput; every other metric is better lower.
 	HigherIsBetter bool
 	get            func(*Summary) float64
+	// of reads a metric that needs more of the result than its summary (the engine's stats, the
+	// series); nil for summary metrics.
+	of func(*Result) float64
+	// missing says why a result has no value of the metric ("" when it has one).
+	missing func(*Result) string
 }
 
-// Value reads the metric from a summary.
-func (m Metric) Value(s *Summary) float64 { return m.get(s) }
+// Value reads the metric from a summary. A metric that needs the whole result (Of) reads 0 from
+// a summary alone.
+func (m Metric) Value(s *Summary) float64 {
+	if m.get == nil {
+		return m.of(&Result{Summary: *s})
+	}
+	return m.get(s)
+}
+
+// Of reads the metric from a result.
+func (m Metric) Of(r *Result) float64 {
+	if m.of != nil {
+		return m.of(r)
+	}
+	return m.get(&r.Summary)
+}
+
+// Missing says why r has no value of the metric, "" when it has one (only knee and
+// engine_cpu_per_msg can be missing).
+func (m Metric) Missing(r *Result) string {
+	if m.missing == nil {
+		return ""
+	}
+	return m.missing(r)
+}
 
 var latencyStats = []struct {
 	name string
@@ -67,6 +95,58 @@ var otherMetrics = []Metric{
 	counter("lag_max", func(s *Summary) int64 { return s.LagMax }),
 	counter("engine_lag_max", func(s *Summary) int64 { return s.EngineLagMax }),
 	counter("histogram_dropped", func(s *Summary) int64 { return s.HistogramDropped }),
+	counter("unsent", func(s *Summary) int64 { return s.Unsent }),
+	{Name: "knee", Unit: UnitRate, HigherIsBetter: true, of: KneeRate,
+		missing: func(r *Result) string {
+			if r.Summary.Knee == nil {
+				return "the run has no knee objective (scenario knee:)"
+			}
+			return ""
+		}},
+	{Name: "engine_cpu_per_msg", Unit: UnitNs, of: func(r *Result) float64 { v, _ := EngineCPUPerMessage(r); return v },
+		missing: func(r *Result) string {
+			if _, ok := EngineCPUPerMessage(r); !ok {
+				return "the engine's CPU is not known (qbench did not start its server, or nothing was acknowledged)"
+			}
+			return ""
+		}},
+}
+
+// KneeRate is the offered rate (msg/s) of the second in which a run first broke its knee
+// objective; when the objective held throughout, the highest offered rate of any measured second
+// (the knee is at least that); 0 without a knee objective.
+func KneeRate(r *Result) float64 {
+	k := r.Summary.Knee
+	switch {
+	case k == nil:
+		return 0
+	case k.Reached:
+		return k.OfferedRate
+	}
+	best := 0.0
+	for i, iv := range r.Series {
+		if iv.Warmup {
+			continue
+		}
+		secs := 1.0
+		if i+1 < len(r.Series) {
+			secs = float64(r.Series[i+1].StartNs-iv.StartNs) / 1e9
+		}
+		if secs > 0 {
+			best = math.Max(best, float64(iv.Offered)/secs)
+		}
+	}
+	return best
+}
+
+// EngineCPUPerMessage is the engine's server process's CPU (Engine.Stats proc_cpu_ns, summed
+// across restarts) per acknowledged message, in ns; false when it is not known.
+func EngineCPUPerMessage(r *Result) (float64, bool) {
+	v, ok := r.Engine.Stats["proc_cpu_ns"]
+	if !ok || r.Summary.Ledger.Acked <= 0 {
+		return 0, false
+	}
+	return float64(v) / float64(r.Summary.Ledger.Acked), true
 }
 
 // Metrics lists every metric in display order: latencies by kind, then throughput, then counts.

@@ -4,6 +4,7 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -397,11 +398,20 @@ type MessageID struct {
 	Seq      uint64 `json:"seq"`
 }
 
-// Write encodes r as indented JSON.
+// Write encodes r as indented JSON. A NaN or infinite figure, which JSON cannot hold, is written
+// as 0 with a warning naming it (Finite), rather than losing the run.
 func Write(w io.Writer, r *Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	err := enc.Encode(r) // marshals whole before writing: a failure writes nothing
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		if fixed := Finite(r); len(fixed) > 0 {
+			r.Summary.Warnings = append(r.Summary.Warnings, NonFiniteWarning(fixed))
+			return enc.Encode(r)
+		}
+	}
+	return err
 }
 
 // WriteFile writes r to path.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -150,9 +152,13 @@ func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 	}
 	out.RunID = rs[0].RunID
 	out.Merged.Mode = MergeSegmentsMode
-	out.Merged.Sources = out.Merged.Sources[:0]
+	out.Merged.Sources, out.Merged.Interrupted = out.Merged.Sources[:0], nil
 	for _, r := range rs {
-		out.Merged.Sources = append(out.Merged.Sources, fmt.Sprintf("%s segment %d/%d", r.RunID, r.Segment.Index, r.Segment.Count))
+		name := fmt.Sprintf("%s segment %d/%d", r.RunID, r.Segment.Index, r.Segment.Count)
+		out.Merged.Sources = append(out.Merged.Sources, name)
+		if r.Interrupted {
+			out.Merged.Interrupted = append(out.Merged.Interrupted, name)
+		}
 	}
 	out.Merged.ClockBoundNs = e2eBound(bounds)
 	out.Summary.Ledger = l
@@ -167,6 +173,8 @@ func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 	if len(out.Faults) > 0 && !contains(out.Summary.NotKnown, "faults.lost") {
 		out.Summary.NotKnown = append(out.Summary.NotKnown, "faults.lost")
 	}
+	// What each segment could not know, the joined ledger does.
+	out.Summary.NotKnown = slices.DeleteFunc(out.Summary.NotKnown, func(f string) bool { return slices.Contains(SegmentNotKnown, f) })
 	// The segments' own partial-result warnings are not the run's; the run's are read again,
 	// and what the segments wrote of themselves (kept by Merge) stays.
 	out.Summary.Warnings = Rewarn(out.Summary, out.Summary.Warnings)
@@ -194,4 +202,73 @@ func e2eBound(bounds []int64) int64 {
 		return 0 // one segment: one machine, one clock
 	}
 	return s[0] + s[1]
+}
+
+// SegmentNotKnown are the ledger fields a segment cannot know: a message it sent may be delivered
+// (or delivered again) in another segment, so whether it is queued, lost or a duplicate is known
+// only once qbench merge joins every segment's book.
+var SegmentNotKnown = []string{"queued", "lost", "duplicates"}
+
+// writeSegmentLedger prints a segment's messages line: what its own producers sent and its own
+// consumers received, and "known after merge" for what only the merge can know.
+func writeSegmentLedger(w io.Writer, r *Result) {
+	l := r.Summary.Ledger
+	fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d, delivered %d (this segment's producers and consumers); queued, lost and duplicates known after merge (qbench merge of all %d segments)\n",
+		l.Sent, l.Acked, l.Failed, l.Delivered, r.Segment.Count)
+}
+
+// PartialHeadline is the first line of a merged result's summary when a source was stopped early:
+// how many messages were sent of about how many the schedule held (the offered rate over the
+// scenario's duration, once per repetition), and which sources were interrupted; "" for a
+// complete merge.
+func PartialHeadline(r *Result) string {
+	if r.Merged == nil || !r.Interrupted {
+		return ""
+	}
+	who := "a source"
+	if n := len(r.Merged.Interrupted); n > 0 {
+		who = strings.Join(r.Merged.Interrupted, ", ")
+	}
+	sent := r.Summary.Ledger.Sent
+	runs := 1.0 // machines and segments run the schedule once between them
+	if r.Merged.Mode == MergeRepetitions {
+		runs = float64(len(r.Merged.Sources))
+	}
+	if scheduled := runs * r.Summary.OfferedRate * scenarioDuration(r.Scenario).Seconds(); scheduled > 0 {
+		return fmt.Sprintf("PARTIAL: %s of about %s scheduled sent; interrupted (%s stopped early): every figure covers what ran",
+			commaInt(sent), commaInt(int64(scheduled+0.5)), who)
+	}
+	return fmt.Sprintf("PARTIAL: %s sent; interrupted (%s stopped early): every figure covers what ran", commaInt(sent), who)
+}
+
+// commaInt writes n with comma separators (12,000).
+func commaInt(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// scenarioDuration reads a result's scenario duration ("5s", or nanoseconds); 0 when absent.
+func scenarioDuration(sc json.RawMessage) time.Duration {
+	var v struct {
+		Duration json.RawMessage `json:"duration"`
+	}
+	if json.Unmarshal(sc, &v) != nil {
+		return 0
+	}
+	var text string
+	if json.Unmarshal(v.Duration, &text) == nil {
+		d, _ := time.ParseDuration(text)
+		return d
+	}
+	var ns int64
+	_ = json.Unmarshal(v.Duration, &ns)
+	return time.Duration(ns)
 }

@@ -45,7 +45,11 @@ func writeHealth(w io.Writer, r *Result) {
 			}
 		case strings.Contains(h.Name, "memory") || strings.Contains(h.Name, "buffer"):
 			if h.Max > 0 {
-				changed = append(changed, fmt.Sprintf("%s max %s", h.Name, formatBytes(float64(h.Max))))
+				inside := ""
+				if h.Name == "used_memory" && r.Summary.Generator.InProcessEngine {
+					inside = " (includes qbench: the engine runs in its process)"
+				}
+				changed = append(changed, fmt.Sprintf("%s max %s%s", h.Name, formatBytes(float64(h.Max)), inside))
 			}
 		case h.Delta != 0:
 			changed = append(changed, fmt.Sprintf("%s %+d", h.Name, h.Delta))
@@ -71,3 +75,51 @@ func writeHealth(w io.Writer, r *Result) {
 	}
 	fmt.Fprintf(w, "engine health (%d readings): %s\n", readings, strings.Join(parts, "; "))
 }
+
+// writeEngineCost prints what the engine's own work cost per acknowledged message, when qbench
+// measured it (bench/procstat.go): the server process's CPU and device writes (/proc), the bytes
+// the engine appended to its log and its fsyncs, summed across a crash fault's restarts; or, for
+// an engine inside qbench's process, that qbench's figures include it.
+func writeEngineCost(w io.Writer, r *Result) {
+	st, acked := r.Engine.Stats, float64(r.Summary.Ledger.Acked)
+	if r.Summary.Generator.InProcessEngine {
+		fmt.Fprintf(w, "engine cost: in qbench's process (includes qbench): qbench's CPU (%s per message) includes the engine's work, and the engine's memory is qbench's\n",
+			FormatNs(int64(r.Summary.Generator.CPUPerMessageNs)))
+	}
+	if st[engineStatCostUnknown] > 0 {
+		fmt.Fprintln(w, "engine cost: n/a (restarted): the server's process changed without a crash fault qbench injected, (a restart or failover it did not follow), so its CPU and bytes over the run are unknown")
+		return
+	}
+	if acked == 0 {
+		return
+	}
+	var parts []string
+	if v, ok := st["proc_cpu_ns"]; ok {
+		parts = append(parts, fmt.Sprintf("CPU %s", FormatNs(int64(float64(v)/acked))))
+	}
+	if v, ok := st["engine_log_bytes"]; ok {
+		parts = append(parts, fmt.Sprintf("log bytes %s", formatBytes(float64(v)/acked)))
+	} else if st["engine_log_unknown"] > 0 {
+		parts = append(parts, "log bytes n/a (log rewritten)")
+	}
+	if v, ok := st["proc_write_bytes"]; ok {
+		parts = append(parts, fmt.Sprintf("device writes %s", formatBytes(float64(v)/acked)))
+	}
+	if v, ok := st["engine_fsyncs"]; ok {
+		parts = append(parts, fmt.Sprintf("fsyncs %.3f", float64(v)/acked))
+	}
+	if len(parts) == 0 {
+		return
+	}
+	across := ""
+	if n := st[engineStatRestarts]; n > 0 {
+		across = fmt.Sprintf(", summed across %d restart(s)", n)
+	}
+	fmt.Fprintf(w, "engine cost per message: %s%s\n", strings.Join(parts, ", "), across)
+}
+
+// Engine.Stats keys bench/procstat.go writes that the summary reads by meaning.
+const (
+	engineStatRestarts    = "proc_restarts"
+	engineStatCostUnknown = "proc_cost_unknown"
+)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"strings"
@@ -54,6 +55,17 @@ type IndexCell struct {
 	ProduceErrors      int64 `json:"produce_errors,omitempty"`
 	WriteUnavailableNs int64 `json:"write_unavailable_ns,omitempty"`
 	Faults             bool  `json:"faults,omitempty"`
+	// Trust is the cell's verdict (Assess of its result), stored so that a table or a report of
+	// the index shows it without reading every cell.
+	Trust Trust `json:"trust"`
+	// Unsent counts scheduled messages never sent; Failed acknowledged-as-failed sends (the
+	// ledger's failed).
+	Unsent int64 `json:"unsent"`
+	Failed int64 `json:"failed"`
+	// Knee is the cell's knee (scenario knee:), KneeRate its offered rate (KneeRate: the highest
+	// offered second when the objective held throughout); absent without a knee objective.
+	Knee     *Knee   `json:"knee,omitempty"`
+	KneeRate float64 `json:"knee_rate,omitempty"`
 	// Pass and Reasons are the objective's verdict in a rate search.
 	Pass    *bool    `json:"pass,omitempty"`
 	Reasons []string `json:"reasons,omitempty"`
@@ -79,7 +91,8 @@ func NewIndexCell(name string, params []Param, file string, r *Result) IndexCell
 	c := IndexCell{Name: name, Params: params, File: file, OfferedRate: r.Summary.OfferedRate, ProduceRate: r.Summary.ProduceRate,
 		ProduceBytesRate: r.Summary.ProduceBytesRate, ProduceP99: r.Summary.Latency["produce"].P99, E2EP99: r.Summary.Latency["e2e"].P99,
 		Queued: r.Summary.Ledger.Queued, Lost: r.Summary.Ledger.Lost, Duplicates: r.Summary.Ledger.Duplicates,
-		ProduceErrors: r.Summary.ProduceErrors, Faults: len(r.Faults) > 0}
+		ProduceErrors: r.Summary.ProduceErrors, Faults: len(r.Faults) > 0,
+		Trust: Assess(r), Unsent: r.Summary.Unsent, Failed: r.Summary.Ledger.Failed, Knee: r.Summary.Knee, KneeRate: KneeRate(r)}
 	for _, f := range r.Faults {
 		// A command's window is its background work (a rewrite, a snapshot), during which
 		// writes go on: slow ones show in the latency, not here.
@@ -124,13 +137,46 @@ func ReadIndexFile(path string) (*Index, error) {
 	return &ix, nil
 }
 
-// WriteIndexTable prints one line per cell.
+// WriteIndexTable prints one line per cell: its trust verdict beside its figures, then a legend
+// of the flag codes used. Columns that would be empty are left out to keep the table narrow:
+// achieved/offered (no cell had an offered rate), unsent and failed (all zero), the knee (no
+// cell had a knee objective), bytes/s (every cell's messages are of one size, said below).
 func WriteIndexTable(w io.Writer, ix *Index) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "cell\toffered\tproduced\tbytes/s\tproduce p99\te2e p99\tqueued\tlost\tduplicates"
-	faults := false // a sweep of fault scenarios (the explorers) also shows what writes cost
+	var faults, offered, unsent, knee bool
+	size, oneSize := -1.0, true
 	for _, c := range ix.Cells {
-		faults = faults || c.Faults
+		faults = faults || c.Faults // a sweep of fault scenarios (the explorers) also shows what writes cost
+		offered = offered || c.OfferedRate > 0
+		unsent = unsent || c.Unsent > 0 || c.Failed > 0
+		knee = knee || c.Knee != nil
+		if c.ProduceRate > 0 {
+			per := c.ProduceBytesRate / c.ProduceRate
+			if size >= 0 && math.Abs(per-size) > 0.5 {
+				oneSize = false
+			}
+			size = per
+		}
+	}
+	bytesCol := !oneSize || size < 0
+	keys := paramColumns(ix.Cells)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "cell"
+	if keys != nil {
+		head = strings.Join(keys, "\t")
+	}
+	head += "\ttrust\toffered\tproduced"
+	if offered {
+		head += "\tach"
+	}
+	if bytesCol {
+		head += "\tbytes/s"
+	}
+	head += "\tprod p99\te2e p99\tlost\tqueued\tdup"
+	if unsent {
+		head += "\tunsent\tfailed"
+	}
+	if knee {
+		head += "\tknee"
 	}
 	if faults {
 		head += "\tproduce errors\twrite unavailable"
@@ -139,13 +185,35 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 		head += "\tobjective"
 	}
 	fmt.Fprintln(tw, head)
+	var trusts []Trust
 	for _, c := range ix.Cells {
-		offered := "max"
+		trusts = append(trusts, c.Trust)
+		off := "max"
 		if c.OfferedRate > 0 {
-			offered = fmt.Sprintf("%.0f/s", c.OfferedRate)
+			off = fmt.Sprintf("%.0f/s", c.OfferedRate)
 		}
-		line := fmt.Sprintf("%s\t%s\t%.0f/s\t%s/s\t%s\t%s\t%d\t%d\t%d", c.Name, offered, c.ProduceRate, formatBytes(c.ProduceBytesRate),
-			FormatNs(c.ProduceP99), FormatNs(c.E2EP99), c.Queued, c.Lost, c.Duplicates)
+		name := c.Name
+		if keys != nil {
+			vals := make([]string, len(c.Params))
+			for i, p := range c.Params {
+				vals[i] = p.Value
+			}
+			name = strings.Join(vals, "\t")
+		}
+		line := fmt.Sprintf("%s\t%s\t%s\t%.0f/s", name, trustLabel(c.Trust), off, c.ProduceRate)
+		if offered {
+			line += "\t" + achieved(c.ProduceRate, c.OfferedRate)
+		}
+		if bytesCol {
+			line += fmt.Sprintf("\t%s/s", formatBytes(c.ProduceBytesRate))
+		}
+		line += fmt.Sprintf("\t%s\t%s\t%d\t%d\t%d", FormatNs(c.ProduceP99), FormatNs(c.E2EP99), c.Lost, c.Queued, c.Duplicates)
+		if unsent {
+			line += fmt.Sprintf("\t%d\t%d", c.Unsent, c.Failed)
+		}
+		if knee {
+			line += "\t" + kneeText(c)
+		}
 		if faults {
 			line += fmt.Sprintf("\t%d\t%s", c.ProduceErrors, FormatNs(c.WriteUnavailableNs))
 		}
@@ -161,6 +229,16 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if !bytesCol {
+		fmt.Fprintf(w, "every cell's messages average %s: bytes/s is produced x %s\n", formatBytes(size), formatBytes(size))
+	}
+	if offered {
+		fmt.Fprintln(w, "ach: produced / offered")
+	}
+	if knee {
+		fmt.Fprintln(w, "knee: offered rate of the first second that broke the knee objective (>= when none did)")
+	}
+	WriteTrustLegend(w, trusts)
 	if s := ix.Search; s != nil {
 		switch {
 		case s.Best == 0:
@@ -172,6 +250,56 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 		}
 	}
 	return nil
+}
+
+// paramColumns are the swept keys when every cell has the same ones in the same order: the table
+// then shows one narrow column per key ("design", "policy") instead of "design=list,policy=none".
+func paramColumns(cells []IndexCell) []string {
+	if len(cells) == 0 || len(cells[0].Params) == 0 {
+		return nil
+	}
+	var keys []string
+	for _, p := range cells[0].Params {
+		keys = append(keys, p.Key)
+	}
+	for _, c := range cells {
+		if len(c.Params) != len(keys) {
+			return nil
+		}
+		for i, p := range c.Params {
+			if p.Key != keys[i] {
+				return nil
+			}
+		}
+	}
+	return keys
+}
+
+// trustLabel is a cell's verdict for a table; "?" for a cell of an index written before verdicts.
+func trustLabel(t Trust) string {
+	if t.Verdict == "" {
+		return "?"
+	}
+	return t.Label()
+}
+
+// achieved is produced over offered as a percentage ("-" for a closed loop).
+func achieved(produced, offered float64) string {
+	if offered <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*produced/offered)
+}
+
+// kneeText is a cell's knee rate: "4571/s" where the objective broke, ">=5000/s" where it held.
+func kneeText(c IndexCell) string {
+	switch {
+	case c.Knee == nil:
+		return "-"
+	case c.Knee.Reached:
+		return fmt.Sprintf("%.0f/s", c.KneeRate)
+	}
+	return fmt.Sprintf(">=%.0f/s", c.KneeRate)
 }
 
 var slugRe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

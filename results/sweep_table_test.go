@@ -8,8 +8,9 @@ import (
 	"qbench/results"
 )
 
-// The matrix table shows each cell's bytes per second beside its messages per second, and the
-// acknowledged messages still queued at the end apart from those lost.
+// The matrix table shows each cell's bytes per second beside its messages per second when the
+// cells' message sizes differ (one size is said under the table), and the acknowledged messages
+// still queued at the end apart from those lost.
 func TestIndexTableBytesAndQueued(t *testing.T) {
 	r := &results.Result{RunID: "a"}
 	r.Summary.ProduceRate, r.Summary.ProduceBytesRate = 2048, 2<<20
@@ -18,8 +19,17 @@ func TestIndexTableBytesAndQueued(t *testing.T) {
 	if c.ProduceBytesRate != 2<<20 || c.Queued != 12 {
 		t.Fatalf("cell %+v: want 2 MiB/s and 12 queued", c)
 	}
+	small := &results.Result{RunID: "b"}
+	small.Summary.ProduceRate, small.Summary.ProduceBytesRate = 100, 100*256
+	var one strings.Builder
+	if err := results.WriteIndexTable(&one, &results.Index{Cells: []results.IndexCell{c}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(one.String(), "bytes/s\t") || !strings.Contains(one.String(), "every cell's messages average 1.0 KiB") {
+		t.Errorf("one message size: want no bytes/s column and the size said once:\n%s", one.String())
+	}
 	var b strings.Builder
-	if err := results.WriteIndexTable(&b, &results.Index{Cells: []results.IndexCell{c}}); err != nil {
+	if err := results.WriteIndexTable(&b, &results.Index{Cells: []results.IndexCell{c, results.NewIndexCell("rate=100", nil, "b.json", small)}}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

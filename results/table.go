@@ -23,6 +23,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 	s := r.Summary
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(w, "engine %s (%s) design %s, run %s\n", r.Engine.Name, orDash(r.Engine.Version), r.Engine.Design, r.RunID)
+	if h := PartialHeadline(r); h != "" {
+		fmt.Fprintln(w, h)
+	}
 	offered := "closed loop (max)"
 	switch {
 	case s.Role == "consume":
@@ -42,6 +45,8 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if r.Interrupted {
 		fmt.Fprintln(w, "INTERRUPTED: the run was stopped early; figures cover what ran")
 	}
+	trust := Assess(r)
+	writeTrust(w, trust) // trustlines.go
 	fmt.Fprintln(w)
 	fmt.Fprintln(tw, "latency\tcount\tp50\tp90\tp99\tp99.9\tp99.99\tmax\t")
 	for _, k := range LatencyKinds {
@@ -71,6 +76,10 @@ func WriteSummary(w io.Writer, r *Result) error {
 		fmt.Fprintf(w, "messages: delivered %d, duplicates %d, foreign %d (a consume-only run: sent, acked, queued and lost are the producing run's to know; %s)\n",
 			l.Delivered, l.Duplicates, l.Foreign, e2e)
 	default:
+		if r.Segment != nil {
+			writeSegmentLedger(w, r)
+			break
+		}
 		fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d, delivered %d, %s, lost %d, duplicates %d\n",
 			l.Sent, l.Acked, l.Failed, l.Delivered, queued, l.Lost, l.Duplicates)
 	}
@@ -124,12 +133,13 @@ func WriteSummary(w io.Writer, r *Result) error {
 		writeLossWindows(w, r.Faults)
 	}
 	writeHealth(w, r)
+	writeEngineCost(w, r)
 	writeMachine(w, s)
 	writePacer(w, s.Generator)
 	if s.HistogramDropped > 0 {
 		fmt.Fprintf(w, "warning: %d latency values were out of the histogram's range\n", s.HistogramDropped)
 	}
-	for _, msg := range s.Warnings {
+	for _, msg := range unflaggedWarnings(s.Warnings, trust) {
 		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
 	return nil

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -190,7 +191,15 @@ func (s *Scenario) decodeOptions(e *Engine, errs *Errors) {
 		}
 		return
 	}
-	s.Options, s.optionsKey = opts, e.Options
+	// The engine's own numbers are held to what the scenario's are: finite, durations bounded.
+	bad := false
+	checkNumbers(reflect.ValueOf(opts), e.Options, func(field, format string, args ...any) {
+		bad = true
+		*errs = append(*errs, &Error{Field: field, Line: lineOf(node, strings.TrimPrefix(field, e.Options+".")), Msg: fmt.Sprintf(format, args...)})
+	})
+	if !bad {
+		s.Options, s.optionsKey = opts, e.Options
+	}
 }
 
 func flatten(err error) []error {

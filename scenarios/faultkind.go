@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -130,31 +131,48 @@ func (f Fault) Destructive() bool {
 // time, so the later one would fire late, and the run would not be the one planned. A fault
 // that ends on recovery holds the engine past its duration (the restart, the election), so one
 // due exactly at its end is refused too. Consumer-side faults fire at once and may overlap.
+//
+// One pass over the faults sorted by start (an earlier index first at the same start), keeping
+// the holder that blocks longest so far: O(n log n) in the number of faults (MaxFaults).
 func (s *Scenario) validateFaultOverlap() Errors {
+	order := make([]int, len(s.Faults))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return s.Faults[order[x]].At < s.Faults[order[y]].At })
 	var errs Errors
-	for j, b := range s.Faults {
-		if !b.Kind.EngineSide() {
-			continue
-		}
-		for i, a := range s.Faults {
+	holder := -1 // the fault before this one in order whose hold reaches furthest
+	var holdEnd Duration
+	var holdRecovers bool
+	for _, j := range order {
+		b := s.Faults[j]
+		if holder >= 0 && b.Kind.EngineSide() && (b.At < holdEnd || (holdRecovers && b.At == holdEnd)) {
+			a := s.Faults[holder]
 			ta, _ := a.Kind.Traits()
-			if i == j || !ta.HoldsEngine || a.At > b.At || (a.At == b.At && i > j) {
-				continue // a is not an earlier fault holding the engine when b is due
+			next := "after " + holdEnd.String()
+			if !holdRecovers {
+				next = "at " + holdEnd.String() + " or later"
 			}
-			end := a.At + a.Duration
-			if b.At < end || (ta.EndsOnRecovery && b.At == end) {
-				next := "after " + end.String()
-				if !ta.EndsOnRecovery {
-					next = "at " + end.String() + " or later"
-				}
-				errs = append(errs, &Error{Field: fmt.Sprintf("faults.%d.at", j), See: fmt.Sprintf("faults.%d", i),
-					Msg: fmt.Sprintf("%s at %s overlaps faults.%d (%s at %s for %s): the engine carries out one server-side fault at a time, so it would fire late; plan it %s%s",
-						b.Kind, b.At, i, a.Kind, a.At, a.Duration, next, recoveryNote(ta))})
-				break
+			errs = append(errs, &Error{Field: fmt.Sprintf("faults.%d.at", j), See: fmt.Sprintf("faults.%d", holder),
+				Msg: fmt.Sprintf("%s at %s overlaps faults.%d (%s at %s for %s): the engine carries out one server-side fault at a time, so it would fire late; plan it %s%s",
+					b.Kind, b.At, holder, a.Kind, a.At, a.Duration, next, recoveryNote(ta))})
+		}
+		if tb, _ := b.Kind.Traits(); tb.HoldsEngine {
+			end := b.At + b.Duration
+			if holder < 0 || end > holdEnd || (end == holdEnd && tb.EndsOnRecovery && !holdRecovers) {
+				holder, holdEnd, holdRecovers = j, end, tb.EndsOnRecovery
 			}
 		}
 	}
+	sort.SliceStable(errs, func(x, y int) bool { return faultIndex(errs[x].Field) < faultIndex(errs[y].Field) })
 	return errs
+}
+
+// faultIndex is N of a "faults.N.at" field.
+func faultIndex(field string) int {
+	var n int
+	fmt.Sscanf(field, "faults.%d.", &n)
+	return n
 }
 
 func recoveryNote(t FaultTraits) string {

@@ -239,9 +239,10 @@ func (s *Scenario) validateLimits(bad func(field, format string, args ...any)) {
 		s.validateMemory(s.checks, bad)
 	}
 	// Buffers are sized for the largest message a distribution can draw.
-	if b := int64(s.Producers) * int64(s.InFlight) * int64(s.Batch) * int64(s.MessageSize.Largest()); s.Producers > 0 && s.InFlight > 0 && b > MaxBufferBytes {
-		bad("batch", "producers x in_flight x batch x message_size is %d MiB of buffers, more than %d MiB (got %d x %d x %d x %d B, the largest message)",
-			b>>20, MaxBufferBytes>>20, s.Producers, s.InFlight, s.Batch, s.MessageSize.Largest())
+	// In floats: the product of four bounded ints can still overflow an int64.
+	if b := float64(s.Producers) * float64(s.InFlight) * float64(s.Batch) * float64(s.MessageSize.Largest()); s.Producers > 0 && s.InFlight > 0 && b > MaxBufferBytes {
+		bad("batch", "producers x in_flight x batch x message_size is %.0f MiB of buffers, more than %d MiB (got %d x %d x %d x %d B, the largest message)",
+			b/(1<<20), MaxBufferBytes>>20, s.Producers, s.InFlight, s.Batch, s.MessageSize.Largest())
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -55,7 +54,7 @@ func (es Errors) Error() string {
 
 // Load reads, strictly decodes, defaults and validates a scenario file.
 func Load(path string, c Checks) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +65,9 @@ func Load(path string, c Checks) (*Scenario, error) {
 // types and impossible values are all reported, each with its line and field. The engine, its
 // sections and the gates are checked with c (see Checks).
 func Parse(file string, data []byte, c Checks) (*Scenario, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: file, Msg: fileTooLarge(int64(len(data)))}
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -73,6 +75,9 @@ func Parse(file string, data []byte, c Checks) (*Scenario, error) {
 			return nil, &Error{File: file, Msg: "the file is empty: a scenario needs at least a rate (see scenarios/quickstart.yaml)"}
 		}
 		return nil, syntaxError(file, data, err)
+	}
+	if err := secondDocument(file, data, dec); err != nil {
+		return nil, err
 	}
 	if len(doc.Content) == 0 {
 		return nil, &Error{File: file, Msg: "empty scenario"}
@@ -98,6 +103,7 @@ func Parse(file string, data []byte, c Checks) (*Scenario, error) {
 		return true
 	}
 	d.decodeStruct(root, reflect.ValueOf(s).Elem(), "")
+	d.errs = append(d.errs, checkFaultKeys(file, root)...)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
@@ -108,7 +114,7 @@ func Parse(file string, data []byte, c Checks) (*Scenario, error) {
 	}{
 		{"duration", s.Duration == 0}, {"producers", s.Producers == 0}, {"consumers", s.Consumers == 0},
 		{"message_size", s.MessageSize.IsFixed() && s.MessageSize.Value == 0}, {"rate", !s.Rate.Max && s.Rate.PerSecond == 0},
-		{"batch", s.Batch == 0},
+		{"batch", s.Batch == 0}, {"repeat", s.Repeat == 0},
 	} {
 		if k := findKey(root, f.key); k != nil && f.zero {
 			d.errs = append(d.errs, &Error{File: file, Line: k.Line, Field: f.key, Msg: "must be positive (got 0)"})
@@ -119,6 +125,9 @@ func Parse(file string, data []byte, c Checks) (*Scenario, error) {
 	}
 	if s.Name == "" {
 		s.Name = strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	}
+	if err := checkName(file, root, s); err != nil {
+		return nil, err
 	}
 	s.ApplyDefaults()
 	if errs := s.validate(c); len(errs) > 0 {
@@ -187,6 +196,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 				Msg: fmt.Sprintf("unknown field (known: %s)", strings.Join(sortedKeys(fields), ", "))})
 			continue
 		}
+		if nullValue(val) {
+			d.errs = append(d.errs, &Error{File: d.file, Line: val.Line, Field: field,
+				Msg: "has no value (null): write a value, or leave the key out for the default"})
+			continue
+		}
 		fv := v.Field(idx)
 		if fv.Kind() == reflect.Struct && !reflect.PointerTo(fv.Type()).Implements(unmarshalerType) {
 			d.decodeStruct(val, fv, field)
@@ -197,6 +211,13 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			for j, item := range val.Content {
 				d.decodeStruct(item, fv.Index(j), fmt.Sprintf("%s.%d", field, j))
 			}
+			continue
+		}
+		before := len(d.errs)
+		checkWhole(val, fv.Type(), field, func(n *yaml.Node, path string, err error) {
+			d.errs = append(d.errs, &Error{File: d.file, Line: n.Line, Field: path, Msg: err.Error()})
+		})
+		if len(d.errs) > before {
 			continue
 		}
 		if err := val.Decode(fv.Addr().Interface()); err != nil {

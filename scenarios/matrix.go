@@ -133,6 +133,17 @@ func (s *Scenario) expand(checks Checks) ([]Cell, Errors) {
 		if len(a.Values) == 0 {
 			errs = append(errs, &Error{Field: field, Line: a.Line, Msg: "needs at least one value"})
 		}
+		// Two cells with one label would write one result file, the second over the first.
+		labels := make(map[string]int, len(a.Values))
+		for i, v := range a.Values {
+			l := paramValue(v)
+			if j, dup := labels[l]; dup {
+				errs = append(errs, &Error{Field: fmt.Sprintf("%s.%d", field, i), Line: v.Line, See: fmt.Sprintf("%s.%d", field, j), SeeLine: a.Values[j].Line,
+					Msg: fmt.Sprintf("repeats the value %s of %s.%d: the two cells would be one, their result files written over each other (use repeat: to run a cell more than once)", l, field, j)})
+				continue
+			}
+			labels[l] = i
+		}
 		if err := checkSweepable(a.Key, checks); err != nil {
 			errs = append(errs, &Error{Field: field, Line: a.Line, Msg: err.Error()})
 		}
@@ -282,6 +293,14 @@ func setField(s *Scenario, key string, val *yaml.Node) error {
 	f, mapKey, err := fieldFor(reflect.ValueOf(s).Elem(), parts)
 	if err != nil {
 		return err
+	}
+	if nullValue(val) {
+		return fmt.Errorf("has no value (null): write a value")
+	}
+	if isIntKind(f.Kind()) && f.Type() != durationType {
+		if err := wholeNumber(val); err != nil {
+			return err
+		}
 	}
 	if f.Kind() == reflect.Map {
 		var sv string

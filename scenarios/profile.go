@@ -90,12 +90,22 @@ func (s *Scenario) validateWorkload(bad func(field, format string, args ...any))
 			}
 			bad(f, "needs from >= 0 and to >= 0, not both 0 (got %g to %g)", p.Ramp.From, p.Ramp.To)
 		}
+		for _, end := range []struct {
+			field string
+			rate  float64
+		}{{"profile.ramp.from", p.Ramp.From}, {"profile.ramp.to", p.Ramp.To}} {
+			if end.rate > 0 && end.rate < MinRate {
+				bad(end.field, "must be 0 or at least %g messages per second (got %g)", MinRate, end.rate)
+			}
+		}
 	}
 	var total Duration
 	for i, st := range p.Steps {
 		f := fmt.Sprintf("profile.steps.%d", i)
 		if st.Rate <= 0 {
 			bad(f+".rate", "must be a positive number of messages per second (got %g)", st.Rate)
+		} else if st.Rate < MinRate {
+			bad(f+".rate", "must be at least %g messages per second (got %g)", MinRate, st.Rate)
 		}
 		if st.For <= 0 {
 			bad(f+".for", "must be a positive duration (got %s)", st.For)
@@ -107,11 +117,11 @@ func (s *Scenario) validateWorkload(bad func(field, format string, args ...any))
 	}
 	if p.IsBurst() {
 		b := p.Burst
-		if b.Base <= 0 {
-			bad("profile.burst.base", "must be a rate above 0 (got %g)", b.Base)
+		if b.Base < MinRate {
+			bad("profile.burst.base", "must be a rate of at least %g messages per second (got %g)", MinRate, b.Base)
 		}
-		if b.Peak <= 0 {
-			bad("profile.burst.peak", "must be a rate above 0 (got %g)", b.Peak)
+		if b.Peak < MinRate {
+			bad("profile.burst.peak", "must be a rate of at least %g messages per second (got %g)", MinRate, b.Peak)
 		}
 		if b.Every <= 0 || b.For <= 0 || b.For >= b.Every {
 			bad("profile.burst.for", "needs 0 < for < every (got for %s, every %s)", b.For, b.Every)

@@ -46,7 +46,7 @@ func TestProfileErrorsNameFileLineAndField(t *testing.T) {
 		{"step without time", "profile:\n  steps:\n    - {rate: 10}\n", "p.yaml:3: profile.steps.0.for: must be a positive duration"},
 		{"steps past the duration", "duration: 2s\nprofile:\n  steps:\n    - {rate: 10, for: 3s}\n", "p.yaml:3: profile.steps: last 3s, longer than the duration 2s"},
 		{"burst wider than its period", "profile:\n  burst: {base: 1, peak: 2, every: 1s, for: 2s}\n", "p.yaml:2: profile.burst.for: needs 0 < for < every"},
-		{"zero burst peak", "profile:\n  burst: {base: 1, peak: 0, every: 2s, for: 1s}\n", "p.yaml:2: profile.burst.peak: must be a rate above 0"},
+		{"zero burst peak", "profile:\n  burst: {base: 1, peak: 0, every: 2s, for: 1s}\n", "p.yaml:2: profile.burst.peak: must be a rate of at least 0.001 messages per second (got 0)"},
 		{"unknown profile key", "profile:\n  sine: {}\n", "p.yaml:2: profile.sine: unknown field"},
 		{"ramp past the limit", "profile:\n  ramp: {from: 1, to: 1e9}\n", "p.yaml:1: profile: peaks at 1e+09 messages per second"},
 		{"knee without profile", "rate: 10\nknee: produce.p99 <= 5ms\n", "p.yaml:2: knee: needs a profile"},

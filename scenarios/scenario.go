@@ -1,5 +1,7 @@
 // Package scenarios holds the scenario schema, its strict YAML decoding, defaults (filled in one
-// place) and validation with file:line:field errors.
+// place) and validation with file:line:field errors. What the loader refuses (file size, one
+// document, nulls, fractions, non-finite and out-of-range numbers, the name's character set, the
+// number of faults) is listed in README.md; input.go holds those rules.
 package scenarios
 
 import (
@@ -371,8 +373,11 @@ func (w *WorkDist) validate(field string, bad func(field, format string, args ..
 			bad(field+".max", "a uniform work time needs 0 <= min < max (got %s to %s)", w.Min, w.Max)
 		}
 	case "lognormal":
-		if w.Median <= 0 || w.Sigma < 0 || w.Sigma > 5 {
-			bad(field+".median", "a lognormal work time needs median > 0 and sigma 0 to 5 (got %s, %g)", w.Median, w.Sigma)
+		if w.Median <= 0 {
+			bad(field+".median", "a lognormal work time needs a median above 0 (got %s)", w.Median)
+		}
+		if !(w.Sigma > 0 && w.Sigma <= 5) {
+			bad(field+".sigma", "a lognormal work time needs sigma above 0 and at most 5 (got %g); for one time write dist: fixed", w.Sigma)
 		}
 	default:
 		bad(field+".dist", "must be fixed, uniform or lognormal (got %q)", w.Dist)

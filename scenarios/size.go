@@ -49,7 +49,8 @@ func (z Size) Largest() int {
 		if z.Max > 0 {
 			return z.Max
 		}
-		return int(math.Ceil(float64(z.Median) * math.Exp(4*z.Sigma)))
+		// Saturated: an unvalidated sigma must not overflow into a small (or negative) size.
+		return int(min(math.Ceil(float64(z.Median)*math.Exp(4*z.Sigma)), math.MaxInt32))
 	case "weighted":
 		m := 0
 		for _, w := range z.Sizes {
@@ -88,6 +89,9 @@ func (z Size) String() string {
 // UnmarshalYAML accepts a number of bytes or a distribution mapping (unknown keys refused).
 func (z *Size) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
+		if err := wholeNumber(n); err != nil {
+			return fmt.Errorf("line %d: message_size %v", n.Line, err)
+		}
 		var v int
 		if err := n.Decode(&v); err != nil {
 			return fmt.Errorf("line %d: message_size must be a number of bytes or a distribution {dist: uniform|lognormal|weighted, ...}, not %q", n.Line, n.Value)
@@ -105,6 +109,15 @@ func (z *Size) UnmarshalYAML(n *yaml.Node) error {
 		}
 	}
 	type plain Size // no UnmarshalYAML: decode the fields
+	var whole error
+	checkWhole(n, reflect.TypeOf(plain{}), "message_size", func(v *yaml.Node, path string, err error) {
+		if whole == nil {
+			whole = fmt.Errorf("line %d: %s %v", v.Line, path, err)
+		}
+	})
+	if whole != nil {
+		return whole
+	}
 	var p plain
 	if err := n.Decode(&p); err != nil {
 		return err
@@ -144,8 +157,12 @@ func (s *Scenario) validateSize(bad func(field, format string, args ...any)) {
 			bad("message_size.min", "a uniform size needs %d <= min <= max (got %d to %d)", MinMessageSize, z.Min, z.Max)
 		}
 	case "lognormal":
-		if z.Median < MinMessageSize || z.Sigma < 0 || z.Sigma > 4 {
-			bad("message_size.median", "a lognormal size needs median >= %d and sigma 0 to 4 (got %d, %g)", MinMessageSize, z.Median, z.Sigma)
+		if z.Median < MinMessageSize || z.Median > most {
+			bad("message_size.median", "a lognormal size needs a median from %d bytes to 64 MiB (got %d)", MinMessageSize, z.Median)
+		}
+		// No sigma is no spread: every message the median, a fixed size written as a distribution.
+		if !(z.Sigma > 0 && z.Sigma <= 4) {
+			bad("message_size.sigma", "a lognormal size needs sigma, the spread of the size's log, above 0 and at most 4 (got %g); for one size write message_size: %d", z.Sigma, z.Median)
 		}
 		if z.Max != 0 && z.Max < z.Median {
 			bad("message_size.max", "must be at least the median %d (got %d)", z.Median, z.Max)
@@ -159,8 +176,8 @@ func (s *Scenario) validateSize(bad func(field, format string, args ...any)) {
 			if w.Size < MinMessageSize {
 				bad(f+".size", "must be at least %d bytes (got %d)", MinMessageSize, w.Size)
 			}
-			if w.Weight <= 0 {
-				bad(f+".weight", "must be positive (got %g)", w.Weight)
+			if !(w.Weight >= MinWeight && w.Weight <= MaxWeight) {
+				bad(f+".weight", "must be a relative weight from %g to %g (got %g)", MinWeight, MaxWeight, w.Weight)
 			}
 		}
 	default:
@@ -171,8 +188,12 @@ func (s *Scenario) validateSize(bad func(field, format string, args ...any)) {
 	}
 	switch s.Payload.Content {
 	case "random":
+		// A ratio is allowed and unused: a matrix over content shares it (sizes.yaml).
+		if s.Payload.Ratio != 0 && !(s.Payload.Ratio >= 1 && s.Payload.Ratio <= 64) {
+			bad("payload.ratio", "must be between 1 and 64 (got %g)", s.Payload.Ratio)
+		}
 	case "compressible":
-		if s.Payload.Ratio < 1 || s.Payload.Ratio > 64 {
+		if !(s.Payload.Ratio >= 1 && s.Payload.Ratio <= 64) {
 			bad("payload.ratio", "must be between 1 and 64 (got %g)", s.Payload.Ratio)
 		}
 	default:

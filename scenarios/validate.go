@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -141,6 +142,19 @@ func (s *Scenario) validate(c Checks) Errors {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, &Error{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
+	// Non-finite numbers first: NaN passes every comparison below (NaN <= 0 and NaN > max are
+	// both false), and would reach the run.
+	checkNumbers(reflect.ValueOf(s).Elem(), "", func(field, format string, args ...any) {
+		if field != "duration" && field != "backlog.duration" { // bounded with their own words
+			bad(field, format, args...)
+		}
+	})
+	if len(s.Faults) > MaxFaults {
+		bad("faults", "must be at most %d faults in one scenario (got %d)", MaxFaults, len(s.Faults))
+	}
+	if len(errs) > 0 {
+		return s.validateSweep(errs, c)
+	}
 	if s.Producers < 0 {
 		bad("producers", "must be at least 1 (got %d)", s.Producers)
 	}
@@ -150,6 +164,8 @@ func (s *Scenario) validate(c Checks) Errors {
 	// A consume-only run sends nothing: it needs no rate.
 	if !s.Rate.Max && s.Rate.PerSecond <= 0 && !s.Profile.Set() && s.Produces() {
 		bad("rate", "must be a positive number of messages per second, or max (got %s)", s.Rate)
+	} else if !s.Rate.Max && s.Rate.PerSecond > 0 && s.Rate.PerSecond < MinRate {
+		bad("rate", "must be at least %g messages per second, one message every %g s (got %s)", MinRate, 1/MinRate, s.Rate)
 	}
 	s.validateLimits(bad)
 	s.validateBacklog(bad)
@@ -193,8 +209,8 @@ func (s *Scenario) validate(c Checks) Errors {
 	if s.Stream.MaxLen < 0 {
 		bad("stream.maxlen", "must not be negative (got %d)", s.Stream.MaxLen)
 	}
-	if s.Stream.Count < 0 {
-		bad("stream.count", "must be positive (got %d)", s.Stream.Count)
+	if s.Stream.Count < 0 || s.Stream.Count > 100000 {
+		bad("stream.count", "must be between 1 and 100000 (got %d)", s.Stream.Count)
 	}
 	if s.Stream.Block < 0 {
 		bad("stream.block", "must not be negative (got %s)", s.Stream.Block)
@@ -248,6 +264,11 @@ func (s *Scenario) validate(c Checks) Errors {
 		}
 		if f.At < 0 || (s.Duration > 0 && f.At >= s.Duration) {
 			bad(field+".at", "must be before the end of the run, from 0 to less than its duration %s (got %s)", s.Duration, f.At)
+		} else if limit, what := s.faultEnd(traits); s.Duration > 0 && f.Duration > 0 && f.At+f.Duration > limit {
+			// It would stretch the run, or be cut short by its end: neither is the plan written.
+			bad(field+".duration", "a %s at %s for %s ends at %s, after %s at %s; shorten it to at most %s or start it earlier", f.Kind, f.At, f.Duration, f.At+f.Duration, what, limit, limit-f.At)
+		} else if end := f.At + f.RestartAfter; s.Duration > 0 && f.RestartAfter > 0 && end > limit {
+			bad(field+".restart_after", "the consumer would come back at %s, after %s at %s; at most %s, or 0 to keep it down", end, what, limit, limit-f.At)
 		}
 	}
 	if s.Stream.Groups < 0 || (s.Consumers > 0 && s.Stream.Groups > s.Consumers) {
@@ -296,4 +317,14 @@ func (s *Scenario) validate(c Checks) Errors {
 	// After the engine's check, which fills in its default design: names depend on the design.
 	s.validateRole(c, bad)
 	return s.validateSweep(errs, c)
+}
+
+// faultEnd is the latest a fault may last to: an engine-side fault to the end of the run (past
+// it, the run would stretch to carry it out), a consumer-side one to the end of the drain, while
+// consumers still read.
+func (s *Scenario) faultEnd(t FaultTraits) (Duration, string) {
+	if t.ConsumerSide {
+		return s.Duration + s.DrainTimeout, "the end of the drain (duration + drain_timeout)"
+	}
+	return s.Duration, "the end of the run (duration)"
 }

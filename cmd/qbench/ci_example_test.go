@@ -60,11 +60,13 @@ func TestCIExample(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		// The run may fail a gate on a loaded machine (exit 3, and it must say which); it must
-		// not fail in any other way. The report always succeeds.
+		// The run may fail a gate on a loaded machine (exit 3, which the example's
+		// "|| test $? -eq 5" turns into 1; it must say which gate); an inconclusive verdict
+		// (exit 5) passes the step. It must not fail in any other way. The report always
+		// succeeds.
 		switch {
 		case code == 0:
-		case code == 3 && i == 0 && strings.Contains(string(out), "gate failed: "):
+		case (code == 3 || code == 1) && i == 0 && strings.Contains(string(out), "gate failed: "):
 			t.Logf("a gate failed on this machine:\n%s", out)
 		default:
 			t.Fatalf("qbench %s: exit %d\n%s", c, code, out)

@@ -89,8 +89,8 @@ func TestCompareRefusesDifferentScenarios(t *testing.T) {
 }
 
 // A baseline merged from repetitions turns the noise-aware mode on without --noise, and a change
-// within the repetitions' spread is called that in the table and passes a relative gate;
-// --noise=false turns it off again.
+// within the repetitions' range is called that in the table and makes a relative gate that
+// misses its percentage inconclusive (exit 5; 3 with --strict); --noise=false turns it off again.
 func TestCompareNoiseAwareByDefaultWithRepetitions(t *testing.T) {
 	dir := t.TempDir()
 	var reps []string
@@ -104,12 +104,20 @@ func TestCompareNoiseAwareByDefaultWithRepetitions(t *testing.T) {
 	cur := writeResult(t, dir, "cur.json", resultstest.Options{Name: "q", Seed: 7, ProduceMedian: 300 * time.Microsecond})
 	gate := "produce.p50 <= +5%"
 	stdout, stderr, code := qbench(t, "compare", merged, cur, "--gate", gate)
-	if code != 0 {
-		t.Fatalf("noise-aware by default: exit %d\n%s\n%s", code, stdout, stderr)
+	if code != 5 {
+		t.Fatalf("noise-aware by default: exit %d, want 5 (inconclusive)\n%s\n%s", code, stdout, stderr)
 	}
-	for _, w := range []string{"within noise", "noise-aware mode: a change within the spread", "within the repetitions' noise"} {
+	if !strings.Contains(stderr, "gate inconclusive: "+gate) {
+		t.Errorf("stderr does not name the inconclusive gate:\n%s", stderr)
+	}
+	for _, w := range []string{"within noise", "noise-aware mode: a change within the spread", "INCONCLUSIVE  " + gate, "within the repetitions' range", "inconclusive: 1 of 1 gates missed"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+	for _, strict := range []string{"--strict", "--fail-on-inconclusive"} {
+		if _, _, code := qbench(t, "compare", merged, cur, "--gate", gate, strict); code != 3 {
+			t.Errorf("%s: exit %d, want 3", strict, code)
 		}
 	}
 	if _, _, code := qbench(t, "compare", merged, cur, "--gate", gate, "--noise=false"); code != 3 {

@@ -43,7 +43,7 @@ func TestCompareExitCodes(t *testing.T) {
 			[]string{"gate failed: lost == 0: 3", "gate failed: produce.p99 <= +10%: ", "2 gate(s) failed: lost == 0; produce.p99 <= +10%"}},
 		{"scenario gates", []string{"compare", base, withGates}, 3, "", []string{"gate failed: produce.p99 <= +10%"}},
 		{"scenario gates ignored", []string{"compare", base, withGates, "--no-scenario-gates"}, 0, "", nil},
-		{"markdown", []string{"compare", base, slow, "--format", "markdown", "--gate", "lost == 0"}, 3, "❌ 1 of 1 gates failed", nil},
+		{"markdown", []string{"compare", base, slow, "--format", "markdown", "--gate", "lost == 0"}, 3, "❌ regression: 1 of 1 gates failed", nil},
 		{"bad gate", []string{"compare", base, slow, "--gate", "e2e.p98 <= 1ms"}, 2, "", []string{`unknown metric "e2e.p98"`}},
 		{"bad format", []string{"compare", base, slow, "--format", "yaml"}, 2, "", []string{"--format"}},
 		{"missing file", []string{"compare", base, "/nonexistent.json"}, 2, "", []string{"no such file"}},

@@ -279,9 +279,10 @@ func k8sManifests(sc *scenarios.Scenario, scenarioFile []byte, o k8sOptions) ([]
 	}})
 
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# qbench k8s: %d segments of %s, run %s, starting at %s.\n", n, sc.Name, runID, start)
+	// The header is the one place text goes out unencoded: each value is kept on its comment line.
+	fmt.Fprintf(&buf, "# qbench k8s: %d segments of %s, run %s, starting at %s.\n", n, commentSafe(sc.Name), commentSafe(runID), start)
 	fmt.Fprintf(&buf, "# kubectl apply -f this; then kubectl wait --for=condition=complete job/%s-merge --timeout=%s\n", name, wait+time.Minute)
-	fmt.Fprintf(&buf, "# and copy %s/%s-merged.json off the %s volume.\n", resultsDir, runID, claim)
+	fmt.Fprintf(&buf, "# and copy %s/%s-merged.json off the %s volume.\n", resultsDir, commentSafe(runID), commentSafe(claim))
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	for _, d := range docs {
@@ -293,4 +294,16 @@ func k8sManifests(sc *scenarios.Scenario, scenarioFile []byte, o k8sOptions) ([]
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// commentSafe keeps s on one YAML comment line: a line break in it (the loader refuses one in a
+// scenario's name, --results-claim does not) would start YAML of its own, an object kubectl
+// applies. Control characters and Unicode line breaks become '?'.
+func commentSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 {
+			return '?'
+		}
+		return r
+	}, s)
 }

@@ -3,7 +3,8 @@
 //
 // Data goes to stdout, progress and warnings to stderr. Exit codes: 0 ok, 1 runtime error,
 // 2 bad usage or configuration, 3 a regression gate failed, 4 the run was interrupted (Ctrl-C:
-// the result was written, marked interrupted).
+// the result was written, marked interrupted), 5 the gates were inconclusive (a gate missed, but
+// a side was flagged or the change was within the repetitions' range; --strict makes it 3).
 package main
 
 import (
@@ -30,6 +31,9 @@ const (
 	exitGate    = 3
 	// exitInterrupted: stopped early by Ctrl-C or SIGTERM; results were written, marked so.
 	exitInterrupted = 4
+	// exitInconclusive: no gate failed conclusively, but one missed on flagged figures or
+	// within the repetitions' range: not evidence of a regression (--strict makes it exitGate).
+	exitInconclusive = 5
 )
 
 // usageError marks errors that are the user's input (flags, scenario files): exit code 2.
@@ -58,11 +62,14 @@ func main() {
 	var ue usageError
 	var ge gateError
 	var ie interruptedError
+	var ic inconclusiveError
 	switch {
 	case errors.As(err, &ie):
 		os.Exit(exitInterrupted)
 	case errors.As(err, &ge):
 		os.Exit(exitGate)
+	case errors.As(err, &ic):
+		os.Exit(exitInconclusive)
 	case errors.As(err, &ue), isCobraUsage(err):
 		os.Exit(exitUsage)
 	default:

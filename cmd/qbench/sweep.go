@@ -34,9 +34,6 @@ func checkSweepOutput(sc *scenarios.Scenario, out string, g *gating) error {
 	if out == "" {
 		return usageError{errors.New("a matrix writes one result per cell: give -o DIR")}
 	}
-	if g.baselinePath != "" {
-		return usageError{errors.New("--baseline compares one result; with a matrix, compare the cells' results with qbench compare")}
-	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return usageError{fmt.Errorf("-o %s: cannot make the results directory: %w", out, err)}
 	}
@@ -116,6 +113,12 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 	}
 	if ix.Interrupted {
 		return interruptedError{}
+	}
+	if g.baselineIndex != nil {
+		// --baseline index.json: every cell compared with the baseline's cell of the same
+		// parameters, one verdict per cell and one overall.
+		fmt.Fprintln(cmd.OutOrStdout())
+		return g.o.matrixVerdict(cmd, g.flagGates, g.baselineIndex, ix, g.baselinePath, filepath.Join(out, "index.json"))
 	}
 	// Each cell's gates (the scenario's absolute ones and --gate).
 	var errs []error

@@ -291,6 +291,8 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	if err := e.readConfigs(ctx, f.Settings); err != nil {
 		f.Settings["configs.error"] = err.Error()
 	}
+	f.Stats = map[string]int64{}
+	e.addLogSize(f.Stats) // logsize.go
 	return f
 }
 

@@ -138,7 +138,7 @@ func (k *Kafka) properties() map[string]string {
 		"controller.listener.names":        "CONTROLLER",
 		"listener.security.protocol.map":   "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"inter.broker.listener.name":       "PLAINTEXT",
-		"log.dirs":                         filepath.Join(k.cfg.Dir, "data"),
+		"log.dirs":                         k.DataDir(),
 		"num.partitions":                   "1",
 		"offsets.topic.replication.factor": rf,
 		// One partition for __consumer_offsets: 50 (the default) costs seconds at first use.
@@ -295,6 +295,9 @@ func (k *Kafka) Settings() map[string]string {
 
 // Dir is the broker's directory (server.properties, broker.log, data/).
 func (k *Kafka) Dir() string { return k.cfg.Dir }
+
+// DataDir is the broker's log directory (log.dirs): a partition's segments are in topic-N there.
+func (k *Kafka) DataDir() string { return filepath.Join(k.cfg.Dir, "data") }
 
 // Kill crashes the broker: SIGKILL to its process group. The data directory stays for Start.
 func (k *Kafka) Kill() error {

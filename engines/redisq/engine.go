@@ -336,6 +336,7 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 		if v, err := strconv.ParseInt(InfoField(info, "aof_fsyncs"), 10, 64); err == nil {
 			f.Stats["aof_fsyncs"] = v
 		}
+		addLogSize(info, f.Stats)
 	}
 	e.spin.stats(f.Stats)
 	FactSettings(ctx, e.client, f.Settings)
