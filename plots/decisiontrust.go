@@ -54,7 +54,7 @@ func annotateDecision(rows []decisionRow, runs []reportRun, slo SLO) {
 		}
 		d.Unsent = r.Summary.Unsent
 		d.Achieved = achievedOfOffered(r.Summary)
-		d.Knee = kneeText(r.Summary.Knee)
+		d.Knee = kneeText(r.Summary.Knee, results.KneeRate(r))
 		d.Cost = costOf(r).String()
 		if slo.Set() {
 			ok, missed := slo.Meets(r)
@@ -101,11 +101,14 @@ func achievedOfOffered(s results.Summary) string {
 	return fmt.Sprintf("%.0f%%", 100*s.ProduceRate/s.OfferedRate)
 }
 
-// kneeText says where a profiled run first broke its knee objective.
-func kneeText(k *results.Knee) string {
+// kneeText says where a profiled run first broke its knee objective, or the highest offered
+// rate at which it held it throughout (rate: results.KneeRate).
+func kneeText(k *results.Knee, rate float64) string {
 	switch {
 	case k == nil:
 		return "—"
+	case !k.Reached && rate > 0:
+		return fmt.Sprintf("not reached (held to %.0f/s)", rate)
 	case !k.Reached:
 		return "not reached"
 	}

@@ -137,7 +137,8 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 // GridsFromIndex draws a grid per latency kind (produce and e2e) from a matrix sweep's index:
 // rows are the first swept field, columns the second (one column when only one field was swept).
 // Further fields are folded into the column labels.
-func GridsFromIndex(ix *results.Index) ([]Chart, error) { return gridsFromIndex(ix, nil) }
+// Each cell carries the verdict, unsent and knee the index stored for it.
+func GridsFromIndex(ix *results.Index) ([]Chart, error) { return GridsFromRuns(ix, nil, SLO{}) }
 
 // gridsFromIndex is GridsFromIndex with more to say of each cell: fill adds cell i's verdict
 // and capacity figures.

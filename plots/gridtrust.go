@@ -116,12 +116,23 @@ func (h hatch) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
+// fromIndexCell fills a grid cell from what the index stored of it (its result unread).
+func fromIndexCell(ic results.IndexCell, c *GridCell) {
+	c.Flags = suspectCodes(ic.Trust)
+	c.Unsent = ic.Unsent
+	if a := achievedOfOffered(results.Summary{OfferedRate: ic.OfferedRate, ProduceRate: ic.ProduceRate}); a != "—" {
+		c.Achieved = a
+	}
+	c.Knee = kneeText(ic.Knee, ic.KneeRate)
+}
+
 // GridsFromRuns draws a matrix's grids (GridsFromIndex) with each cell's verdict and capacity
 // figures read from its result (cells[i] is ix.Cells[i]'s; nil draws from the index alone) and,
 // given an objective, coloured by it.
 func GridsFromRuns(ix *results.Index, cells []*results.Result, slo SLO) ([]Chart, error) {
 	return gridsFromIndex(ix, func(i int, c *GridCell) {
 		if i >= len(cells) || cells[i] == nil {
+			fromIndexCell(ix.Cells[i], c)
 			return
 		}
 		r := cells[i]
@@ -130,7 +141,7 @@ func GridsFromRuns(ix *results.Index, cells []*results.Result, slo SLO) ([]Chart
 		if a := achievedOfOffered(r.Summary); a != "—" {
 			c.Achieved = a
 		}
-		c.Knee = kneeText(r.Summary.Knee)
+		c.Knee = kneeText(r.Summary.Knee, results.KneeRate(r))
 		if slo.Set() {
 			ok, _ := slo.Meets(r)
 			c.SLO = &ok

@@ -117,9 +117,19 @@ func TestGridMarksFlaggedCells(t *testing.T) {
 		name    string
 		results []*results.Result
 		flagged int
-	}{{"flagged", matrixResults(runs), 2}, {"index only", nil, 0}} {
+		// index stores its cells' verdicts (an index written before it did has none)
+		stored bool
+	}{{"flagged", matrixResults(runs), 2, false}, {"index without verdicts", nil, 0, false}, {"index with verdicts", nil, 2, true}} {
 		t.Run(c.name, func(t *testing.T) {
-			grids, err := plots.GridsFromRuns(ix, c.results, plots.SLO{})
+			ix := *ix
+			ix.Cells = append([]results.IndexCell(nil), ix.Cells...)
+			if c.stored {
+				for i := range ix.Cells {
+					ix.Cells[i].Trust = results.Assess(runs[i].Result)
+					ix.Cells[i].Unsent = runs[i].Result.Summary.Unsent
+				}
+			}
+			grids, err := plots.GridsFromRuns(&ix, c.results, plots.SLO{})
 			if err != nil {
 				t.Fatal(err)
 			}
