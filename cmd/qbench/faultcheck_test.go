@@ -7,15 +7,15 @@ import "testing"
 func TestValidateRefusesFaultsTheEngineCannotCarryOut(t *testing.T) {
 	cases := []validateCase{
 		{"server-crash on embedded", "engine: embedded\nrate: 100\nduration: 2s\nfaults:\n  - {at: 1s, kind: server-crash, duration: 200ms}\n",
-			2, "faults.0.kind: engine embedded cannot carry out a server-crash (engines that can: kafka, redis, server)"},
+			2, "faults.0.kind: engine embedded cannot carry out a server-crash (engines that can: jetstream, kafka, redis, server)"},
 		{"disk-full on kafka", "engine: kafka\nrate: 100\nduration: 2s\nfaults:\n  - {at: 1s, kind: disk-full, duration: 200ms}\n",
 			2, "engine kafka cannot carry out a disk-full (engines that can: redis, server)"},
 		{"stall on kafka-url", "engine: kafka-url\naddress: 127.0.0.1:9\nrate: 100\nduration: 2s\nfaults:\n  - {at: 1s, kind: stall, duration: 200ms}\n",
-			2, "engine kafka-url cannot carry out a stall (engines that can: embedded, redis, redis-url, server)"},
+			2, "engine kafka-url cannot carry out a stall (engines that can: embedded, jetstream, redis, redis-url, server)"},
 		{"stall on embedded", "engine: embedded\nrate: 100\nduration: 2s\nfaults:\n  - {at: 1s, kind: stall, duration: 200ms}\n", 0, ""},
 		{"consumer faults on any engine", "engine: nullq\nrate: 100\nduration: 2s\nfaults:\n  - {at: 1s, kind: consumer-pause, duration: 200ms}\n", 0, ""},
 		{"matrix cell that cannot", "rate: 100\nduration: 2s\nmatrix:\n  engine: [server, embedded]\nfaults:\n  - {at: 1s, kind: server-crash, duration: 200ms}\n",
-			2, "cannot carry out a server-crash (engines that can: kafka, redis, server) (in cell engine=embedded)"},
+			2, "cannot carry out a server-crash (engines that can: jetstream, kafka, redis, server) (in cell engine=embedded)"},
 		{"matrix whose cells can", "rate: 100\nduration: 2s\nmatrix:\n  engine: [server, redis]\nfaults:\n  - {at: 1s, kind: server-crash, duration: 200ms}\n", 0, ""},
 	}
 	validateEach(t, cases)
