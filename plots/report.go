@@ -380,12 +380,12 @@ p.banner { background: #fff3cd; border: 2px dashed #b36b00; padding: .4em .6em; 
 {{end}}</table></details>{{end}}
 {{end}}
 <h2 id="summary">Summary</h2>
-<table>
+<div class="wide"><table>
 <tr><th class="l">run</th><th class="l">trust</th><th class="l">engine / design</th><th>offered</th><th>produced</th><th>achieved / offered</th><th>delivered</th><th>measured</th><th>sent</th><th>unsent</th><th>acked</th><th>failed</th><th>lost</th><th>duplicates</th><th>lag max</th>{{if .AnyKnee}}<th>knee</th>{{end}}</tr>
 {{range .Runs}}<tr><td class="l"><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</td>{{if .Trust.Trusted}}<td class="trusted">ok</td>{{else}}<td class="flag" title="{{join .Trust.Texts}}">{{sign}} {{codes .Trust}}</td>{{end}}<td class="l">{{.R.Engine.Name}} / {{.R.Engine.Design}}</td>
 <td>{{if .R.Summary.OfferedRate}}{{f0 .R.Summary.OfferedRate}}/s{{else}}max{{end}}</td><td>{{f0 .R.Summary.ProduceRate}}/s<br><small>{{val "B/s" .R.Summary.ProduceBytesRate}}</small></td><td>{{achieved .R.Summary}}</td><td>{{f0 .R.Summary.DeliverRate}}/s<br><small>{{val "B/s" .R.Summary.DeliverBytesRate}}</small></td><td>{{printf "%.1f" .R.Summary.MeasuredSeconds}} s</td>
 <td>{{.R.Summary.Ledger.Sent}}</td><td{{if .R.Summary.Unsent}} class="fail"{{end}}>{{.R.Summary.Unsent}}</td><td>{{.R.Summary.Ledger.Acked}}</td><td>{{.R.Summary.Ledger.Failed}}</td><td{{if .R.Summary.Ledger.Lost}} class="fail"{{end}}>{{.R.Summary.Ledger.Lost}}</td><td>{{.R.Summary.Ledger.Duplicates}}</td><td>{{.R.Summary.LagMax}}</td>{{if $.AnyKnee}}<td>{{knee .R}}</td>{{end}}</tr>
-{{end}}</table>
+{{end}}</table></div>
 {{range .Runs}}{{if .R.Summary.PerGroup}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}: per group</h3>
 <p class="meta">Lag is acknowledged messages the group has not received yet (the load generator's view); at the end, what it never received.</p>
 <table><tr><th>group</th><th>consumers</th><th>delivered</th><th>lag max</th><th>lag at end</th></tr>
