@@ -112,7 +112,8 @@ type Summary struct {
 	Latency     map[string]Latency `json:"latency"`
 	// LagMax is the largest lag the load generator saw (acked minus delivered, see
 	// scenarios/failures/README.md, "What the lag figures count"); EngineLagMax the largest
-	// engine-reported backlog plus pending. Both take the per-second series and the sub-second samples taken during faults.
+	// engine-reported backlog plus pending. Both take the per-second series and the sub-second
+	// samples taken during faults.
 	LagMax        int64  `json:"lag_max"`
 	EngineLagMax  int64  `json:"engine_lag_max"`
 	Ledger        Ledger `json:"ledger"`
