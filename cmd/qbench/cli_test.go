@@ -202,3 +202,18 @@ func TestEveryQBenchVariableIsDeclared(t *testing.T) {
 		}
 	}
 }
+
+// -q means quiet: the in-repo server's child says nothing about starting, and qbench nothing
+// about what it wrote; without -q the child's start-up notice is there.
+func TestQuietSilencesTheChildServer(t *testing.T) {
+	sc := writeFile(t, "s.yaml", "engine: server\nrate: 100\nduration: 300ms\n")
+	out := filepath.Join(t.TempDir(), "r.json")
+	_, stderr, code := qbench(t, "run", sc, "-q", "-o", out)
+	if code != 0 || strings.Contains(stderr, "listening") || strings.Contains(stderr, "wrote") {
+		t.Errorf("-q: exit %d, stderr:\n%s", code, stderr)
+	}
+	_, stderr, code = qbench(t, "run", sc, "-o", out)
+	if code != 0 || !strings.Contains(stderr, "listening on") {
+		t.Errorf("without -q: exit %d, stderr lacks the child's notice:\n%s", code, stderr)
+	}
+}
