@@ -61,7 +61,7 @@ func RunChildServerIfAsked() {
 func serverConfig(cc childConfig) (server.Config, error) {
 	cfg, err := serverConfigFor(cc.Addr, cc.Dir, cc.Persistence)
 	cfg.Logf = func(f string, a ...any) {
-		if cc.Quiet && strings.Contains(f, " listening on ") {
+		if cc.Quiet && isNotice(f) {
 			return
 		}
 		fmt.Fprintf(os.Stderr, f+"\n", a...)
@@ -70,6 +70,20 @@ func serverConfig(cc childConfig) (server.Config, error) {
 	// allowed from loopback only, as a managed redis-server is started.
 	cfg.EnableDebugCommand = "local"
 	return cfg, err
+}
+
+// notices are the formats of the server's log lines that report normal progress (start-up, a
+// load, a save that succeeded); qbench run -q leaves them out and keeps warnings and errors.
+var notices = []string{" listening on ", "DB loaded from ", "DB seeded from ", "Background saving terminated with success",
+	"Background AOF rewrite finished successfully", " changes in %d seconds. Saving...", "Starting automatic rewriting of AOF"}
+
+func isNotice(format string) bool {
+	for _, n := range notices {
+		if strings.Contains(format, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // childServer is the in-repo server running as a child process, through engines/procs (its own
