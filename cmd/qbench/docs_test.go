@@ -277,7 +277,7 @@ func TestDocsReadmePathsExist(t *testing.T) {
 }
 
 var (
-	mdLink   = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+	mdLink   = regexp.MustCompile(`\]\(([^)#\s]*)(#[^)]*)?\)`)
 	repoPath = regexp.MustCompile(`(?:^|[\s(` + "`" + `])((?:\.ci|bench|cmd|engines|plots|results|scenarios)/[A-Za-z0-9_./*-]*)`)
 )
 
@@ -300,4 +300,81 @@ func readmePaths(md string) []string {
 		add(m[1])
 	}
 	return out
+}
+
+// Every relative link in every README resolves, from the README's own directory (the reference
+// moved between them: a link left behind would point nowhere).
+func TestDocsReadmeLinksResolve(t *testing.T) {
+	root := repoRoot(t)
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || (d.Name() != "README.md" && d.Name() != "ARCHITECTURE.md" && d.Name() != "CHANGELOG.md") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		for _, m := range mdLink.FindAllStringSubmatch(string(data), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file := path
+			if target != "" {
+				file = filepath.Join(filepath.Dir(path), target)
+			}
+			if _, err := os.Stat(file); err != nil {
+				t.Errorf("%s links to %s, which does not exist", rel, target)
+				continue
+			}
+			if frag := strings.TrimPrefix(m[2], "#"); frag != "" && strings.HasSuffix(file, ".md") {
+				if !headingAnchors(t, file)[frag] {
+					t.Errorf("%s links to %s#%s: no such heading", rel, target, frag)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// headingAnchors are the anchors GitHub makes of a markdown file's headings: lower case, spaces
+// to hyphens, punctuation other than hyphens and underscores dropped.
+func headingAnchors(t *testing.T, file string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	inFence := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+		}
+		if inFence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r > 127:
+				b.WriteRune(r)
+			}
+		}
+		anchors[b.String()] = true
+	}
+	return anchors
 }
