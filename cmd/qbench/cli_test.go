@@ -154,12 +154,17 @@ func TestRunOverrideErrors(t *testing.T) {
 		{"list index out of range", []string{sc, "--set", "faults.3.at=1s"}, `--set faults.3.at=1s: faults is a list of 1: "3" is not one of its indices`},
 		{"the file's own error keeps its line", []string{bad, "--duration", "1s"}, "b.yaml:3: producers: must be at least 1"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, stderr, code := qbench(t, append([]string{"run"}, c.args...)...)
-			if code != 2 || !strings.Contains(stderr, c.want) {
-				t.Errorf("exit %d, want 2; stderr lacks %q:\n%s", code, c.want, stderr)
-			}
-		})
+		for _, command := range []string{"run", "validate"} {
+			t.Run(command+" "+c.name, func(t *testing.T) {
+				_, stderr, code := qbench(t, append([]string{command}, c.args...)...)
+				if code != 2 || !strings.Contains(stderr, c.want) {
+					t.Errorf("exit %d, want 2; stderr lacks %q:\n%s", code, c.want, stderr)
+				}
+			})
+		}
+	}
+	if _, stderr, code := qbench(t, "validate", sc, "--duration", "2s", "--set", "faults.0.at=1s"); code != 0 {
+		t.Errorf("validate with good overrides: exit %d: %s", code, stderr)
 	}
 }
 

@@ -165,14 +165,15 @@ func startCPUProfile(path string) (stop func(), err error) {
 }
 
 func validateCmd() *cobra.Command {
+	var ov overrides
 	cmd := &cobra.Command{
 		Use:   "validate SCENARIO.yaml...",
-		Short: "Check scenario files without running them",
+		Short: "Check scenario files without running them (with run's --duration, --rate and --set applied)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var failed int
 			for _, path := range args {
-				if _, err := loadScenario(path); err != nil {
+				if _, err := loadScenarioWith(path, ov.list()); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					failed++
 					continue
@@ -185,6 +186,7 @@ func validateCmd() *cobra.Command {
 			return nil
 		},
 	}
+	ov.flags(cmd)
 	memoryBudgetFlag(cmd)
 	return cmd
 }
