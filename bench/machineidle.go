@@ -12,8 +12,8 @@ import (
 //
 // On a virtual machine an idle vCPU that halts leaves the host, and waking it (a timer, a packet,
 // another vCPU's wake-up of a task) goes through the hypervisor, which counts the wait for the
-// host's CPU as steal. Measured on the 2-core Firecracker VM this project is developed on
-// (cpuidle driver haltpoll, guest_halt_poll_ns 0): 11-24% steal at load average 1 with idle
+// host's CPU as steal. Measured on a 2-vCPU Firecracker VM (cpuidle driver haltpoll,
+// guest_halt_poll_ns 0): 11-24% steal at load average 1 with idle
 // vCPUs halting, 0.2-1.4% while a CPU latency limit of 0 was held, and one producer's send delay
 // p99 at 10,000 msg/s 2.7-4.8 ms against 0.17-0.63 ms. A limit of 0 on /dev/cpu_dma_latency (the
 // kernel's CPU latency QoS, what cyclictest and tuned's latency-performance profile hold) makes

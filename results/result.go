@@ -111,9 +111,10 @@ type Summary struct {
 	// OfferedRate is the scenario's target rate, a profile's mean (0 for a closed loop).
 	OfferedRate float64            `json:"offered_rate"`
 	Latency     map[string]Latency `json:"latency"`
-	// LagMax is the largest lag the load generator saw (acked minus delivered, see the README's
-	// "What the lag figures count"); EngineLagMax the largest engine-reported backlog plus
-	// pending. Both take the per-second series and the sub-second samples taken during faults.
+	// LagMax is the largest lag the load generator saw (acked minus delivered, see
+	// scenarios/failures/README.md, "What the lag figures count"); EngineLagMax the largest
+	// engine-reported backlog plus pending. Both take the per-second series and the sub-second
+	// samples taken during faults.
 	LagMax        int64  `json:"lag_max"`
 	EngineLagMax  int64  `json:"engine_lag_max"`
 	Ledger        Ledger `json:"ledger"`

@@ -150,6 +150,7 @@ describes qbench rather than the engine. Faults, gates, persistence and replicas
 	f.IntVar(&o.lim.MaxRuns, "max-runs", 10, "most runs of the rate search")
 	f.BoolVar(&o.asJSON, "json", false, "print the calibration as JSON")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+	memoryBudgetFlag(cmd)
 	return cmd
 }
 

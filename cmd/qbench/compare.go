@@ -60,13 +60,13 @@ type gateOptions struct {
 
 func (o *gateOptions) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringArrayVar(&o.gates, "gate", nil, "a gate, e.g. 'e2e.p99 <= 20ms', 'lost == 0', 'produce.p99 <= +10%' (repeatable); added to the scenario's gates:")
+	f.StringArrayVar(&o.gates, "gate", nil, "a gate, e.g. 'e2e.p99 <= 20ms', 'lost == 0', 'produce.p99 <= +10%' (repeatable); added to the scenario's own gates: list")
 	f.BoolVar(&o.noise, "noise", false, "noise-aware relative gates: allow for the spread across repetitions (see qbench merge --repetitions); on by default when the baseline has repetitions")
 	f.BoolVar(&o.allowDifferent, "allow-different", false, "compare results of different scenarios (otherwise a usage error, exit 2)")
-	f.BoolVar(&o.noScenarioGates, "no-scenario-gates", false, "ignore the gates: the scenario declares")
+	f.BoolVar(&o.noScenarioGates, "no-scenario-gates", false, "ignore the scenario's own gates: list")
 	f.BoolVar(&o.strict, "strict", false, "an inconclusive verdict (a gate missed on flagged figures or within the repetitions' range) fails like a regression: exit 3, not 5")
 	f.BoolVar(&o.strict, "fail-on-inconclusive", false, "same as --strict")
-	f.StringVar(&o.jsonOut, "json", "", "also write the comparison as JSON to this file")
+	f.StringVar(&o.jsonOut, "json", "", "write the gates' verdicts and every metric's baseline, current value and change as JSON to this file (the result itself is -o)")
 	f.StringVar(&o.junitOut, "junit", "", "also write the gates as JUnit XML to this file")
 	f.StringVar(&o.markdownOut, "markdown", "", "also write a Markdown summary (for a pull-request comment) to this file")
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"qbench/bench"
+
 	// Engines register themselves with the registry; the runner never imports them.
 	_ "qbench/engines/kafkaq"
 	_ "qbench/engines/natsq"
@@ -45,15 +47,7 @@ func (e usageError) Unwrap() error { return e.err }
 func main() {
 	// The "server" engine target runs the in-repo server as a child process of this binary.
 	redisq.RunChildServerIfAsked()
-	root := &cobra.Command{
-		Use:           "qbench",
-		Short:         "Benchmark queue designs and persistence policies: latency, lag and lost messages",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	memoryBudgetFlag(root)
-	root.AddCommand(runCmd(), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), searchCmd(), calibrateCmd(), aofCmd(), lossyfsCmd(), k8sCmd())
+	root := newRoot()
 	err := root.Execute()
 	if err == nil {
 		os.Exit(exitOK)
@@ -74,6 +68,40 @@ func main() {
 		os.Exit(exitUsage)
 	default:
 		os.Exit(exitRuntime)
+	}
+}
+
+// newRoot is the whole command tree; tests run it without executing a command (docs_test.go).
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "qbench",
+		Short:         "Benchmark queue designs and persistence policies: latency, lag and lost messages",
+		Version:       bench.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetVersionTemplate("qbench {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(runCmd(), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), searchCmd(), calibrateCmd(), aofCmd(), lossyfsCmd(), k8sCmd(), versionCmd())
+	usageOnBadArgs(root)
+	return root
+}
+
+// usageOnBadArgs makes a wrong number of arguments print the command's usage after the error
+// (cobra's own message alone, "accepts 1 arg(s), received 0", does not say what to give).
+func usageOnBadArgs(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		usageOnBadArgs(sub)
+	}
+	check := c.Args
+	if check == nil {
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return usageError{fmt.Errorf("%s: %w\n\n%s", cmd.Name(), err, strings.TrimRight(cmd.UsageString(), "\n"))}
+		}
+		return nil
 	}
 }
 

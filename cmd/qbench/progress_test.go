@@ -25,3 +25,22 @@ func TestProgressText(t *testing.T) {
 		}
 	}
 }
+
+// The bar's percentage is of the elapsed time the text shows: "3s of 3s" is 100%, not 66%.
+func TestProgressPercentMatchesItsClock(t *testing.T) {
+	for _, c := range []struct {
+		elapsed, duration time.Duration
+		want              int64
+	}{
+		{2999 * time.Millisecond, 3 * time.Second, 100},
+		{2 * time.Second, 3 * time.Second, 66},
+		{5 * time.Second, 10 * time.Second, 50},
+		{12 * time.Second, 10 * time.Second, 100},
+		{time.Second, 0, 100},
+	} {
+		p := bench.Progress{Elapsed: c.elapsed, Duration: c.duration}
+		if got := progressPercent(p); got != c.want {
+			t.Errorf("%v of %v: %d%%, want %d%% (text: %s)", c.elapsed, c.duration, got, c.want, progressText("q", p))
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -10,12 +11,18 @@ import (
 	"qbench/results"
 )
 
+// defaultReportPath is report.html beside the first input (a sweep's index.json: in its
+// directory).
+func defaultReportPath(args []string) string {
+	return filepath.Join(filepath.Dir(args[0]), "report.html")
+}
+
 func reportCmd() *cobra.Command {
 	var out, baselinePath, title, binBy string
 	var sloExprs []string
 	var o gateOptions
 	cmd := &cobra.Command{
-		Use:   "report RESULT.json... -o report.html",
+		Use:   "report RESULT.json... [-o report.html]",
 		Short: "Write one self-contained HTML report: scenario, environment, summaries, charts, faults, gates",
 		Long: `report writes a single HTML file with everything inline (charts as SVG; no scripts,
 fonts or images loaded from anywhere): the scenario and environment of each result, summary
@@ -31,7 +38,7 @@ not measured), and whether that run is flagged.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return usageError{fmt.Errorf("-o report.html is required")}
+				out = defaultReportPath(args)
 			}
 			flagGates, err := o.parse()
 			if err != nil {
@@ -82,7 +89,7 @@ not measured), and whether that run is flagged.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "the HTML file to write (default: report.html beside the first input)")
 	cmd.Flags().StringVar(&baselinePath, "baseline", "", "compare the last result with this baseline and show the gates")
 	cmd.Flags().StringVar(&title, "title", "", "the report's title")
 	cmd.Flags().StringVar(&binBy, "bin-by", results.BinByCompleted, "latency over time by completed or intended send time (runs with faults also get the intended charts)")

@@ -22,15 +22,28 @@ func runCmd() *cobra.Command {
 	var cpuProfile, memProfile, tracePath string
 	var schedLat, idlePoll bool
 	var g *gating
+	var ov overrides
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO.yaml",
 		Short: "Run a scenario; print the summary on stdout, write the JSON result with -o",
-		Args:  cobra.ExactArgs(1),
+		Long: `run runs a scenario: the summary goes to stdout, progress to stderr (when it is a
+terminal), the JSON result to -o (a directory for a matrix: one file per cell and index.json).
+--duration, --rate and --set change the scenario before it is validated; the result records the
+scenario as run and the overrides.
+
+Exit codes: 0 ok; 1 runtime error; 2 bad usage or scenario (checked before the run starts,
+every output path included); 3 a regression gate failed; 4 interrupted (the first Ctrl-C stops
+the load and still writes the result, marked interrupted; a second quits at once).`,
+		Example: `  qbench run scenarios/quickstart.yaml -o result.json
+  qbench run scenarios/quickstart.yaml --duration 3s --rate 2000 --set stream.count=10
+  qbench run scenarios/ci-smoke.yaml --baseline results/baselines/ci-smoke.json --gate 'produce.p99 <= +25%'`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, err := loadScenario(args[0])
+			sc, err := loadScenarioWith(args[0], ov.list())
 			if err != nil {
 				return err
 			}
+			rec := newRecord(ov.list(), quiet)
 			tuneGC() // gctune.go
 			// Everything the run will write is checked before it starts, in every mode.
 			if err := g.prepare(sc); err != nil {
@@ -71,7 +84,7 @@ func runCmd() *cobra.Command {
 				defer release()
 			}
 			if sweep {
-				return runSweep(cmd, sc, g)
+				return runSweep(cmd, sc, g, rec)
 			}
 			ctx, stop, cancel := loadContext()
 			defer cancel()
@@ -82,7 +95,7 @@ func runCmd() *cobra.Command {
 			}
 			var bar *progressbar.ProgressBar
 			if !quiet && term.IsTerminal(int(os.Stderr.Fd())) {
-				bar = progressbar.NewOptions64(int64(sc.Duration.D()/time.Second),
+				bar = progressbar.NewOptions64(100,
 					progressbar.OptionSetWriter(os.Stderr),
 					progressbar.OptionSetDescription(sc.Name),
 					progressbar.OptionShowElapsedTimeOnFinish(),
@@ -94,7 +107,7 @@ func runCmd() *cobra.Command {
 					progressbar.OptionSetWidth(20))
 				opts.Progress = func(p bench.Progress) {
 					bar.Describe(progressText(sc.Name, p))
-					_ = bar.Set64(int64(p.Elapsed / time.Second))
+					_ = bar.Set64(progressPercent(p))
 				}
 			}
 			res, err := bench.Run(ctx, stop, sc, opts)
@@ -104,6 +117,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return startInterrupted(err)
 			}
+			rec.stamp(res)
 			// The summary first: if the result cannot be written, the figures are still shown.
 			if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {
 				return err
@@ -112,18 +126,22 @@ func runCmd() *cobra.Command {
 				if err := results.WriteFile(out, res); err != nil {
 					return fmt.Errorf("writing the result: %w", err)
 				}
-				fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
+				if !quiet {
+					fmt.Fprintf(os.Stderr, "qbench: wrote %s\n", out)
+				}
 			}
 			return interrupted(res.Interrupted, g.check(cmd, out, res, ""))
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the JSON result to this file (a directory for a matrix)")
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "quiet: nothing on stderr but errors and warnings (no progress, no child server's start-up notice)")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the run (go tool pprof) to this file")
 	cmd.Flags().StringVar(&memProfile, "memprofile", "", "write an allocation profile of the run (go tool pprof -sample_index=alloc_space) to this file")
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write an execution trace of the run (go tool trace) to this file: GC pauses, scheduling, system calls; keep the run short")
 	cmd.Flags().BoolVar(&schedLat, "sched-latencies", false, "print the run's goroutine scheduling latencies (runtime/metrics /sched/latencies:seconds) on stderr")
 	cmd.Flags().BoolVar(&idlePoll, "idle-poll", false, "hold a CPU latency limit of 0 (/dev/cpu_dma_latency, root) for the run: idle CPUs poll instead of halting, for every process on the machine (on a VM a halted vCPU's wake-up is charged as steal)")
+	ov.flags(cmd)
+	memoryBudgetFlag(cmd)
 	segmentFlags(cmd)
 	g = addGating(cmd)
 	return cmd
@@ -147,14 +165,15 @@ func startCPUProfile(path string) (stop func(), err error) {
 }
 
 func validateCmd() *cobra.Command {
-	return &cobra.Command{
+	var ov overrides
+	cmd := &cobra.Command{
 		Use:   "validate SCENARIO.yaml...",
-		Short: "Check scenario files without running them",
+		Short: "Check scenario files without running them (with run's --duration, --rate and --set applied)",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var failed int
 			for _, path := range args {
-				if _, err := loadScenario(path); err != nil {
+				if _, err := loadScenarioWith(path, ov.list()); err != nil {
 					fmt.Fprintln(os.Stderr, err)
 					failed++
 					continue
@@ -167,6 +186,9 @@ func validateCmd() *cobra.Command {
 			return nil
 		},
 	}
+	ov.flags(cmd)
+	memoryBudgetFlag(cmd)
+	return cmd
 }
 
 // checkOutputPath fails before a run starts when a file the run writes afterwards (the result,
@@ -186,6 +208,15 @@ func checkOutputPath(flag, path string) error {
 		os.Remove(path) // it did not exist before the check
 	}
 	return nil
+}
+
+// progressPercent is the bar's percentage, of the same rounded elapsed time progressText shows
+// (the bar once said 66% beside "3s of 3s": it truncated what the text rounded).
+func progressPercent(p bench.Progress) int64 {
+	if p.Duration <= 0 {
+		return 100
+	}
+	return min(int64(100*p.Elapsed.Round(time.Second)/p.Duration), 100)
 }
 
 // progressText describes a run's progress: where it is on its own clock, how long is left, and

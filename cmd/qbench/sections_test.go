@@ -25,7 +25,12 @@ func TestValidateEngineSections(t *testing.T) {
 	}
 	t.Run("qbench engines lists the sections", func(t *testing.T) {
 		stdout, _, code := qbench(t, "engines")
-		for _, want := range []string{"SECTIONS", "kafka:", "stream, list, pubsub, wait, persistence, policy, replicas", "nullq:"} {
+		for _, line := range strings.Split(stdout, "\n") {
+			if len(line) > enginesWidth {
+				t.Errorf("a line of %d columns, more than %d: %q", len(line), enginesWidth, line)
+			}
+		}
+		for _, want := range []string{"sections: ", "kafka:", "stream, list, pubsub, wait, persistence, policy, replicas", "nullq:"} {
 			if code != 0 || !strings.Contains(stdout, want) {
 				t.Errorf("exit %d, stdout lacks %q:\n%s", code, want, stdout)
 			}

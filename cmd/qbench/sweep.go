@@ -42,7 +42,7 @@ func checkSweepOutput(sc *scenarios.Scenario, out string, g *gating) error {
 
 // runSweep runs a scenario's matrix: (one result per cell) or repeat: (one merged result), for
 // qbench run, which has loaded sc and prepared g.
-func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
+func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating, rec *record) error {
 	out, _ := cmd.Flags().GetString("output")
 	quiet, _ := cmd.Flags().GetBool("quiet")
 	matrix := len(sc.Matrix.Axes) > 0
@@ -62,6 +62,7 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 			return nil
 		}
 		file := results.Slug(cr.Cell.Name) + ".json"
+		rec.stamp(cr.Result)
 		if err := results.WriteFile(filepath.Join(out, file), cr.Result); err != nil {
 			return err
 		}
@@ -90,6 +91,7 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating) error {
 		// repeat: N of one scenario: one merged result, gated like a single run.
 		// The summary first: if the result cannot be written, the figures are still shown.
 		res := cells[0].Result
+		rec.stamp(res)
 		if err := results.WriteSummary(cmd.OutOrStdout(), res); err != nil {
 			return err
 		}
@@ -261,5 +263,6 @@ rate found. KIND is that of the first latency objective (produce if none).`,
 	cmd.Flags().IntVar(&lim.MaxRuns, "max-runs", 12, "most runs to make")
 	cmd.Flags().BoolVar(&allowLag, "allow-lag-growth", false, "do not require the lag to stay flat")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	memoryBudgetFlag(cmd)
 	return cmd
 }

@@ -22,7 +22,12 @@ import (
 // test binary), so our server runs as a child process that a fault can kill without warning.
 const childEnv = "QBENCH_CHILD_SERVER"
 
+// QuietChild makes a child server started from now on keep its start-up notice to itself
+// (qbench run -q); warnings and errors still reach stderr.
+var QuietChild bool
+
 type childConfig struct {
+	Quiet       bool              `json:"quiet,omitempty"`
 	Addr        string            `json:"addr"`
 	Dir         string            `json:"dir"`
 	Persistence map[string]string `json:"persistence,omitempty"`
@@ -55,11 +60,30 @@ func RunChildServerIfAsked() {
 // serverConfig maps the scenario's persistence settings (Redis's names) onto the server's.
 func serverConfig(cc childConfig) (server.Config, error) {
 	cfg, err := serverConfigFor(cc.Addr, cc.Dir, cc.Persistence)
-	cfg.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	cfg.Logf = func(f string, a ...any) {
+		if cc.Quiet && isNotice(f) {
+			return
+		}
+		fmt.Fprintf(os.Stderr, f+"\n", a...)
+	}
 	// The stall fault is DEBUG SLEEP from the runner on this machine (engine.debugSleep):
 	// allowed from loopback only, as a managed redis-server is started.
 	cfg.EnableDebugCommand = "local"
 	return cfg, err
+}
+
+// notices are the formats of the server's log lines that report normal progress (start-up, a
+// load, a save that succeeded); qbench run -q leaves them out and keeps warnings and errors.
+var notices = []string{" listening on ", "DB loaded from ", "DB seeded from ", "Background saving terminated with success",
+	"Background AOF rewrite finished successfully", " changes in %d seconds. Saving...", "Starting automatic rewriting of AOF"}
+
+func isNotice(format string) bool {
+	for _, n := range notices {
+		if strings.Contains(format, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // childServer is the in-repo server running as a child process, through engines/procs (its own
@@ -87,7 +111,7 @@ func startChildServer(ctx context.Context, persistence map[string]string, lossy 
 	if err != nil {
 		return nil, err
 	}
-	c := &childServer{exe: exe, cfg: childConfig{Addr: "127.0.0.1:0", Dir: dir, Persistence: persistence}, ownDir: true}
+	c := &childServer{exe: exe, cfg: childConfig{Quiet: QuietChild, Addr: "127.0.0.1:0", Dir: dir, Persistence: persistence}, ownDir: true}
 	if lossy {
 		if c.mount, err = mountLossy(dir); err != nil {
 			os.RemoveAll(dir)

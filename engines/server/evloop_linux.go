@@ -696,8 +696,8 @@ const loopYieldEvery = 5 * time.Millisecond
 // processors were busy, the consumer waited until one was free or sysmon took the processor
 // away (sysmon sleeps up to 10 ms when idle): a light-load delivery tail that Redis, one
 // thread, does not have. The yield runs them first, and costs no system call. Off unless
-// QBENCH_SERVER_LOOP_YIELD_WOKEN=1: on a quiet machine (tail-ab.sh, 2 rounds of 4 designs,
-// alternated) it made produce p99 worse in 7 of 8 pairs (list 4.72 -> 5.30 and 2.33 -> 13.58 ms,
+// QBENCH_SERVER_LOOP_YIELD_WOKEN=1: on a quiet 2-vCPU VM (engines/server/bench/tail-ab.sh, 4
+// designs, alternated) it made produce p99 worse in 7 of 8 pairs (list 4.72 -> 5.30 and 2.33 -> 13.58 ms,
 // pubsub 2.83 -> 7.67 and 7.18 -> 11.08 ms), though the runtime counted fewer long waits in
 // some of them.
 var loopYieldWoken = os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") == "1"
@@ -705,13 +705,13 @@ var loopYieldWoken = os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") == "1"
 var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
 
 // blockInLoop keeps blocked clients in the loop (answerUnblocked). QBENCH_SERVER_BLOCK_IN_LOOP=0
-// hands each to a goroutine at its first block instead, as before session 8, for re-measuring
+// hands each to a goroutine at its first block instead, the earlier design, for re-measuring
 // (engines/server/bench/tail-ab.sh).
 var blockInLoop = os.Getenv("QBENCH_SERVER_BLOCK_IN_LOOP") != "0"
 
 // subscribeInLoop keeps subscribers in the loop while their sockets take what they are sent
 // (flushAsync). QBENCH_SERVER_SUBSCRIBE_IN_LOOP=0 hands each to a goroutine and a writer
-// goroutine once it subscribes, as before session 8, for re-measuring.
+// goroutine once it subscribes, the earlier design, for re-measuring.
 var subscribeInLoop = os.Getenv("QBENCH_SERVER_SUBSCRIBE_IN_LOOP") != "0"
 
 // loopSpin bounds an adaptive poll before the loop blocks. Each time the loop finds no work and

@@ -1,12 +1,16 @@
-// Package server is qbench's in-repo Redis 7-compatible server for lists, streams and pub/sub.
+// Package server is qbench's in-repo Redis 7.0-compatible server: strings, lists, streams,
+// pub/sub, sets, hashes, sorted sets, transactions and keyspace notifications, with an
+// append-only file and snapshots (persist*.go), DUMP/RESTORE and dump.rdb seeding.
 //
 // The protocol lives in package resp, the data in package store; this package holds the
 // connection layer, the command table and the handlers. Every command runs under one lock
-// (Redis is single-threaded too). On Linux one event loop (evloop_linux.go) serves ordinary
-// clients: a turn reads every ready socket, runs everything received under one hold of the
-// lock, group-commits the append-only file once, then writes the replies. A client that
-// blocks, subscribes or cannot take its replies at once moves to a goroutine of its own
-// (conn.go), which reads every command already buffered, executes them, commits, then flushes.
+// (Redis is single-threaded too). On Linux one event loop (evloop_linux.go) serves the clients:
+// a turn reads every ready socket, runs everything received under one hold of the lock,
+// group-commits the append-only file once, then writes the replies. Blocked clients (BLMPOP,
+// XREADGROUP BLOCK) and subscribers stay in the loop, answered in the turn that wakes them. A
+// client whose socket cannot take its replies at once moves to a goroutine of its own
+// (conn.go), which reads every command already buffered, executes them, commits, then flushes;
+// off Linux every client is served that way.
 package server
 
 import (

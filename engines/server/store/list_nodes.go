@@ -6,7 +6,7 @@ import "math"
 // elements and what the list has been through, so that DUMP is byte-identical to Redis 7.0.15's
 // for the histories whose nodes follow from the elements alone. The list keeps no per-node state
 // on its push and pop path (tracking each node's size there, by quicklist.c's rules, cost
-// 15-60 ns per push+pop pair in the store's benchmarks: commit eef3f59, engines/server/README.md);
+// 15-60 ns per push+pop pair in the store's benchmarks: engines/server/README.md);
 // it sets one bit per kind of change (hist) and, once RESTOREd, keeps the restored node counts.
 //
 // quicklist.c's rule (_quicklistNodeAllowInsert): a push goes into the end node while that

@@ -1,6 +1,7 @@
-// Package store is the server's data layer: 16 databases of keys holding strings, lists and
-// streams, with expiry. It has no protocol and no locking: the server serialises all access
-// (Redis is single-threaded too), and tests call it directly.
+// Package store is the server's data layer: 16 databases of keys holding strings, lists,
+// streams, sets, hashes and sorted sets, with expiry, and their DUMP/RESTORE and RDB encodings.
+// It has no protocol and no locking: the server serialises all access (Redis is
+// single-threaded too), and tests call it directly.
 package store
 
 import "time"
