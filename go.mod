@@ -19,6 +19,7 @@ require (
 	github.com/nats-io/nats.go v1.47.0 // indirect
 	github.com/nats-io/nkeys v0.4.11 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
+	github.com/rabbitmq/amqp091-go v1.17.0 // indirect
 	golang.org/x/crypto v0.37.0 // indirect
 )
 
