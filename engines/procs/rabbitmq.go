@@ -184,6 +184,32 @@ func (r *Rabbit) Start(ctx context.Context) error {
 	return nil
 }
 
+// VMPID is the node's Erlang VM process ID from its PID file (the process qbench waits for is
+// the start script, whose child the VM is); 0 when not known.
+func (r *Rabbit) VMPID() int {
+	if r.PID() == 0 {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(r.dir, "pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
+}
+
+// Ctl runs rabbitmqctl against the node (its name, cookie and port mapper) and returns its
+// output: set_vm_memory_high_watermark, set_disk_free_limit, list_queues ...
+func (r *Rabbit) Ctl(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, filepath.Join(filepath.Dir(rabbitServer), "rabbitmqctl"), append([]string{"-n", r.name}, args...)...)
+	cmd.Env = append(os.Environ(), r.env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("procs: rabbitmqctl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return string(out), nil
+}
+
 // Addr is the node's AMQP address, 127.0.0.1:<port>.
 func (r *Rabbit) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(r.port)) }
 
