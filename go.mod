@@ -13,10 +13,13 @@ require (
 	gonum.org/v1/plot v0.17.0
 )
 
-require github.com/hanwen/go-fuse/v2 v2.12.1
+require (
+	github.com/hanwen/go-fuse/v2 v2.12.1
+	github.com/nats-io/nats.go v1.47.0
+	github.com/rabbitmq/amqp091-go v1.17.0
+)
 
 require (
-	github.com/nats-io/nats.go v1.47.0 // indirect
 	github.com/nats-io/nkeys v0.4.11 // indirect
 	github.com/nats-io/nuid v1.0.1 // indirect
 	golang.org/x/crypto v0.37.0 // indirect

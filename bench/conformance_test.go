@@ -20,9 +20,10 @@ func withKafka(ds ...string) []string { return append(ds, "topic") }
 // suiteDesigns maps the suite's design names (the Redis designs, and topic for a log read by a
 // consumer group) to the design of each other engine that makes the same promise; an engine
 // without an entry for a case's design does not run it.
-var suiteDesigns = map[string]map[string]string{
-	"kafka":     {"topic": "topic"},
-	"jetstream": {"stream": "workqueue", "pubsub": "core"},
+var suiteDesigns = map[string]map[string][]string{
+	"kafka":     {"topic": {"topic"}},
+	"jetstream": {"stream": {"workqueue"}, "pubsub": {"core"}},
+	"rabbitmq":  {"stream": {"classic", "quorum"}},
 }
 
 // suiteExtra is what an engine's section needs for a case to run in the suite's time: JetStream
@@ -32,20 +33,20 @@ var suiteExtra = map[string]string{
 }
 
 func each(t *testing.T, designs []string, body func(t *testing.T, target, design string)) {
-	for _, target := range append(targets, "kafka", "jetstream") {
+	for _, target := range append(targets, "kafka", "jetstream", "rabbitmq") {
 		for _, design := range designs {
-			d := design
+			ds := []string{design}
 			if m, ok := suiteDesigns[target]; ok {
-				if d, ok = m[design]; !ok {
-					continue
-				}
+				ds = m[design]
 			} else if design == "topic" {
 				continue
 			}
-			t.Run(target+"/"+d, func(t *testing.T) {
-				needTarget(t, target)
-				body(t, target, d)
-			})
+			for _, d := range ds {
+				t.Run(target+"/"+d, func(t *testing.T) {
+					needTarget(t, target)
+					body(t, target, d)
+				})
+			}
 		}
 	}
 }

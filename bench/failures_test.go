@@ -172,6 +172,23 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		f := faultOf(t, r, "server-crash")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "a process crash loses nothing acknowledged: the page cache survives it")
 	},
+	"rabbitmq-crash-classic-confirms": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "server-crash")
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0,
+			"with persistent messages and publisher confirms a node crash loses nothing acknowledged, and writes resume")
+	},
+	"rabbitmq-crash-classic-no-confirms": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "server-crash")
+		t.Logf("RabbitMQ classic queue without confirms, node crash: lost %d acknowledged", f.Lost)
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost > 0 && f.Lost == r.Summary.Ledger.Lost,
+			"without publisher confirms a node crash loses acknowledged messages, charged to the crash")
+	},
+	"rabbitmq-memory-alarm": func(t *testing.T, r *results.Result) {
+		p99 := r.Summary.Latency["produce"].P99
+		t.Logf("memory alarm: produce p99 %s, produce errors %d", results.FormatNs(p99), r.Summary.ProduceErrors)
+		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 0 && p99 >= 500e6,
+			"the alarm blocks publishers (produce p99 over 500 ms) and loses nothing acknowledged")
+	},
 	"redis-crash-memory-only": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost >= 100, "the backlog (~500 on schedule) lost with the memory-only server")
 		// Lost messages are not lag: once the restarted server reports its (small) backlog, the

@@ -14,6 +14,7 @@ import (
 	_ "qbench/engines/kafkaq"
 	_ "qbench/engines/natsq"
 	"qbench/engines/procs"
+	_ "qbench/engines/rabbitq"
 	_ "qbench/engines/redisq"
 	"qbench/results"
 	"qbench/scenarios"
@@ -35,6 +36,10 @@ func needTargetOnly(t *testing.T, engine string) {
 	}
 	if engine == "jetstream" {
 		needNATS(t)
+		return
+	}
+	if engine == "rabbitmq" {
+		needRabbit(t)
 		return
 	}
 	t.Helper()
@@ -208,6 +213,18 @@ func needNATS(t *testing.T) {
 	if _, err := procs.NATSServerPath(); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("nats-server is required under CI=true: %v", err)
+		}
+		t.Skip(err)
+	}
+}
+
+// needRabbit fails under CI=true (.ci/test installs rabbitmq-server) and skips otherwise when
+// the broker is missing.
+func needRabbit(t *testing.T) {
+	t.Helper()
+	if _, err := procs.RabbitServerPath(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("rabbitmq-server is required under CI=true: %v", err)
 		}
 		t.Skip(err)
 	}

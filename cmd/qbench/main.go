@@ -21,6 +21,7 @@ import (
 	_ "qbench/engines/kafkaq"
 	_ "qbench/engines/natsq"
 	_ "qbench/engines/nullq"
+	_ "qbench/engines/rabbitq"
 	_ "qbench/engines/rediscluster"
 	"qbench/engines/redisq"
 )

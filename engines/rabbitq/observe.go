@@ -1,0 +1,139 @@
+package rabbitq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"qbench/engines"
+)
+
+// adminChannel opens a channel on the admin connection, dialling it again after a fault closed
+// it. A passive declare of a missing queue closes its channel, so each reading gets its own.
+func (e *engine) adminChannel() (*amqp.Channel, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.admin == nil || e.admin.IsClosed() {
+		var err error
+		for i := range len(e.urls) {
+			if e.admin, err = e.dial(i); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return e.admin.Channel()
+}
+
+// Lag is the messages ready in the run's queues (a passive declare's count). AMQP does not say
+// how many are delivered and unacknowledged, so Pending stays 0. A stream keeps every message,
+// read or not: its count is no backlog, and it reports none.
+func (e *engine) Lag(ctx context.Context) (engines.Lag, error) {
+	var lag engines.Lag
+	if e.spec.Design == DesignStream {
+		return lag, nil
+	}
+	ch, err := e.adminChannel()
+	if err != nil {
+		return lag, err
+	}
+	defer ch.Close()
+	for g := range e.queues() {
+		q, err := ch.QueueDeclarePassive(e.queueOf(g), true, false, false, false, e.queueArgs())
+		if err != nil {
+			return engines.Lag{}, err
+		}
+		lag.Backlog += int64(q.Messages)
+	}
+	return lag, nil
+}
+
+// sweepIdle ends the read of a stream once no message has come for this long.
+const sweepIdle = 500 * time.Millisecond
+
+// Sweep reads what the queues still hold without losing it. A classic or quorum queue is
+// browsed with basic.get without acknowledging and the channel then closed, which returns every
+// message to the queue in its place (marked redelivered; a quorum queue counts one more
+// delivery, so a queue with a delivery-limit could dead-letter one). A stream is read from its
+// first offset: it keeps everything, and the ledger ignores what was already delivered.
+func (e *engine) Sweep(ctx context.Context, found func(group int, payload []byte)) error {
+	ch, err := e.adminChannel()
+	if err != nil {
+		return err
+	}
+	defer ch.Close()
+	if e.spec.Design == DesignStream {
+		return e.sweepStream(ctx, ch, found)
+	}
+	for g := range e.queues() {
+		for ctx.Err() == nil {
+			d, ok, err := ch.Get(e.queueOf(g), false)
+			if err != nil {
+				return fmt.Errorf("%s: sweep %s: %w", e.name, e.queueOf(g), err)
+			}
+			if !ok {
+				break
+			}
+			found(g, d.Body)
+		}
+	}
+	return ctx.Err()
+}
+
+func (e *engine) sweepStream(ctx context.Context, ch *amqp.Channel, found func(group int, payload []byte)) error {
+	if err := ch.Qos(1000, 0, false); err != nil {
+		return err
+	}
+	ds, err := ch.Consume(e.queueOf(0), "qbench-sweep", false, false, false, false, amqp.Table{"x-stream-offset": "first"})
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(sweepIdle)
+	defer t.Stop()
+	for {
+		select {
+		case d, ok := <-ds:
+			if !ok {
+				return errors.New(e.name + ": sweep: the stream's consumer was cancelled")
+			}
+			for g := range e.Groups() {
+				found(g, d.Body)
+			}
+			_ = d.Ack(false)
+			t.Reset(sweepIdle)
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Facts records what ran: the broker's version and the run's settings.
+func (e *engine) Facts(ctx context.Context) engines.Facts {
+	f := engines.Facts{Name: e.name, Design: e.spec.Design, Version: "unknown",
+		Settings: map[string]string{
+			"client":     "github.com/rabbitmq/amqp091-go",
+			"exchange":   e.exchange,
+			"queue_type": e.spec.Design,
+			"persistent": strconv.FormatBool(*e.opts.Persistent),
+			"confirms":   strconv.FormatBool(*e.opts.Confirms),
+			"prefetch":   strconv.Itoa(e.opts.Prefetch),
+			"replicas":   strconv.Itoa(e.opts.Replicas),
+			"groups":     strconv.Itoa(e.opts.Groups),
+		}}
+	e.mu.Lock()
+	if e.admin != nil && !e.admin.IsClosed() {
+		if v, ok := e.admin.Properties["version"].(string); ok {
+			f.Version = v
+		}
+	}
+	e.mu.Unlock()
+	return f
+}
