@@ -47,6 +47,11 @@ var testChecks = Checks{
 				var m map[string]any
 				return m, decode(&m)
 			}},
+		{Name: "rabbitmq", Designs: []string{"classic", "quorum", "stream"}, Options: "rabbitmq", Faults: []string{"stall", "server-crash", "power-loss", "command"},
+			Decode: func(decode func(any) error) (any, error) {
+				var m map[string]any
+				return m, decode(&m)
+			}},
 		{Name: "server", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "command"}},
 	},
 	Gate: func(expr string) error {
