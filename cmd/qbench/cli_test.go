@@ -51,7 +51,7 @@ func TestMissingArgumentPrintsUsage(t *testing.T) {
 // run --help lists the exit codes.
 func TestRunHelpListsExitCodes(t *testing.T) {
 	stdout, _, code := qbench(t, "run", "--help")
-	for _, want := range []string{"Exit codes: 0 ok; 1 runtime error; 2 bad usage", "3 a regression gate failed", "4 interrupted", "--set stringArray"} {
+	for _, want := range []string{"Exit codes: 0 ok; 1 runtime error; 2 bad usage", "3 a regression gate failed", "4 interrupted", "5 a gate was inconclusive", "--set stringArray"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("run --help (exit %d) lacks %q", code, want)
 		}
