@@ -33,8 +33,9 @@ scenario as run and the overrides.
 
 Exit codes: 0 ok; 1 runtime error; 2 bad usage or scenario (checked before the run starts,
 every output path included); 3 a regression gate failed; 4 interrupted (the first Ctrl-C stops
-the load and still writes the result, marked interrupted; a second quits at once); 5 a gate was
-inconclusive (missed on flagged figures or within the repetitions' range; --strict makes it 3).`,
+the load and still writes the result, marked interrupted; a second quits at once);
+5 a gate was inconclusive (missed on flagged figures or within the repetitions' range; --strict
+makes it 3).`,
 		Example: `  qbench run scenarios/quickstart.yaml -o result.json
   qbench run scenarios/quickstart.yaml --duration 3s --rate 2000 --set stream.count=10
   qbench run scenarios/ci-smoke.yaml --baseline results/baselines/ci-smoke.json --gate 'produce.p99 <= +25%'`,
