@@ -47,7 +47,7 @@ var testChecks = Checks{
 				var m map[string]any
 				return m, decode(&m)
 			}},
-		{Name: "rabbitmq", Designs: []string{"classic", "quorum", "stream"}, Options: "rabbitmq", Faults: []string{"stall", "server-crash", "power-loss", "command"},
+		{Name: "rabbitmq", Designs: []string{"classic", "quorum", "stream"}, Options: "rabbitmq", Faults: []string{"stall", "server-crash", "power-loss", "command", "partition-leader-kill", "node-restart"},
 			Decode: func(decode func(any) error) (any, error) {
 				var m map[string]any
 				return m, decode(&m)

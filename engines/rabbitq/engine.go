@@ -40,7 +40,7 @@ func init() {
 		Designs: []string{DesignClassic, DesignQuorum, DesignStream},
 		Summary: "RabbitMQ classic, quorum or stream queue (amqp091-go) on nodes qbench starts (nodes: 1 or 3); needs Debian's rabbitmq-server",
 		New:     newManaged,
-		Faults:  []string{"stall", "server-crash", "power-loss", "command"},
+		Faults:  []string{"stall", "server-crash", "power-loss", "command", "partition-leader-kill", "node-restart"},
 		Options: "rabbitmq", Decode: decodeFor(true),
 	})
 	engines.Register(engines.Registration{
