@@ -183,6 +183,11 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost > 0 && f.Lost == r.Summary.Ledger.Lost,
 			"without publisher confirms a node crash loses acknowledged messages, charged to the crash")
 	},
+	"rabbitmq-power-loss-classic-confirms": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "power-loss")
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0,
+			"with persistent messages and confirms a power cut loses nothing acknowledged, and writes resume")
+	},
 	"rabbitmq-memory-alarm": func(t *testing.T, r *results.Result) {
 		p99 := r.Summary.Latency["produce"].P99
 		t.Logf("memory alarm: produce p99 %s, produce errors %d", results.FormatNs(p99), r.Summary.ProduceErrors)
