@@ -308,7 +308,12 @@ func checkCrashRow(t *testing.T, res *results.Result, restartAfter time.Duration
 		t.Fatalf("fault windows %+v", res.Faults)
 	}
 	f := res.Faults[0]
-	if f.Lost != l.Lost || f.Duplicates != l.Duplicates {
+	// A Kafka consumer that comes back rejoins its group after the window has closed; that
+	// rebalance hands its partition back from the last committed offset, redelivering messages
+	// intended after the window, which no window's rule charges: the crash row has the
+	// crash's own duplicates, the run may have more.
+	rejoin := res.Engine.Design == "topic" && f.Duplicates >= 1 && f.Duplicates <= l.Duplicates
+	if f.Lost != l.Lost || (f.Duplicates != l.Duplicates && !rejoin) {
 		t.Errorf("crash row lost %d duplicates %d, the run's %d and %d", f.Lost, f.Duplicates, l.Lost, l.Duplicates)
 	}
 	if d := time.Duration(f.EndNs - f.StartNs); d < restartAfter || d > restartAfter+2*time.Second {

@@ -111,7 +111,8 @@ func nameRule() string {
 	return fmt.Sprintf("1 to %d characters from A-Z a-z 0-9 - _ . and space, starting with a letter or digit and not ending with a space", MaxNameLen)
 }
 
-// checkName checks name: as written, or the file name it defaults to.
+// checkName checks name: as written. A name the file name gave (no name: key) is made valid
+// instead (nameFromFile): the user wrote no name to refuse.
 func checkName(file string, root *yaml.Node, s *Scenario) *Error {
 	if validName(s.Name) {
 		return nil
@@ -119,7 +120,33 @@ func checkName(file string, root *yaml.Node, s *Scenario) *Error {
 	if k := findKey(root, "name"); k != nil {
 		return &Error{File: file, Line: k.Line, Field: "name", Msg: fmt.Sprintf("must be %s (got %q)", nameRule(), s.Name)}
 	}
-	return &Error{File: file, Line: 1, Field: "name", Msg: fmt.Sprintf("defaults to the file name %q, which is not a valid name (%s); write name: in the file", s.Name, nameRule())}
+	s.Name = nameFromFile(s.Name)
+	return nil
+}
+
+// nameFromFile makes a file name a valid scenario name: each character outside the set becomes
+// '_', leading ones that are not a letter or digit and trailing spaces go, and it is cut to
+// MaxNameLen; "scenario" when nothing is left.
+func nameFromFile(base string) string {
+	b := []byte(base)
+	for i, c := range b {
+		if !isAlnum(c) && c != '-' && c != '_' && c != '.' && c != ' ' {
+			b[i] = '_'
+		}
+	}
+	for len(b) > 0 && !isAlnum(b[0]) {
+		b = b[1:]
+	}
+	if len(b) > MaxNameLen {
+		b = b[:MaxNameLen]
+	}
+	for len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return "scenario"
+	}
+	return string(b)
 }
 
 // nullValue refuses a key written with no value (engine: null, engine: ~, engine:): YAML decodes
