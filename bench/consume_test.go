@@ -17,7 +17,7 @@ func TestListBatchedPopsExactlyOnce(t *testing.T) {
 			count int
 			rate  string
 		}{{1, "10000"}, {100, "max"}} {
-			t.Run(fmt.Sprintf("count=%d", c.count), func(t *testing.T) {
+			t.Run(fmt.Sprintf("count-%d", c.count), func(t *testing.T) {
 				res := run(t, scenario(t, fmt.Sprintf(`
 engine: %s
 design: %s

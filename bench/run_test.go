@@ -12,10 +12,7 @@ import (
 
 	"qbench/bench"
 	"qbench/engines"
-	_ "qbench/engines/kafkaq"
-	_ "qbench/engines/natsq"
-	_ "qbench/engines/rabbitq"
-	_ "qbench/engines/redisq"
+	_ "qbench/engines/all"
 	"qbench/results"
 	"qbench/scenarios"
 )
