@@ -27,8 +27,7 @@ func needTarget(t *testing.T, engine string) {
 }
 
 // needTargetOnly skips a test whose engine cannot run here (its registration's Requires: a
-// missing redis-server, Kafka jars, nats-server, rabbitmq-server) and fails it under CI=true,
-// where every server is installed.
+// missing server binary or jars) and fails it under CI=true, where every server is installed.
 func needTargetOnly(t *testing.T, engine string) {
 	t.Helper()
 	r, err := engines.Lookup(engine)
