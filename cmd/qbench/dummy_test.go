@@ -27,7 +27,7 @@ func TestDummyEngineByRegistrationAlone(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, _, code := run(t, tc.bin, "engines")
-			if code != 0 || strings.Contains(out, "\ndummy ") != tc.wired || strings.Contains(out, "designs:  queue") != tc.wired {
+			if code != 0 || strings.Contains("\n"+out, "\ndummy ") != tc.wired || strings.Contains(out, "designs:  queue") != tc.wired {
 				t.Fatalf("qbench engines (exit %d) lists dummy: %v, want %v:\n%s", code, !tc.wired, tc.wired, out)
 			}
 			_, stderr, code := run(t, tc.bin, "validate", scenario)
