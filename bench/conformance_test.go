@@ -6,58 +6,58 @@ import (
 	"testing"
 	"time"
 
+	"qbench/engines"
 	"qbench/results"
 )
 
 // The conformance suite: written once, run over every Redis design on every target. Each case is
 // a short scenario and an assertion on the ledger, which counts every message.
 
-var designs = []string{"stream", "list", "reliable-list", "pubsub"}
-
-// withKafka adds the Kafka topic to a list of designs, for the cases Kafka promises too.
-func withKafka(ds ...string) []string { return append(ds, "topic") }
-
-// suiteDesigns maps the suite's design names (the Redis designs, and topic for a log read by a
-// consumer group) to the design of each other engine that makes the same promise; an engine
-// without an entry for a case's design does not run it.
-var suiteDesigns = map[string]map[string][]string{
-	"kafka":     {"topic": {"topic"}},
-	"jetstream": {"stream": {"workqueue"}, "pubsub": {"core"}},
-	"rabbitmq":  {"stream": {"classic", "quorum"}},
-}
-
-// suiteExtra is what an engine's section needs for a case to run in the suite's time: JetStream
-// redelivers an unacknowledged message after ack_wait (30 s by default).
-var suiteExtra = map[string]string{
-	"jetstream": "jetstream:\n  ack_wait: 500ms\n",
-}
-
-func each(t *testing.T, designs []string, body func(t *testing.T, target, design string)) {
-	for _, target := range append(targets, "kafka", "jetstream", "rabbitmq") {
-		for _, design := range designs {
-			ds := []string{design}
-			if m, ok := suiteDesigns[target]; ok {
-				ds = m[design]
-			} else if design == "topic" {
+// each runs body as a subtest target/design for every registered engine that qbench runs itself
+// (no address) and every design of it that declares promise (engines.Registration.Conformance),
+// with the scenario YAML the design asks for to run the case in the suite's time (extra, appended
+// to the case's scenario). An engine is in the suite by being registered.
+func each(t *testing.T, promise string, body func(t *testing.T, target, design, extra string)) {
+	ran := 0
+	for _, r := range suiteEngines() {
+		for _, design := range r.Designs {
+			if !r.Promises(design, promise) {
 				continue
 			}
-			for _, d := range ds {
-				t.Run(target+"/"+d, func(t *testing.T) {
-					needTarget(t, target)
-					body(t, target, d)
-				})
-			}
+			ran++
+			t.Run(r.Name+"/"+design, func(t *testing.T) {
+				needTarget(t, r.Name)
+				body(t, r.Name, design, r.Conformance[design].Scenario[promise])
+			})
 		}
+	}
+	if ran == 0 {
+		t.Fatalf("no registered design promises %s", promise)
 	}
 }
 
+// suiteEngines are the registrations the conformance suite runs: those that declare promises
+// and need no address of an existing server.
+func suiteEngines() []engines.Registration {
+	var out []engines.Registration
+	for _, r := range engines.All() {
+		if !r.NeedsAddress && len(r.Conformance) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // fanOut says every consumer of the design receives every message (a group of its own).
-func fanOut(design string) bool { return design == "pubsub" || design == "core" }
+func fanOut(target, design string) bool {
+	r, err := engines.Lookup(target)
+	return err == nil && r.Promises(design, engines.PromiseFanOut)
+}
 
 // Without faults every design delivers every acknowledged message exactly once to each receiving
 // group (each subscriber, for pub/sub), and with one producer and one consumer, in order.
 func TestConformanceExactlyOnceInOrder(t *testing.T) {
-	each(t, withKafka(designs...), func(t *testing.T, target, design string) {
+	each(t, engines.PromiseExactlyOnceInOrder, func(t *testing.T, target, design, extra string) {
 		res := run(t, scenario(t, fmt.Sprintf(`
 engine: %s
 design: %s
@@ -66,7 +66,7 @@ consumers: 1
 rate: 1000
 duration: 1s
 drain_timeout: 10s
-`, target, design)))
+%s`, target, design, extra)))
 		l := res.Summary.Ledger
 		if l.Acked != 1000 || l.Delivered != 1000 || l.Lost != 0 || l.Duplicates != 0 || l.Reordered != 0 {
 			t.Fatalf("ledger %+v: want 1000 acked, each delivered once, in order", l)
@@ -75,7 +75,7 @@ drain_timeout: 10s
 }
 
 func TestConformanceCompetingConsumers(t *testing.T) {
-	each(t, withKafka(designs...), func(t *testing.T, target, design string) {
+	each(t, engines.PromiseCompetingConsumers, func(t *testing.T, target, design, extra string) {
 		res := run(t, scenario(t, fmt.Sprintf(`
 engine: %s
 design: %s
@@ -85,10 +85,10 @@ rate: 1500
 duration: 1s
 batch: 8
 drain_timeout: 10s
-`, target, design)))
+%s`, target, design, extra)))
 		l := res.Summary.Ledger
 		groups := int64(1)
-		if fanOut(design) {
+		if fanOut(target, design) {
 			groups = 3 // every subscriber receives every message
 		}
 		if l.Acked != 1500 || l.Delivered != 1500*groups || l.Lost != 0 || l.Duplicates != 0 {
@@ -101,15 +101,7 @@ drain_timeout: 10s
 // consumer replays its pending entries when it comes back), the reliable list redelivers (the
 // reaper returns the dead consumer's processing list): duplicates, no loss.
 func TestConformanceRedeliveryAfterConsumerCrash(t *testing.T) {
-	cases := map[string]string{
-		"stream":        "",
-		"reliable-list": "list:\n  visibility_timeout: 400ms\n",
-		// Kafka: the crashed consumer leaves the group without committing; its partition goes
-		// to the other consumer, which starts from the last committed offset.
-		"topic":     "kafka:\n  partitions: 2\n",
-		"workqueue": suiteExtra["jetstream"],
-	}
-	each(t, withKafka("stream", "reliable-list"), func(t *testing.T, target, design string) {
+	each(t, engines.PromiseRedelivery, func(t *testing.T, target, design, extra string) {
 		res := run(t, scenario(t, fmt.Sprintf(`
 engine: %s
 design: %s
@@ -123,7 +115,7 @@ faults:
     kind: consumer-crash
     consumer: 0
     restart_after: 300ms
-%s`, target, design, cases[design])))
+%s`, target, design, extra)))
 		l := res.Summary.Ledger
 		if l.Lost != 0 || l.Duplicates < 1 || l.Acked != 1000 {
 			t.Fatalf("ledger %+v: want no loss and at least one duplicate", l)
@@ -135,10 +127,10 @@ faults:
 // The plain list has no acknowledgement: a consumer that dies holding a popped message before
 // doing its work loses exactly that message.
 func TestConformanceListLosesInFlightOnCrash(t *testing.T) {
-	each(t, []string{"list"}, func(t *testing.T, target, design string) {
+	each(t, engines.PromiseListLosesInFlight, func(t *testing.T, target, design, extra string) {
 		res := run(t, scenario(t, fmt.Sprintf(`
 engine: %s
-design: list
+design: %s
 producers: 1
 consumers: 2
 rate: 500
@@ -152,7 +144,7 @@ faults:
     point: before-work
     consumer: 0
     restart_after: 200ms
-`, target)))
+%s`, target, design, extra)))
 		l := res.Summary.Ledger
 		if l.Lost != 1 || l.Duplicates != 0 {
 			t.Fatalf("ledger %+v: want exactly the one in-flight message lost", l)
@@ -164,7 +156,7 @@ faults:
 // A pub/sub subscriber offline for a window misses what was published meanwhile (at most once);
 // the other subscriber misses nothing.
 func TestConformancePubSubOfflineSubscriberMisses(t *testing.T) {
-	each(t, []string{"pubsub"}, func(t *testing.T, target, design string) {
+	each(t, engines.PromiseOfflineSubscriberMisses, func(t *testing.T, target, design, extra string) {
 		res := run(t, scenario(t, fmt.Sprintf(`
 engine: %s
 design: %s
@@ -178,7 +170,7 @@ faults:
     kind: subscriber-offline
     consumer: 1
     duration: 500ms
-`, target, design)))
+%s`, target, design, extra)))
 		l := res.Summary.Ledger
 		// 500 ms at 1,000 msg/s, give or take the time to resubscribe.
 		if l.Lost < 200 || l.Lost > 800 || l.Duplicates != 0 {
@@ -206,10 +198,10 @@ faults:
 
 // A stream trimmed with MAXLEN below the backlog drops entries nobody read: loss, counted.
 func TestConformanceTrimmingDropsUnread(t *testing.T) {
-	each(t, []string{"stream"}, func(t *testing.T, target, design string) {
+	each(t, engines.PromiseTrimming, func(t *testing.T, target, design, extra string) {
 		res := run(t, scenario(t, fmt.Sprintf(`
 engine: %s
-design: stream
+design: %s
 producers: 1
 consumers: 1
 rate: 2000
@@ -220,7 +212,7 @@ stream:
   maxlen: 50
   exact_trim: true
   count: 10
-`, target)))
+%s`, target, design, extra)))
 		l := res.Summary.Ledger
 		if l.Lost == 0 {
 			t.Fatalf("ledger %+v: a consumer at 500 msg/s behind a 50-entry MAXLEN must lose entries", l)
@@ -233,10 +225,10 @@ stream:
 // claim_idle) until it has been delivered max_deliveries times, then moved to the dead-letter
 // stream: every poisoned message ends there, none is lost.
 func TestConformanceDeadLetterAfterMaxDeliveries(t *testing.T) {
-	each(t, []string{"stream"}, func(t *testing.T, target, design string) {
+	each(t, engines.PromiseDeadLetter, func(t *testing.T, target, design, extra string) {
 		res := run(t, scenario(t, fmt.Sprintf(`
 engine: %s
-design: stream
+design: %s
 producers: 1
 consumers: 2
 rate: 500
@@ -246,7 +238,7 @@ poison_every: 50
 stream:
   claim_idle: 100ms
   max_deliveries: 3
-`, target)))
+%s`, target, design, extra)))
 		l := res.Summary.Ledger
 		// 500 messages, every 50th poisoned: 10, each delivered 3 times (the first delivery
 		// and two claims) before it is dead-lettered: 20 poison retries, which are the run's own
@@ -271,7 +263,7 @@ stream:
 // WAIT after each batch, on the same connection: with no replica it always falls short. Recorded
 // only, the writes still count as acknowledged; required, they count as failed.
 func TestWaitForReplicas(t *testing.T) {
-	each(t, []string{"stream", "list"}, func(t *testing.T, target, design string) {
+	each(t, engines.PromiseWaitForReplicas, func(t *testing.T, target, design, extra string) {
 		for _, required := range []bool{false, true} {
 			res := run(t, scenario(t, fmt.Sprintf(`
 engine: %s
@@ -283,7 +275,7 @@ wait:
   replicas: 1
   timeout: 5ms
   required: %v
-`, target, design, required)))
+%s`, target, design, required, extra)))
 			l, st := res.Summary.Ledger, res.Engine.Stats
 			if st["wait_batches"] == 0 || st["wait_short"] != st["wait_batches"] {
 				t.Fatalf("stats %v: every WAIT 1 must fall short without a replica", st)

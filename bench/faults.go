@@ -223,7 +223,7 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 		r.consumerFaults[f.Consumer] <- f
 		return nil
 	}
-	if t, ok := r.eng.(interface{ TargetShard(int) }); ok {
+	if t, ok := r.eng.(engines.ShardTargeter); ok {
 		t.TargetShard(f.Shard) // primary-kill, node-restart: whose primary (redis-cluster)
 	}
 	switch f.Kind {
@@ -400,18 +400,11 @@ func (r *run) fireLeaderKill(ctx context.Context, f scenarios.Fault, w *faultWin
 	return nil
 }
 
-// partitioner is a cluster that can cut a shard's primary off from the other nodes while clients
-// still reach it (redis-cluster), and heal the cut, returning who is primary afterwards.
-type partitioner interface {
-	Partition(ctx context.Context) (target string, err error)
-	Heal(ctx context.Context) (primary string, err error)
-}
-
 // firePartition cuts the target shard's primary off for the fault's duration. The window ends
 // when the partition heals; Heal then waits for the cluster to settle (the old primary rejoining
 // as a replica), which costs no writes of its own. The heal runs even when the run is stopped.
 func (r *run) firePartition(ctx context.Context, f scenarios.Fault, w *faultWindow) error {
-	p, ok := r.eng.(partitioner)
+	p, ok := r.eng.(engines.Partitioner)
 	if !ok {
 		return fmt.Errorf("engine %s cannot partition a node", r.sc.Engine)
 	}

@@ -11,11 +11,8 @@ import (
 	"testing"
 
 	"qbench/bench"
-	_ "qbench/engines/kafkaq"
-	_ "qbench/engines/natsq"
-	"qbench/engines/procs"
-	_ "qbench/engines/rabbitq"
-	_ "qbench/engines/redisq"
+	"qbench/engines"
+	_ "qbench/engines/all"
 	"qbench/results"
 	"qbench/scenarios"
 )
@@ -29,28 +26,19 @@ func needTarget(t *testing.T, engine string) {
 	needTargetOnly(t, engine)
 }
 
+// needTargetOnly skips a test whose engine cannot run here (its registration's Requires: a
+// missing server binary or jars) and fails it under CI=true, where every server is installed.
 func needTargetOnly(t *testing.T, engine string) {
-	if engine == "kafka" {
-		needKafka(t)
-		return
-	}
-	if engine == "jetstream" {
-		needNATS(t)
-		return
-	}
-	if engine == "rabbitmq" {
-		needRabbit(t)
-		return
-	}
 	t.Helper()
-	if engine != "redis" && engine != "redis-cluster" {
-		return
+	r, err := engines.Lookup(engine)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := exec.LookPath("redis-server"); err != nil {
+	if err := r.CanRun(); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server is required under CI=true: %v", err)
+			t.Fatalf("engine %s is required under CI=true: %v", engine, err)
 		}
-		t.Skipf("redis-server not installed: %v", err)
+		t.Skipf("engine %s cannot run here: %v", engine, err)
 	}
 }
 
@@ -203,29 +191,5 @@ func needKafka(t testing.TB) {
 			t.Fatalf("java is required under CI=true: %v", err)
 		}
 		t.Skipf("java not installed: %v", err)
-	}
-}
-
-// needNATS fails under CI=true (.ci/test installs nats-server) and skips otherwise when
-// nats-server is missing.
-func needNATS(t *testing.T) {
-	t.Helper()
-	if _, err := procs.NATSServerPath(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("nats-server is required under CI=true: %v", err)
-		}
-		t.Skip(err)
-	}
-}
-
-// needRabbit fails under CI=true (.ci/test installs rabbitmq-server) and skips otherwise when
-// the broker is missing.
-func needRabbit(t *testing.T) {
-	t.Helper()
-	if _, err := procs.RabbitServerPath(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("rabbitmq-server is required under CI=true: %v", err)
-		}
-		t.Skip(err)
 	}
 }

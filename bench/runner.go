@@ -217,7 +217,7 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 		},
 		PubSub: engines.PubSubOptions{Pattern: sc.PubSub.Pattern},
 		Wait: engines.WaitOptions{
-			Replicas: sc.Wait.Replicas, AOFLocal: sc.Wait.AOFLocal, Timeout: sc.Wait.Timeout.D(), Required: sc.Wait.Required,
+			Replicas: sc.Wait.Replicas, AOFLocal: sc.Wait.AOFLocal, AOF: sc.Wait.AOF, Timeout: sc.Wait.Timeout.D(), Required: sc.Wait.Required,
 		},
 	}
 }

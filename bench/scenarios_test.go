@@ -90,3 +90,34 @@ func shorten(sc *scenarios.Scenario, d time.Duration) {
 		sc.Faults[i].RestartAfter = scale(sc.Faults[i].RestartAfter)
 	}
 }
+
+// Every shipped scenario file, in every folder of scenarios/ (the failure library, bench/,
+// designs/ ...), loads with the real registrations and expands into its cells: the check
+// scenarios' own decoding test leaves to this one for engines it has no stand-in for.
+func TestShippedScenariosLoad(t *testing.T) {
+	var files []string
+	filepath.WalkDir("../scenarios", func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	failures := 0
+	for _, f := range files {
+		if strings.HasPrefix(f, "../scenarios/failures/") {
+			failures++
+		}
+		t.Run(strings.TrimPrefix(f, "../scenarios/"), func(t *testing.T) {
+			sc, err := scenarios.Load(f, bench.Checks())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := sc.Cells(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if len(files) < 20 || failures == 0 {
+		t.Fatalf("found %d scenario files, %d of them in failures/", len(files), failures)
+	}
+}

@@ -23,6 +23,8 @@ var importRules = []struct {
 	// The log knows files, not the keyspace or the protocol; the file-system seam knows nothing.
 	{"qbench/engines/server/aof", []string{"qbench/engines/server/store", "qbench/engines/server/resp"}},
 	{"qbench/engines/server/fsys", []string{"qbench/"}},
+	// The test-only engine is linked by tests (and -tags qbench_dummy), never by a shipped package.
+	{"qbench", []string{"qbench/engines/enginetest"}},
 }
 
 func TestImportDirections(t *testing.T) {

@@ -3,6 +3,7 @@ package engines
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -171,6 +172,12 @@ type Registration struct {
 	// latency: an engine that batches on its own (Kafka's client) needs a wider window than the
 	// defaults before qbench's limit stops being what sets the rate.
 	ClosedLoop Shape
+	// Conformance maps each design to the promises it keeps (conformance.go). The conformance
+	// suite runs every registration that declares some and needs no address; nil: not in it.
+	Conformance map[string]Conformance
+	// Requires says why the engine cannot run on this machine (a server binary or jars
+	// missing), nil when it can: tests skip then, and fail under CI=true. Nil: nothing to check.
+	Requires func() error
 }
 
 // Shape is a producer's batch and in-flight limit.
@@ -190,6 +197,9 @@ func Register(r Registration) {
 	defer mu.Unlock()
 	if _, dup := registry[r.Name]; dup {
 		panic("engines: duplicate registration of " + r.Name)
+	}
+	if err := r.checkConformance(); err != nil {
+		panic("engines: " + r.Name + ": " + err.Error())
 	}
 	// The one check of a spec's design, for every caller of New (scenario validation reports it
 	// earlier, with its line): an engine never sees a design it did not register.
@@ -243,4 +253,25 @@ func (r Registration) Supports(design string) bool {
 		}
 	}
 	return false
+}
+
+// checkConformance refuses a promise for a design the engine does not have, or one the suite
+// does not know: either would leave the suite silently short of a case.
+func (r Registration) checkConformance() error {
+	for design, c := range r.Conformance {
+		if !r.Supports(design) {
+			return fmt.Errorf("conformance declared for design %q, which the engine does not support (%v)", design, r.Designs)
+		}
+		for _, p := range c.Promises {
+			if !slices.Contains(Promises, p) {
+				return fmt.Errorf("design %s: unknown promise %q (known: %v)", design, p, Promises)
+			}
+		}
+		for p := range c.Scenario {
+			if !slices.Contains(c.Promises, p) {
+				return fmt.Errorf("design %s: scenario for promise %q, which it does not make", design, p)
+			}
+		}
+	}
+	return nil
 }

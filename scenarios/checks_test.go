@@ -42,16 +42,6 @@ var testChecks = Checks{
 				var o kafkaOptions
 				return o, decode(&o)
 			}},
-		{Name: "jetstream", Designs: []string{"workqueue", "limits", "core"}, Options: "jetstream", Faults: []string{"stall", "server-crash", "power-loss"},
-			Decode: func(decode func(any) error) (any, error) {
-				var m map[string]any
-				return m, decode(&m)
-			}},
-		{Name: "rabbitmq", Designs: []string{"classic", "quorum", "stream"}, Options: "rabbitmq", Faults: []string{"stall", "server-crash", "power-loss", "command", "partition-leader-kill", "node-restart"},
-			Decode: func(decode func(any) error) (any, error) {
-				var m map[string]any
-				return m, decode(&m)
-			}},
 		{Name: "server", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "command"}},
 	},
 	Gate: func(expr string) error {

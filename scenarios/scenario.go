@@ -163,6 +163,9 @@ type WaitOptions struct {
 	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty"`
 	// AOFLocal is WAITAOF's numlocal (0 or 1); set, WAITAOF is used instead of WAIT.
 	AOFLocal int `yaml:"aof_local,omitempty" json:"aof_local,omitempty"`
+	// AOF uses WAITAOF even with AOFLocal 0: the batch waits for Replicas replicas to fsync it,
+	// whatever the local server does.
+	AOF bool `yaml:"aof,omitempty" json:"aof,omitempty"`
 	// Timeout is the wait's timeout (0 waits forever, as Redis's 0 does).
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// Required counts a batch whose wait fell short as failed; otherwise it is only recorded.

@@ -292,6 +292,9 @@ func (s *Scenario) validate(c Checks) Errors {
 	if s.Wait.AOFLocal < 0 || s.Wait.AOFLocal > 1 {
 		bad("wait.aof_local", "must be 0 or 1 (got %d)", s.Wait.AOFLocal)
 	}
+	if s.Wait.AOF && s.Wait.Replicas == 0 && s.Wait.AOFLocal == 0 {
+		bad("wait.aof", "WAITAOF 0 0 waits for nothing: set wait.replicas (replicas' fsync) or wait.aof_local")
+	}
 	if s.Wait.Timeout < 0 {
 		bad("wait.timeout", "must not be negative (got %s)", s.Wait.Timeout)
 	}

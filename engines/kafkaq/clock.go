@@ -152,5 +152,3 @@ func (e *engine) teardownClock(ctx context.Context) error {
 	}
 	return fmt.Errorf("%s: delete clock topic %s: %w", e.name, topic, err)
 }
-
-var _ engines.Clock = (*engine)(nil)

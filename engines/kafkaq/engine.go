@@ -35,6 +35,13 @@ func init() {
 		Faults:  []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
 		Options: "kafka", Decode: decodeFor(true),
 		ClosedLoop: ClosedLoopShape,
+		Conformance: map[string]engines.Conformance{Design: {
+			Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers, engines.PromiseRedelivery},
+			// The crashed consumer leaves the group without committing; its partition goes to
+			// the other consumer, which starts from the last committed offset.
+			Scenario: map[string]string{engines.PromiseRedelivery: "kafka:\n  partitions: 2\n"},
+		}},
+		Requires: func() error { _, err := procs.KafkaHome(); return err },
 	})
 	engines.Register(engines.Registration{
 		Name:    "kafka-url",

@@ -6,11 +6,7 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
-
-	"qbench/engines"
 )
-
-var _ engines.Sweeper = (*engine)(nil)
 
 // Sweep reports every record the run's consumer group has not yet committed past
 // (engines.Sweeper): per partition, from the committed offset (the log start when the group

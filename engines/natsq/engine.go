@@ -30,6 +30,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"qbench/engines"
+	"qbench/engines/procs"
 )
 
 // The designs; the first is the default.
@@ -49,6 +50,16 @@ func init() {
 		New:     newManaged,
 		Faults:  []string{"stall", "server-crash", "power-loss"},
 		Options: "jetstream", Decode: decodeFor(true),
+		Conformance: map[string]engines.Conformance{
+			DesignWorkQueue: {
+				Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers, engines.PromiseRedelivery},
+				// JetStream redelivers an unacknowledged message after ack_wait (30 s by default).
+				Scenario: map[string]string{engines.PromiseRedelivery: "jetstream:\n  ack_wait: 500ms\n"},
+			},
+			DesignCore: {Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers,
+				engines.PromiseFanOut, engines.PromiseOfflineSubscriberMisses}},
+		},
+		Requires: func() error { _, err := procs.NATSServerPath(); return err },
 	})
 	engines.Register(engines.Registration{
 		Name:    "jetstream-url",

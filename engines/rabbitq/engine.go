@@ -25,6 +25,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"qbench/engines"
+	"qbench/engines/procs"
 )
 
 // The designs; the first is the default.
@@ -34,6 +35,9 @@ const (
 	DesignStream  = "stream"
 )
 
+// queuePromises are what the classic and quorum queues promise the conformance suite.
+var queuePromises = []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers, engines.PromiseRedelivery}
+
 func init() {
 	engines.Register(engines.Registration{
 		Name:    "rabbitmq",
@@ -42,6 +46,11 @@ func init() {
 		New:     newManaged,
 		Faults:  []string{"stall", "server-crash", "power-loss", "command", "partition-leader-kill", "node-restart"},
 		Options: "rabbitmq", Decode: decodeFor(true),
+		Conformance: map[string]engines.Conformance{
+			DesignClassic: {Promises: queuePromises},
+			DesignQuorum:  {Promises: queuePromises},
+		},
+		Requires: func() error { _, err := procs.RabbitServerPath(); return err },
 	})
 	engines.Register(engines.Registration{
 		Name:    "rabbitmq-url",

@@ -79,5 +79,3 @@ func (m *managed) RestartNode(ctx context.Context, node int) error {
 	}
 	return m.cluster.Nodes[node-1].Start(ctx)
 }
-
-var _ engines.LeaderKiller = (*managed)(nil)

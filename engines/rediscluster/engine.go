@@ -36,6 +36,7 @@ func init() {
 		Faults:  []string{"primary-kill", "node-restart", "partition"},
 		// Every node gets the scenario's persistence; replicas are per primary.
 		Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas", "shards", "shard_routing"},
+		Requires: func() error { _, err := redisq.RedisServerPath(); return err },
 	})
 	engines.Register(engines.Registration{
 		Name:    "redis-cluster-url",

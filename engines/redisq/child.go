@@ -266,11 +266,12 @@ func (e *lossyChildEngine) DiskFull(_ context.Context, full bool) error {
 
 func init() {
 	engines.Register(engines.Registration{
-		Name:     "server",
-		Designs:  designs,
-		Summary:  "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
-		New:      newChildEngine,
-		Faults:   []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
-		Sections: startedSections,
+		Name:        "server",
+		Designs:     designs,
+		Summary:     "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
+		New:         newChildEngine,
+		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
+		Sections:    startedSections,
+		Conformance: conformance,
 	})
 }

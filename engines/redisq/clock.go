@@ -17,5 +17,3 @@ func (e *engine) EngineTime(ctx context.Context) (time.Time, error) {
 func (e *engine) PrepareClock(context.Context) (engines.ClockInfo, error) {
 	return engines.ClockInfo{Source: "redis TIME", Resolution: time.Microsecond}, nil
 }
-
-var _ engines.Clock = (*engine)(nil)

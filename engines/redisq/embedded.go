@@ -16,7 +16,8 @@ func init() {
 		New:     newEmbeddedEngine,
 		Faults:  []string{"stall", "command"},
 		// The in-process server runs without persistence (the server target has it).
-		Sections: designSections,
+		Sections:    designSections,
+		Conformance: conformance,
 	})
 }
 

@@ -21,12 +21,14 @@ const RedisServerEnv = "QBENCH_REDIS_SERVER"
 
 func init() {
 	engines.Register(engines.Registration{
-		Name:     "redis",
-		Designs:  designs,
-		Summary:  "a real redis-server started by qbench on a free loopback port in a fresh directory, with the scenario's persistence",
-		New:      newManagedEngine,
-		Faults:   []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"},
-		Sections: managedSections,
+		Name:        "redis",
+		Designs:     designs,
+		Summary:     "a real redis-server started by qbench on a free loopback port in a fresh directory, with the scenario's persistence",
+		New:         newManagedEngine,
+		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"},
+		Sections:    managedSections,
+		Conformance: conformance,
+		Requires:    func() error { _, err := RedisServerPath(); return err },
 	})
 }
 

@@ -212,8 +212,6 @@ func (r *reliableDesign) sweep(ctx context.Context, found func(group int, payloa
 	return nil
 }
 
-var _ engines.Sweeper = (*engine)(nil)
-
 // pendingReporter is implemented by designs that keep, per consumer, what was delivered to it
 // and not acknowledged.
 type pendingReporter interface {

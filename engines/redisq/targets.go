@@ -23,6 +23,22 @@ var (
 	managedSections = append(startedSections[:len(startedSections):len(startedSections)], "replicas")
 )
 
+// conformance is what the Redis designs promise the conformance suite, on every target qbench
+// runs itself (embedded, server, redis).
+var conformance = map[string]engines.Conformance{
+	"stream": {Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers,
+		engines.PromiseRedelivery, engines.PromiseTrimming, engines.PromiseDeadLetter, engines.PromiseWaitForReplicas}},
+	"list": {Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers,
+		engines.PromiseListLosesInFlight, engines.PromiseWaitForReplicas}},
+	"reliable-list": {
+		Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers, engines.PromiseRedelivery},
+		// The reaper returns a dead consumer's processing list after the visibility timeout.
+		Scenario: map[string]string{engines.PromiseRedelivery: "list:\n  visibility_timeout: 400ms\n"},
+	},
+	"pubsub": {Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers,
+		engines.PromiseFanOut, engines.PromiseOfflineSubscriberMisses}},
+}
+
 func init() {
 	engines.Register(engines.Registration{
 		Name:    "redis-url",
