@@ -17,7 +17,8 @@ type GridCell struct {
 	Row, Col   string
 	P99        int64 // ns
 	Lost, Dups int64
-	// Spread is the p99's range across the cell's repetitions (0: none); drawn as ±half of it.
+	// Spread is the p99's range across the cell's repetitions (0: none), drawn as "range R" as
+	// every surface shows it (results: the range, max - min).
 	Spread int64
 	// The cell's verdict and capacity figures (gridtrust.go): Flags are its suspect codes
 	// (empty: trusted), drawn hatched and outlined with the codes written in, never only coloured.
@@ -72,7 +73,7 @@ func Grid(title, rowKey, colKey string, rows, cols []string, cells []GridCell) (
 		}
 		text := "p99 " + results.FormatNs(c.P99)
 		if c.Spread > 0 {
-			text += "\n±" + results.FormatNs(c.Spread/2)
+			text += "\nrange " + results.FormatNs(c.Spread)
 		}
 		if c.Lost > 0 {
 			text += fmt.Sprintf("\nlost %d", c.Lost)

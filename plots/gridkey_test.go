@@ -23,7 +23,7 @@ func TestGridHasAColourKeyAndSpread(t *testing.T) {
 		t.Errorf("x label %q has no colour key", got)
 	}
 	svg := renderSVG(t, c)
-	for _, want := range []string{"±250us", "lost 3"} {
+	for _, want := range []string{"range 500us", "lost 3"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("grid lacks %q", want)
 		}

@@ -337,7 +337,7 @@ table { border-collapse: collapse; margin: .5em 0 1em; font-size: .9em; }
 th, td { border: 1px solid #ddd; padding: .25em .6em; text-align: right; }
 th { background: #f4f4f4; } td.l, th.l { text-align: left; }
 .swatch { display: inline-block; width: .9em; height: .9em; border-radius: 2px; vertical-align: middle; margin-right: .3em; }
-.pass { color: #16802b; font-weight: bold; } .fail { color: #c0161b; font-weight: bold; }
+.pass { color: #16802b; font-weight: bold; } .fail { color: #c0161b; font-weight: bold; } .inconclusive { color: #a15c00; font-weight: bold; }
 .worse { color: #c0161b; } .better { color: #16802b; }
 figure { margin: 1em 0 2em; } figure svg { width: 100%; height: auto; border: 1px solid #eee; }
 svg.timeline { width: 100%; height: auto; max-width: 900px; }
@@ -372,7 +372,7 @@ p.banner { background: #fff3cd; border: 2px dashed #b36b00; padding: .4em .6em; 
 {{if .Baseline}}<p>Baseline <code>{{.Baseline.File}}</code> ({{.Baseline.Engine}}/{{.Baseline.Design}}), current <code>{{.Current.File}}</code> ({{.Current.Engine}}/{{.Current.Design}}).</p>{{end}}
 {{range .Notes}}<p><strong>Note:</strong> {{.}}</p>{{end}}
 {{if .Gates}}<table><tr><th class="l"></th><th class="l">gate</th><th class="l">found</th></tr>
-{{range .Gates}}<tr><td class="l">{{if .Pass}}<span class="pass">PASS</span>{{else}}<span class="fail">FAIL</span>{{end}}</td><td class="l"><code>{{.Expr}}</code></td><td class="l">{{.Describe}}</td></tr>
+{{range .Gates}}<tr><td class="l">{{if .Pass}}<span class="pass">PASS</span>{{else if eq .Status "INCONCLUSIVE"}}<span class="inconclusive">INCONCLUSIVE</span>{{else}}<span class="fail">FAIL</span>{{end}}</td><td class="l"><code>{{.Expr}}</code></td><td class="l">{{.Describe}}</td></tr>
 {{end}}</table>{{end}}
 {{if .Baseline}}<details><summary>All metrics against the baseline</summary>
 <table><tr><th class="l">metric</th><th>baseline</th><th>current</th><th>change</th></tr>
