@@ -145,9 +145,19 @@ func New(cfg Config) *Server {
 	s.conf = newSettings(s)
 	s.store.OnExpired = s.onExpired
 	s.p = newPersistence(s)
-	s.cfgErr = cfgErr
+	if cfgErr != nil {
+		s.cfgErr = &ConfigError{cfgErr}
+	}
 	return s
 }
+
+// ConfigError is Start's error for a Config value it refuses (appendfsync, aof-preallocate,
+// save, the enable-* options): the caller's input, where other Start errors are the machine's
+// or the data's.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // Start listens and serves in background goroutines.
 func (s *Server) Start() error {
