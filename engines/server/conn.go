@@ -74,7 +74,9 @@ type client struct {
 	wake         chan struct{}
 	writerOn     bool      // the writer goroutine runs
 	softSince    time.Time // when pending first exceeded the soft limit
-	killed       bool
+	// normalSoftSince: when the replies first exceeded the normal class's soft limit.
+	normalSoftSince time.Time
+	killed          bool
 }
 
 // serveConn serves one connection on its own goroutine (the design off Linux, with
@@ -257,9 +259,39 @@ func (c *client) reply(v any) {
 		for _, r := range rs {
 			c.out = resp.AppendValue(c.out, r, c.proto)
 		}
-		return
+	} else {
+		c.out = resp.AppendValue(c.out, v, c.proto)
 	}
-	c.out = resp.AppendValue(c.out, v, c.proto)
+	if l := c.s.conf.obuf[obufNormal]; l.hard > 0 || l.soft > 0 {
+		c.checkNormalLimit(l)
+	}
+}
+
+// checkNormalLimit holds a client that is not subscribed to the normal class's
+// client-output-buffer-limit, counting the replies not yet written (this batch's): past the
+// hard limit, or past the soft one in batches spanning more than its seconds, it is closed
+// without them, as Redis closes a client whose reply list grows past the limit. Store lock held.
+func (c *client) checkNormalLimit(l obufLimit) {
+	if c.subscriptions() > 0 {
+		return // the pubsub class (checkLimitLocked)
+	}
+	n := int64(len(c.out))
+	over := l.hard > 0 && n >= l.hard
+	if !over && l.soft > 0 && n >= l.soft {
+		now := time.Now()
+		if c.normalSoftSince.IsZero() {
+			c.normalSoftSince = now
+		} else if now.Sub(c.normalSoftSince) > time.Duration(l.secs)*time.Second {
+			over = true
+		}
+	} else if l.soft > 0 && n < l.soft {
+		c.normalSoftSince = time.Time{}
+	}
+	if over {
+		c.s.logf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
+		c.closeAfter, c.abort = true, true
+		c.out = c.out[:0]
+	}
 }
 
 // replyPushesOnly appends the pushes among v, for a client whose other replies are held back.
