@@ -19,9 +19,9 @@ func movableKeys(cmd *command, args [][]byte) (keys [][]byte, ok bool) {
 			}
 		}
 		return nil, true
-	case "lmpop", "blmpop", "sintercard":
+	case "lmpop", "blmpop", "zmpop", "bzmpop", "sintercard":
 		at := 1
-		if cmd.fullname == "blmpop" {
+		if cmd.fullname == "blmpop" || cmd.fullname == "bzmpop" {
 			at = 2
 		}
 		if len(args) <= at {

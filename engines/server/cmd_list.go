@@ -526,6 +526,12 @@ func cmdBpop(left bool) handler {
 
 // parseMpop parses "numkeys key... LEFT|RIGHT [COUNT n]" starting at args[i].
 func parseMpop(args [][]byte, i int) (keys [][]byte, left bool, count int64, err error) {
+	return parseMultiPop(args, i, side)
+}
+
+// parseMultiPop parses "numkeys key... WHERE [COUNT n]" starting at args[i], WHERE by where
+// (LMPOP's LEFT|RIGHT, ZMPOP's MIN|MAX).
+func parseMultiPop(args [][]byte, i int, where func([]byte) (bool, error)) (keys [][]byte, left bool, count int64, err error) {
 	numkeys, ok := parseInt(args[i])
 	if !ok || numkeys < 1 {
 		return nil, false, 0, redisError("ERR numkeys should be greater than 0")
@@ -534,7 +540,7 @@ func parseMpop(args [][]byte, i int) (keys [][]byte, left bool, count int64, err
 	if whereIdx >= int64(len(args)) {
 		return nil, false, 0, errSyntax
 	}
-	left, err = side(args[whereIdx])
+	left, err = where(args[whereIdx])
 	if err != nil {
 		return nil, false, 0, err
 	}

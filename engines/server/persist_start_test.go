@@ -65,3 +65,32 @@ func TestNoManifestKeepsTheLog(t *testing.T) {
 		t.Fatalf("LLEN l = %v after restoring the manifest, want 200", n)
 	}
 }
+
+// TestZmpopReplays: ZMPOP and a served BZMPOP are logged as Redis propagates them (ZPOPMIN or
+// ZPOPMAX key count), so a restart from the log gives the same dataset.
+func TestZmpopReplays(t *testing.T) {
+	sim := fsys.NewSim()
+	sim.MkdirAll("/d")
+	cfg := Config{AppendOnly: true, AppendFsync: "always", FS: sim, Dir: "/d"}
+	s := startServer(t, cfg)
+	c := mustPDial(t, s.Addr())
+	c.mustDo(t, "ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d")
+	c.mustDo(t, "ZMPOP", "1", "z", "MIN", "COUNT", "2")
+	c.mustDo(t, "ZMPOP", "2", "none", "z", "MAX")
+	b := mustPDial(t, s.Addr())
+	b.send("BZMPOP", "0", "1", "q", "MAX", "COUNT", "2")
+	b.bw.Flush()
+	waitFor(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.blocked.count() == 1
+	})
+	c.mustDo(t, "ZADD", "q", "1", "x", "2", "y", "3", "z")
+	if _, err := b.read(); err != nil {
+		t.Fatal(err)
+	}
+	want := dumpAll(s)
+	s.Close()
+	s2 := startServer(t, cfg)
+	diffDumps(t, want, dumpAll(s2))
+}
