@@ -65,7 +65,7 @@ func init() { commandTable = buildTable() }
 
 func buildTable() map[string]*command {
 	t := map[string]*command{}
-	for _, family := range [][]*command{genericCommands, keyCommands, stringCommands, setHashCommands, hashCommands, setOpCommands, zsetCommands, functionCommands, dumpCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands, persistCommands} {
+	for _, family := range [][]*command{genericCommands, keyCommands, stringCommands, setHashCommands, hashCommands, setOpCommands, zsetCommands, sortCommands, functionCommands, dumpCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands, persistCommands} {
 		for _, cmd := range family {
 			cmd.fullname = cmd.name
 			if len(cmd.subs) > 0 {
