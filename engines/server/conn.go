@@ -251,6 +251,7 @@ func (c *client) isAsync() bool {
 // confirmations (SUBSCRIBE, UNSUBSCRIBE and their pattern forms, built as resp.Push) are sent
 // whatever CLIENT REPLY says, as Redis 7.0 sends them (its CLIENT_PUSHING flag).
 func (c *client) reply(v any) {
+	c.countErrors(v)
 	if (c.replyOff || c.skipThis) && !c.inExec {
 		c.replyPushesOnly(v)
 		return
@@ -292,6 +293,26 @@ func (c *client) checkNormalLimit(l obufLimit) {
 		c.closeAfter, c.abort = true, true
 		c.out = c.out[:0]
 	}
+}
+
+// countErrors counts the error replies in v (cmdstats.go), whether or not they are sent.
+func (c *client) countErrors(v any) {
+	switch x := v.(type) {
+	case error:
+		c.s.stats.errs.countError(x.Error())
+	case replies:
+		for _, r := range x {
+			if e, ok := r.(error); ok {
+				c.s.stats.errs.countError(e.Error())
+			}
+		}
+	}
+}
+
+// unblockedReply appends the reply to a blocked command and counts the command's call.
+func (c *client) unblockedReply(b *blockSpec, v any) {
+	c.reply(v)
+	c.s.stats.errs.unblocked(b.cmd, v)
 }
 
 // replyPushesOnly appends the pushes among v, for a client whose other replies are held back.
@@ -387,7 +408,7 @@ wait:
 		return false
 	}
 	s.mu.Lock()
-	c.reply(reply)
+	c.unblockedReply(blk, reply)
 	if c.async {
 		c.queueAsync(c.out)
 		c.out = c.out[:0]

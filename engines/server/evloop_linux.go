@@ -509,7 +509,7 @@ func (l *eventLoop) takeNotified(ready []*client) []*client {
 		}
 		t := &c.turn
 		t.blk, t.served = nil, true
-		c.reply(<-b.done) // Server.wake sent it before queueing b
+		c.unblockedReply(b, <-b.done) // Server.wake sent it before queueing b
 		if c.blockTimer != nil {
 			c.blockTimer.Stop()
 		}

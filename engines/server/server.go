@@ -112,6 +112,7 @@ type stats struct {
 	netInput, netOutput atomic.Int64
 	keyspaceHits        int64
 	keyspaceMisses      int64
+	errs                errorStats // commandstats, errorstats (cmdstats.go)
 }
 
 // New returns a server with cfg's defaults filled in.
