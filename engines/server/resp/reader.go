@@ -178,7 +178,13 @@ func (r *Reader) makeRoom(n int) {
 			return
 		}
 	}
-	nb := make([]byte, max(2*len(r.buf), r.w+n))
+	size := max(2*len(r.buf), r.w+n)
+	if r.need > 0 {
+		// Doubling, but never past what the pending command needs: a 150 MB argument left a
+		// 256 MB buffer.
+		size = min(size, max(r.w+n, r.r+r.need))
+	}
+	nb := make([]byte, size)
 	copy(nb, r.buf[:r.w])
 	r.buf = nb
 }

@@ -204,3 +204,25 @@ func TestReaderShrinksAfterHugeArgument(t *testing.T) {
 		t.Fatalf("buffer still %d bytes", len(r.buf))
 	}
 }
+
+// TestReaderGrowsToTheArgument: a large argument arriving in pieces grows the buffer by
+// doubling, but to no more than the command needs (a 150 MB SET left a 256 MB buffer); the
+// buffer goes once the command is consumed.
+func TestReaderGrowsToTheArgument(t *testing.T) {
+	for _, size := range []int{3 << 20, 40<<20 + 17} {
+		big := strings.Repeat("x", size)
+		in := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + fmt.Sprint(size) + "\r\n" + big + "\r\n"
+		r := NewReader(&chunkReader{b: []byte(in), n: 64 << 10})
+		args, err := r.ReadCommand()
+		if err != nil || len(args[2]) != size {
+			t.Fatalf("%d: %v", size, err)
+		}
+		if len(r.buf) > len(in)+64<<10 {
+			t.Errorf("a %d-byte command left a %d-byte buffer", len(in), len(r.buf))
+		}
+		r.ReadCommand() // EOF: consumed
+		if len(r.buf) > 1<<20 {
+			t.Errorf("buffer still %d bytes after the command", len(r.buf))
+		}
+	}
+}
