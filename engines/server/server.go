@@ -96,6 +96,10 @@ type Server struct {
 	isClosing atomic.Bool
 	p         *persistence
 	cfgErr    error
+	// cron goroutine only (memory_release.go): the command count it last saw, since when it has
+	// not moved, and the count at the last release
+	cronCmds, releasedAt int64
+	cronIdleSince        time.Time
 	// noActiveExpire is DEBUG SET-ACTIVE-EXPIRE 0: keys expire only when read.
 	noActiveExpire bool
 
@@ -326,7 +330,8 @@ func (s *Server) forgetConn(nc net.Conn) {
 	s.connMu.Unlock()
 }
 
-// cronLoop does Redis's periodic work: it evicts slow pub/sub clients.
+// cronLoop does Redis's periodic work: it evicts slow pub/sub clients, expires keys, and
+// returns memory freed in bulk to the OS.
 func (s *Server) cronLoop() {
 	defer s.wg.Done()
 	t := time.NewTicker(100 * time.Millisecond)
@@ -335,9 +340,10 @@ func (s *Server) cronLoop() {
 		select {
 		case <-s.closing:
 			return
-		case <-t.C:
+		case now := <-t.C:
 			s.checkOutputLimits()
 			s.activeExpire()
+			s.releaseIfIdle(now) // memory_release.go
 		}
 	}
 }

@@ -137,8 +137,10 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 // Fill reads once from the connection into the buffer.
 func (r *Reader) Fill() error {
 	if r.r == r.w && len(r.buf) > 1<<20 {
-		// A huge argument grew the buffer; do not keep it for the connection's life.
+		// A huge argument grew the buffer; do not keep it for the connection's life (nor
+		// through the last command's argument slices, which alias it).
 		r.buf, r.r, r.w, r.raw = make([]byte, 16<<10), 0, 0, nil
+		clear(r.args[:cap(r.args)])
 	} else if r.r == r.w {
 		// All consumed: read into the whole buffer, not the 4 KB or so left after the last
 		// command. A read that fills its room may leave bytes in the socket, which costs the

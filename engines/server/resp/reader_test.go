@@ -224,5 +224,12 @@ func TestReaderGrowsToTheArgument(t *testing.T) {
 		if len(r.buf) > 1<<20 {
 			t.Errorf("buffer still %d bytes after the command", len(r.buf))
 		}
+		// Nor kept through the argument slices of the last command (the reader reuses their
+		// array): they pinned the 150 MB buffer of a SET after the next command.
+		for i, a := range r.args[:cap(r.args)] {
+			if len(a) > 1<<20 {
+				t.Errorf("args[%d] still holds %d bytes of the old buffer", i, len(a))
+			}
+		}
 	}
 }
