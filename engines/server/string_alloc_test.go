@@ -54,3 +54,38 @@ func TestAppendAmortised(t *testing.T) {
 		})
 	}
 }
+
+// TestHrandfieldNegativeCountMemory: HRANDFIELD with a large negative count encodes its picks
+// straight into the output buffer. It gathered them in a slice of pairs and a reply array
+// first: 126 MB more for -1000000 (Redis: 8). Bound: the bytes allocated are at most 1.5x the
+// reply's size (room for it is made at once, from the hash's mean field size).
+func TestHrandfieldNegativeCountMemory(t *testing.T) {
+	s := New(Config{})
+	c := &client{s: s, proto: 2, authed: true}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.execute([][]byte{[]byte("HSET"), []byte("h"), []byte("f1"), []byte("v1"), []byte("f2"), []byte("v2")})
+	c.out = c.out[:0]
+	for _, wv := range []bool{false, true} {
+		args := [][]byte{[]byte("HRANDFIELD"), []byte("h"), []byte("-1000000")}
+		if wv {
+			args = append(args, []byte("WITHVALUES"))
+		}
+		c.out = nil
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		c.execute(args)
+		runtime.ReadMemStats(&m1)
+		size := len(c.out)
+		per := 8 // "$2\r\nf1\r\n"
+		if wv {
+			per = 16
+		}
+		if size != 10+per*1000000 && size != 11+per*1000000 {
+			t.Fatalf("withvalues %v: reply of %d bytes", wv, size)
+		}
+		if got := m1.TotalAlloc - m0.TotalAlloc; got > uint64(3*size/2) {
+			t.Errorf("withvalues %v: %d bytes allocated for a %d-byte reply", wv, got, size)
+		}
+	}
+}
