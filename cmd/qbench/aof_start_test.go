@@ -84,3 +84,19 @@ func TestServeStartExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestAofCheckWithoutManifest: qbench aof check on log files without a manifest checks them,
+// suggests the manifest the server's start-up error asks for, and exits 1.
+func TestAofCheckWithoutManifest(t *testing.T) {
+	dir := t.TempDir()
+	writeLog(t, dir, false, cmdRecord("SET", "a", "1"), cmdRecord("SET", "b", "2"))
+	stdout, stderr, code := qbench(t, "aof", "check", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", code, stderr)
+	}
+	for _, w := range []string{"appendonly.aof.1.incr.qaof: ok, 2 records", "no manifest", "file appendonly.aof.1.incr.qaof seq 1 type i"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -184,6 +185,37 @@ func (l *Layout) Orphans() ([]string, error) {
 	return out, nil
 }
 
+// FromOrphans names in the layout the files a manifest would list, from the log files found
+// without one (Orphans): the base of the highest sequence, and the incremental files from its
+// sequence on (a rewrite at sequence N writes base N, a snapshot of everything before
+// incremental file N), in order; every incremental file if there is no base. A suggestion to
+// check and restore from, not proof: the manifest alone says which files are current.
+func (l *Layout) FromOrphans(names []string) {
+	l.Base, l.BaseSeq, l.Incrs, l.IncrSeqs = "", 0, nil, nil
+	type file struct {
+		name string
+		seq  int
+	}
+	var incrs []file
+	for _, n := range names {
+		seqStr, kind, _ := strings.Cut(strings.TrimPrefix(n, l.Prefix+"."), ".")
+		seq, _ := strconv.Atoi(seqStr)
+		if kind == "base.qaof" {
+			if l.Base == "" || seq > l.BaseSeq {
+				l.Base, l.BaseSeq = n, seq
+			}
+		} else {
+			incrs = append(incrs, file{n, seq})
+		}
+	}
+	sort.Slice(incrs, func(i, j int) bool { return incrs[i].seq < incrs[j].seq })
+	for _, f := range incrs {
+		if l.Base == "" || f.seq >= l.BaseSeq {
+			l.Incrs, l.IncrSeqs = append(l.Incrs, f.name), append(l.IncrSeqs, f.seq)
+		}
+	}
+}
+
 // NoManifestError: the directory holds log files but no manifest. Without it nobody can tell
 // which files are current (a rewrite leaves the old ones until it has removed them), so loading
 // could replay writes twice, and starting empty would write over them: start-up refuses.
@@ -193,7 +225,7 @@ type NoManifestError struct {
 }
 
 func (e *NoManifestError) Error() string {
-	return fmt.Sprintf("the AOF directory holds %s but no manifest %s: refusing to start, which would leave them unloaded and write over them; restore the manifest (one line per file to load, in order, e.g. \"file %s seq 1 type i\"; run qbench aof check on the directory), or move the files away to start empty",
+	return fmt.Sprintf("the AOF directory holds %s but no manifest %s: refusing to start, which would leave them unloaded and write over them; restore the manifest (one line per file to load, in order, e.g. \"file %s seq 1 type i\"; qbench aof check on the directory checks the files and suggests one), or move the files away to start empty",
 		strings.Join(e.Files, ", "), e.Manifest, e.Files[len(e.Files)-1])
 }
 

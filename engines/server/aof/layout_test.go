@@ -113,3 +113,15 @@ func TestOrphans(t *testing.T) {
 		t.Fatalf("no directory: Orphans = %v, %v", got, err)
 	}
 }
+
+// TestFromOrphans: without a manifest, the suggested layout is the base of the highest
+// sequence and the incremental files from its sequence on, in order (older ones are history).
+func TestFromOrphans(t *testing.T) {
+	l := NewLayout(fsys.NewSim(), "/d", "")
+	l.FromOrphans([]string{"appendonly.aof.10.incr.qaof", "appendonly.aof.1.base.qaof", "appendonly.aof.1.incr.qaof",
+		"appendonly.aof.2.incr.qaof", "appendonly.aof.2.base.qaof", "appendonly.aof.3.incr.qaof"})
+	want := "file appendonly.aof.2.base.qaof seq 2 type b\nfile appendonly.aof.2.incr.qaof seq 2 type i\nfile appendonly.aof.3.incr.qaof seq 3 type i\nfile appendonly.aof.10.incr.qaof seq 10 type i\n"
+	if got := string(l.Manifest()); got != want {
+		t.Fatalf("manifest:\n%s\nwant:\n%s", got, want)
+	}
+}
