@@ -243,7 +243,7 @@ func (r *randomPicks) AppendRESP(b []byte, proto int) []byte {
 		}
 	}
 	if need := int64(mean) / int64(len(r.pairs)) * r.count * 11 / 10; need > int64(cap(b)-len(b)) {
-		b = append(make([]byte, 0, int64(len(b))+need), b...)
+		b = append(getBuf(len(b)+int(need)), b...)
 	}
 	b = resp.AppendArrayLen(b, int(n))
 	for i := int64(0); i < r.count; i++ {
