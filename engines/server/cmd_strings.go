@@ -130,6 +130,16 @@ func (c *client) getString(key []byte) (*store.String, error) {
 	return sv, nil
 }
 
+// ownArg returns a copy of arg for a value to keep, or arg itself when the connection's reader
+// hands its buffer over (resp.Reader.Adopt: a large value that arrived alone), so a 150 MB SET
+// holds the value once, as Redis does, not the buffer and a copy.
+func (c *client) ownArg(arg []byte) []byte {
+	if c.rd != nil && c.rd.Adopt(arg) {
+		return arg[:len(arg):len(arg)]
+	}
+	return clone(arg)
+}
+
 // setGeneric is setGenericCommand: okReply and abortReply nil mean +OK and a null.
 func (c *client) setGeneric(flags int, key, val, expire []byte, cmd string, okReply, abortReply any) (any, error) {
 	var at int64
@@ -162,7 +172,7 @@ func (c *client) setGeneric(flags int, key, val, expire []byte, cmd string, okRe
 		c.keyAdded(key)
 	}
 	c.touch(key)
-	v := &store.String{B: clone(val)}
+	v := &store.String{B: c.ownArg(val)}
 	if flags&strKeepTTL != 0 {
 		db.Set(k, v)
 	} else {

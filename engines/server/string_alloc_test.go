@@ -5,6 +5,9 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"qbench/engines/server/store"
 )
 
 // TestAppendAmortised: APPEND and SETRANGE grow a string in place. They used to copy the whole
@@ -116,5 +119,40 @@ func TestLrangeMemory(t *testing.T) {
 	}
 	if got := m1.TotalAlloc - m0.TotalAlloc; got > uint64(len(c.out)*3/2) {
 		t.Errorf("%d bytes allocated for a %d-byte reply", got, len(c.out))
+	}
+}
+
+// TestSetAdoptsLargeValue: a large SET value that arrived alone is kept in the query buffer it
+// arrived in (no copy), and stays exact while the connection goes on: commands pipelined after
+// it, an in-place SETRANGE, and a second large SET on the same connection.
+func TestSetAdoptsLargeValue(t *testing.T) {
+	s := startServer(t, Config{})
+	c := dialRaw(t, s.Addr())
+	big1 := strings.Repeat("a", 3<<20)
+	big2 := strings.Repeat("b", 2<<20)
+	script := [][]string{
+		{"SET", "k1", big1}, {"SET", "small", "x"}, {"SETRANGE", "k1", "1", "ZZ"}, {"SET", "k2", big2},
+		{"PING"}, {"STRLEN", "k1"}, {"GETRANGE", "k1", "0", "4"}, {"GETRANGE", "k2", "-3", "-1"}, {"GET", "small"},
+	}
+	want := []string{"+OK\r\n", "+OK\r\n", ":3145728\r\n", "+OK\r\n", "+PONG\r\n", ":3145728\r\n", "$5\r\naZZaa\r\n", "$3\r\nbbb\r\n", "$1\r\nx\r\n"}
+	for _, cmd := range script { // pipelined: all sent before any reply is read
+		if err := c.send(splitArgs(cmd)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, w := range want {
+		b, err := c.readReply(5 * time.Second)
+		if err != nil || string(b) != w {
+			t.Fatalf("%s: %.40q %v, want %q", script[i][0], b, err, w)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.store.DBs[0].Get("k1").(*store.String).B
+	if string(v) != "aZZ"+big1[3:] {
+		t.Fatal("k1 changed")
+	}
+	if string(s.store.DBs[0].Get("k2").(*store.String).B) != big2 {
+		t.Fatal("k2 changed")
 	}
 }

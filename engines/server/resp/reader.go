@@ -5,6 +5,7 @@ package resp
 import (
 	"errors"
 	"io"
+	"unsafe"
 )
 
 // Redis's limits (server.h / networking.c, 7.0).
@@ -94,6 +95,32 @@ func (r *Reader) Raw() []byte { return r.raw }
 func (r *Reader) Feed(p []byte) {
 	r.makeRoom(len(p))
 	r.w += copy(r.buf[r.w:], p)
+}
+
+// AdoptMin is the least argument length Adopt takes over.
+const AdoptMin = 1 << 20
+
+// Adopt hands a, an argument of the command just returned, over to the caller for good when it
+// is at least AdoptMin long and fills at least half of the reader's buffer (a large value that
+// arrived alone): the reader goes on in a fresh buffer, with a copy of what it holds unparsed,
+// and never writes to the old one again, so the value needs no copy of its own (Redis adopts
+// its query buffer likewise). It reports whether it did; if not, the caller must copy a.
+func (r *Reader) Adopt(a []byte) bool {
+	if len(a) < AdoptMin || 2*len(a) < len(r.buf) {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
+	if p < lo || p+uintptr(len(a)) > lo+uintptr(len(r.buf)) {
+		return false // not ours (a queued copy, a replayed record)
+	}
+	rest := r.w - r.r
+	nb := make([]byte, max(16<<10, rest))
+	copy(nb, r.buf[r.r:r.w])
+	// Parse state is kept relative to r.r, so a partly parsed command carries over. The
+	// returned arguments and raw stay valid: the old buffer is now theirs.
+	r.buf, r.r, r.w = nb, 0, rest
+	return true
 }
 
 // Next parses one command from what is already buffered, without reading. ok is false when no

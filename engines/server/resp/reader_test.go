@@ -233,3 +233,32 @@ func TestReaderGrowsToTheArgument(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderAdopt: a large argument that fills the buffer is handed over: the reader goes on
+// in a fresh buffer (with the pipelined commands after it) and never writes the old one
+// again; a small one, or one not from the reader, is refused.
+func TestReaderAdopt(t *testing.T) {
+	big := strings.Repeat("v", 3<<20)
+	in := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + fmt.Sprint(len(big)) + "\r\n" + big + "\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n*1\r\n$4\r\nPING\r\n"
+	r := NewReader(&chunkReader{b: []byte(in), n: 1 << 20})
+	args, err := r.ReadCommand()
+	if err != nil || len(args) != 3 {
+		t.Fatalf("%q %v", args, err)
+	}
+	if r.Adopt(args[1]) || r.Adopt([]byte(big)) {
+		t.Fatal("adopted a small argument, or one not in the buffer")
+	}
+	val := args[2]
+	if !r.Adopt(val) {
+		t.Fatal("did not adopt a 3 MB argument filling the buffer")
+	}
+	for _, want := range []string{"GET", "PING"} {
+		a, err := r.ReadCommand()
+		if err != nil || string(a[0]) != want {
+			t.Fatalf("after adopting: %q %v, want %s", a, err, want)
+		}
+	}
+	if string(val) != big {
+		t.Fatal("the adopted value changed")
+	}
+}
