@@ -41,7 +41,7 @@ func statsLines(t *testing.T, c *rawConn) string {
 func TestDiffRedisCommandStats(t *testing.T) {
 	cases := []struct {
 		name  string
-		steps []string // "cmd": a reply is read; "&cmd": sent by client 2, read at "<"
+		steps []string // "cmd": a reply is read; "&cmd": sent by client 2, which is then waited for to block, read at "<"; "~cmd": the same, not waited for (it times out at once)
 	}{
 		{"xgroup-destroy-unblocks", []string{"CONFIG RESETSTAT", "DEL mystream", "XGROUP CREATE mystream mygroup $ MKSTREAM",
 			"&XREADGROUP GROUP mygroup Alice BLOCK 0 STREAMS mystream >", "XGROUP DESTROY mystream mygroup", "<"}},
@@ -49,7 +49,7 @@ func TestDiffRedisCommandStats(t *testing.T) {
 			"INCR s", "XADD x 0-0 f v", "GET s"}},
 		{"multi-exec", []string{"CONFIG RESETSTAT", "SET s x", "MULTI", "INCR s", "GET s", "LPUSH s a", "EXEC",
 			"MULTI", "GET", "SET a b", "EXEC", "EXEC", "DISCARD"}},
-		{"blocking", []string{"CONFIG RESETSTAT", "&BLPOP l 0", "RPUSH l a", "<", "&BLPOP l 0.01", "<",
+		{"blocking", []string{"CONFIG RESETSTAT", "&BLPOP l 0", "RPUSH l a", "<", "~BLPOP l 0.01", "<",
 			"&BLMPOP 0 1 l LEFT COUNT 2", "RPUSH l b c d", "<", "BLPOP l 0"}},
 	}
 	s := startServer(t, Config{})
@@ -66,11 +66,13 @@ func TestDiffRedisCommandStats(t *testing.T) {
 							t.Fatal(err)
 						}
 						continue
-					case strings.HasPrefix(st, "&"):
+					case strings.HasPrefix(st, "&"), strings.HasPrefix(st, "~"):
 						if err := c2.send(splitWords(st[1:])); err != nil {
 							t.Fatal(err)
 						}
-						waitBlockedRaw(t, c1, 1)
+						if st[0] == '&' {
+							waitBlockedRaw(t, c1, 1)
+						}
 						continue
 					}
 					if err := c.send(splitWords(st)); err != nil {
