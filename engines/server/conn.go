@@ -486,6 +486,7 @@ func (c *client) writer(wake chan struct{}) {
 			}
 			n, err := c.conn.Write(buf)
 			c.s.stats.netOutput.Add(int64(n))
+			buf = keepSpare(buf)
 			if err != nil {
 				c.conn.Close()
 				for range wake {
@@ -494,6 +495,17 @@ func (c *client) writer(wake chan struct{}) {
 			}
 		}
 	}
+}
+
+// keepSpare is a written-out pending buffer to reuse: emptied, or nil past 1 MB (more than a
+// busy subscriber's batch), so a burst's buffer (tens of MB per subscriber, twice over as
+// pending and spare swap) goes to the collector once written instead of staying for the
+// connection's life.
+func keepSpare(buf []byte) []byte {
+	if cap(buf) > 1<<20 {
+		return nil
+	}
+	return buf[:0]
 }
 
 // drainAsync waits (briefly) for queued output to be written before a close.

@@ -551,7 +551,7 @@ func (l *eventLoop) flushAsync(c *client) (alive, all bool) {
 	l.s.stats.netOutput.Add(int64(n))
 	switch {
 	case err == nil:
-		c.pendingSpare = buf[:0]
+		c.pendingSpare = keepSpare(buf)
 		return true, true
 	case err != errAgain:
 		return false, false

@@ -156,3 +156,17 @@ func TestSetAdoptsLargeValue(t *testing.T) {
 		t.Fatal("k2 changed")
 	}
 }
+
+// TestKeepSpare: a subscriber's written-out pending buffer is kept for reuse only up to 1 MB;
+// a burst's is dropped (a 57 MB burst held 130-171 MB, Redis 50-63).
+func TestKeepSpare(t *testing.T) {
+	for _, tc := range []struct {
+		cap  int
+		kept bool
+	}{{0, true}, {64 << 10, true}, {1 << 20, true}, {1<<20 + 1, false}, {57 << 20, false}} {
+		got := keepSpare(make([]byte, 10, max(tc.cap, 10)))
+		if (got != nil) != tc.kept || len(got) != 0 {
+			t.Errorf("cap %d: kept %v (len %d), want kept %v", tc.cap, got != nil, len(got), tc.kept)
+		}
+	}
+}
