@@ -190,7 +190,7 @@ func (s *Server) deliver(c *client, b []byte) {
 
 // checkLimitLocked applies the output buffer limit to c (c.pmu held).
 func (s *Server) checkLimitLocked(c *client, now time.Time) {
-	n := int64(len(c.pending))
+	n := int64(len(c.pending) + c.inflight) // unsent, as Redis counts its reply list
 	l := s.conf.obuf[obufPubsub]
 	hard, soft, secs := l.hard, l.soft, l.secs
 	over := hard > 0 && n >= hard

@@ -74,6 +74,9 @@ type client struct {
 	wake         chan struct{}
 	writerOn     bool      // the writer goroutine runs
 	softSince    time.Time // when pending first exceeded the soft limit
+	// inflight: bytes the writer goroutine took from pending and is writing (a blocking write
+	// to a slow reader): still unsent, so the output buffer limit counts them (pmu)
+	inflight int
 	// normalSoftSince: when the replies first exceeded the normal class's soft limit.
 	normalSoftSince time.Time
 	killed          bool
@@ -479,13 +482,16 @@ func (c *client) writer(wake chan struct{}) {
 		for {
 			c.pmu.Lock()
 			buf, c.pending = c.pending, buf[:0]
-			c.softSince = time.Time{}
+			c.inflight = len(buf) // still unsent: the soft limit's clock goes on
 			c.pmu.Unlock()
 			if len(buf) == 0 {
 				break
 			}
 			n, err := c.conn.Write(buf)
 			c.s.stats.netOutput.Add(int64(n))
+			c.pmu.Lock()
+			c.inflight = 0
+			c.pmu.Unlock()
 			buf = keepSpare(buf)
 			if err != nil {
 				c.conn.Close()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net"
 	"runtime"
 	"strings"
 	"testing"
@@ -195,5 +196,31 @@ func TestXrangeHandsOverItsBuffer(t *testing.T) {
 	}
 	if got := m1.TotalAlloc - m0.TotalAlloc; got > uint64(len(c.out)*4) {
 		t.Errorf("%d bytes allocated for a %d-byte reply", got, len(c.out))
+	}
+}
+
+// TestPubsubLimitCountsInflight: the pubsub output limit counts the bytes the writer goroutine
+// is still writing to a slow subscriber, not only those queued behind them (a 57 MB burst
+// stayed under a 32 MB hard limit that way: 130-171 MB held where Redis, counting its whole
+// reply list, disconnected the subscriber).
+func TestPubsubLimitCountsInflight(t *testing.T) {
+	s := New(Config{})
+	a, b := net.Pipe()
+	defer b.Close()
+	c := &client{s: s, conn: a, async: true}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conf.obuf[obufPubsub] = obufLimit{hard: 1 << 20}
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	c.pending = make([]byte, 100)
+	s.checkLimitLocked(c, time.Now())
+	if c.killed {
+		t.Fatal("killed at 100 bytes")
+	}
+	c.inflight = 1 << 20
+	s.checkLimitLocked(c, time.Now())
+	if !c.killed {
+		t.Fatal("not killed with 1 MB in flight and a 1 MB hard limit")
 	}
 }
