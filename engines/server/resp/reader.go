@@ -59,6 +59,8 @@ type Reader struct {
 	// need is how many unparsed bytes the pending command needs at least (its bulk lengths
 	// are known), so a large argument arriving in pieces is not re-parsed on every read.
 	need int
+	// needBulk is the length of the bulk need waits for.
+	needBulk int
 
 	// The multibulk being parsed, kept across reads as Redis keeps c->multibulklen and
 	// c->bulklen: a command of many arguments arriving in pieces is parsed once, not from its
@@ -208,9 +210,11 @@ func (r *Reader) makeRoom(n int) {
 		}
 	}
 	size := max(2*len(r.buf), r.w+n)
-	if r.need > 0 {
-		// Doubling, but never past what the pending command needs: a 150 MB argument left a
-		// 256 MB buffer.
+	if r.need > 0 && r.needBulk >= r.w-r.r {
+		// Doubling, but not past the end of a pending argument at least as large as all the
+		// command holds so far: a 150 MB argument left a 256 MB buffer. Only such a one: for
+		// a command of many smaller arguments the cap would grow the buffer an argument at a
+		// time, copying it each time (quadratic); here each copy is at most the argument.
 		size = min(size, max(r.w+n, r.r+r.need))
 	}
 	nb := make([]byte, size)
@@ -282,7 +286,7 @@ func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
 		}
 		start := pos + cr + 2
 		if int64(len(b)-start) < l+2 {
-			r.need = start + int(l) + 2
+			r.need, r.needBulk = start+int(l)+2, int(l)
 			return nil, 0, nil
 		}
 		end := start + int(l)
