@@ -200,7 +200,9 @@ func (e *entriesReply) room(n int) {
 		return
 	}
 	nb := append(getBuf(max(2*cap(e.buf), len(e.buf)+n)), e.buf...)
-	putBuf(e.buf)
+	if cap(e.buf) <= smallOut {
+		putBuf(e.buf) // a larger one, outgrown, would only hand the next reply a buffer to outgrow
+	}
 	e.buf = nb
 }
 
