@@ -26,15 +26,24 @@ func aofCmd() *cobra.Command {
 		Short: "Report every file of the log and where it is damaged",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := openLayout(args[0])
-			if err != nil {
-				return err
-			}
-			reps, err := aof.Check(l)
-			if err != nil {
-				return err
-			}
 			out := cmd.OutOrStdout()
+			l, err := openLayout(args[0])
+			orphaned := false
+			if err != nil {
+				// No manifest: check the log files found, if any, and suggest one.
+				if l, orphaned = orphanLayout(args[0]); !orphaned {
+					return err
+				}
+			}
+			var reps []aof.FileReport
+			if orphaned {
+				reps, err = aof.CheckFiles(l)
+			} else {
+				reps, err = aof.Check(l)
+			}
+			if err != nil {
+				return err
+			}
 			damaged := false
 			for _, r := range reps {
 				if r.Damage == nil && r.ZeroBytes > 0 {
@@ -52,6 +61,10 @@ func aofCmd() *cobra.Command {
 				}
 				fmt.Fprintf(out, "%s: %s at byte offset %d (%s); %d valid records before it, %d bytes after it, %d valid-looking records after it\n",
 					r.File, kind, r.Damage.Offset, r.Damage.Reason, r.Records, r.Size-r.ValidEnd, r.Recoverable)
+			}
+			if orphaned {
+				fmt.Fprintf(out, "no manifest: the server refuses to start on these files. A manifest naming the base of the highest sequence and the incremental files from it on would be (check it, then write it to %s):\n%s", l.ManifestPath(), l.Manifest())
+				return errNoManifest
 			}
 			if damaged {
 				return errDamaged
@@ -86,6 +99,23 @@ func aofCmd() *cobra.Command {
 		},
 	})
 	return cmd
+}
+
+// errNoManifest makes `aof check` exit 1 on log files without a manifest.
+var errNoManifest = errors.New("the append-only files have no manifest (see above)")
+
+// orphanLayout is a layout of the log files in dir/appendonlydir (or dir) when there is no
+// manifest, as FromOrphans suggests it; false if there are none.
+func orphanLayout(dir string) (*aof.Layout, bool) {
+	for _, d := range []string{filepath.Join(dir, aof.DirName), dir} {
+		l := aof.NewLayout(fsys.OS{}, filepath.Dir(d), "")
+		l.Dir = d
+		if names, err := l.Orphans(); err == nil && len(names) > 0 {
+			l.FromOrphans(names)
+			return l, true
+		}
+	}
+	return nil, false
 }
 
 // openLayout finds the manifest in dir/appendonlydir or in dir itself.

@@ -61,7 +61,7 @@ func main() {
 		os.Exit(exitGate)
 	case errors.As(err, &ic):
 		os.Exit(exitInconclusive)
-	case errors.As(err, &ue), isCobraUsage(err):
+	case errors.As(err, &ue), !errors.As(err, new(ranError)) && isCobraUsage(err):
 		os.Exit(exitUsage)
 	default:
 		os.Exit(exitRuntime)
@@ -81,6 +81,7 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(runCmd(), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), searchCmd(), calibrateCmd(), aofCmd(), lossyfsCmd(), k8sCmd(), versionCmd())
 	usageOnBadArgs(root)
+	markRunErrors(root)
 	return root
 }
 
@@ -102,7 +103,31 @@ func usageOnBadArgs(c *cobra.Command) {
 	}
 }
 
-// isCobraUsage recognises cobra's own argument errors (unknown command, wrong argument count).
+// ranError marks an error a command's RunE returned: it is the command's own (exit 1 unless
+// typed otherwise), never one of cobra's argument errors, whatever its text (a server's
+// "unknown command" in a log record is not a usage error).
+type ranError struct{ err error }
+
+func (e ranError) Error() string { return e.err.Error() }
+func (e ranError) Unwrap() error { return e.err }
+
+// markRunErrors wraps every command's RunE so its errors are ranErrors.
+func markRunErrors(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := run(cmd, args); err != nil {
+				return ranError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRunErrors(sub)
+	}
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command, wrong argument count),
+// which cobra returns untyped; only asked about errors that did not come from a RunE.
 func isCobraUsage(err error) bool {
 	msg := err.Error()
 	for _, p := range []string{"unknown command", "accepts ", "requires at least", "unknown flag", "unknown shorthand"} {

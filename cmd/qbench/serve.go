@@ -89,7 +89,7 @@ func serveCmd() *cobra.Command {
 				EnableProtectedConfigs: enableProtected,
 			})
 			if err := s.Start(); err != nil {
-				if errors.Is(err, server.ErrSeed) || strings.Contains(err.Error(), "appendfsync") || strings.Contains(err.Error(), "aof-preallocate") || strings.Contains(err.Error(), "save \"") || strings.Contains(err.Error(), "enable-") {
+				if errors.Is(err, server.ErrSeed) || errors.As(err, new(*server.ConfigError)) {
 					return usageError{err}
 				}
 				return err

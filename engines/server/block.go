@@ -23,6 +23,7 @@ type blockSpec struct {
 	// no longer a stream after a command (Redis 7.0's unblockDeletedStreamReadgroupClients).
 	goneReply any
 	args      [][]byte // the command, for the AOF when it is served
+	cmd       *command // for INFO commandstats when it is answered
 
 	c      *client
 	served bool     // guarded by the store lock

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
 	"strings"
@@ -79,8 +80,17 @@ func (c *client) checkPassword(user, pass []byte) bool {
 	if string(user) != "default" {
 		return false
 	}
-	// Constant time, so the time a wrong password takes tells nothing of its common prefix.
-	return want == "" || subtle.ConstantTimeCompare(pass, []byte(want)) == 1
+	return want == "" || passwordMatches(pass, want)
+}
+
+// passwordMatches compares SHA-256 digests, as Redis's ACLCheckUserCredentials compares
+// ACLHashPassword's with time_independent_strcmp: both sides are 32 bytes, so the constant-time
+// comparison runs in full, and the time a wrong password takes tells nothing of its length or
+// of a prefix it shares with the password (subtle.ConstantTimeCompare on the passwords
+// themselves returns at once when their lengths differ).
+func passwordMatches(pass []byte, want string) bool {
+	got, exp := sha256.Sum256(pass), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(got[:], exp[:]) == 1
 }
 
 func (c *client) setAuthed(ok bool) {

@@ -19,9 +19,31 @@ func movableKeys(cmd *command, args [][]byte) (keys [][]byte, ok bool) {
 			}
 		}
 		return nil, true
-	case "lmpop", "blmpop", "sintercard":
+	case "sort", "sort_ro":
+		// sortGetKeys: the key, and SORT's last STORE destination, skipping LIMIT's, GET's
+		// and BY's arguments.
+		if len(args) < 2 {
+			return nil, true
+		}
+		keys = [][]byte{args[1]}
+		store := -1
+		for i := 2; i < len(args); i++ {
+			switch {
+			case eq(args[i], "limit"):
+				i += 2
+			case eq(args[i], "get"), eq(args[i], "by"):
+				i++
+			case cmd.fullname == "sort" && eq(args[i], "store") && i+1 < len(args):
+				store = i + 1
+			}
+		}
+		if store >= 0 {
+			keys = append(keys, args[store])
+		}
+		return keys, true
+	case "lmpop", "blmpop", "zmpop", "bzmpop", "sintercard":
 		at := 1
-		if cmd.fullname == "blmpop" {
+		if cmd.fullname == "blmpop" || cmd.fullname == "bzmpop" {
 			at = 2
 		}
 		if len(args) <= at {

@@ -173,7 +173,36 @@ func cmdLrange(c *client, args [][]byte) (any, error) {
 	if l == nil {
 		return resp.Array{}, nil
 	}
-	return l.Range(start, stop), nil
+	return &listRangeReply{l, start, stop}, nil
+}
+
+// listRangeReply is LRANGE's reply, encoded from the list straight into the output buffer
+// (room made once for its exact size), as Redis writes it: it used to copy every element into
+// a reply array first, and a 4 M-element LRANGE peaked at 622 MB where Redis took 205. Encoded
+// under the store lock, right after the handler, like every reply.
+type listRangeReply struct {
+	l           *store.List
+	start, stop int
+}
+
+func (r *listRangeReply) AppendRESP(b []byte, _ int) []byte {
+	size := 16
+	n := r.l.EachInRange(r.start, r.stop, func(e []byte) { size += len(e) + 5 + digits(len(e)) })
+	if size > cap(b)-len(b) {
+		b = append(getBuf(len(b)+size), b...)
+	}
+	b = resp.AppendArrayLen(b, n)
+	r.l.EachInRange(r.start, r.stop, func(e []byte) { b = resp.AppendBulk(b, e) })
+	return b
+}
+
+// digits is the length of n in decimal (n >= 0).
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // listRange is LRANGE's and LTRIM's arguments: key start stop, the indexes parsed before the key
@@ -526,6 +555,12 @@ func cmdBpop(left bool) handler {
 
 // parseMpop parses "numkeys key... LEFT|RIGHT [COUNT n]" starting at args[i].
 func parseMpop(args [][]byte, i int) (keys [][]byte, left bool, count int64, err error) {
+	return parseMultiPop(args, i, side)
+}
+
+// parseMultiPop parses "numkeys key... WHERE [COUNT n]" starting at args[i], WHERE by where
+// (LMPOP's LEFT|RIGHT, ZMPOP's MIN|MAX).
+func parseMultiPop(args [][]byte, i int, where func([]byte) (bool, error)) (keys [][]byte, left bool, count int64, err error) {
 	numkeys, ok := parseInt(args[i])
 	if !ok || numkeys < 1 {
 		return nil, false, 0, redisError("ERR numkeys should be greater than 0")
@@ -534,7 +569,7 @@ func parseMpop(args [][]byte, i int) (keys [][]byte, left bool, count int64, err
 	if whereIdx >= int64(len(args)) {
 		return nil, false, 0, errSyntax
 	}
-	left, err = side(args[whereIdx])
+	left, err = where(args[whereIdx])
 	if err != nil {
 		return nil, false, 0, err
 	}

@@ -190,8 +190,9 @@ func (s *Server) deliver(c *client, b []byte) {
 
 // checkLimitLocked applies the output buffer limit to c (c.pmu held).
 func (s *Server) checkLimitLocked(c *client, now time.Time) {
-	n := int64(len(c.pending))
-	hard, soft, secs := s.conf.pubsubHard, s.conf.pubsubSoft, s.conf.pubsubSoftSeconds
+	n := int64(len(c.pending) + c.inflight) // unsent, as Redis counts its reply list
+	l := s.conf.obuf[obufPubsub]
+	hard, soft, secs := l.hard, l.soft, l.secs
 	over := hard > 0 && n >= hard
 	if !over && soft > 0 && n >= soft {
 		if c.softSince.IsZero() {

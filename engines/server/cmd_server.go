@@ -171,6 +171,7 @@ func cmdConfigResetstat(c *client, args [][]byte) (any, error) {
 	s.stats.connectionsReceived = 0
 	s.stats.rejectedConns = 0
 	s.stats.keyspaceHits, s.stats.keyspaceMisses = 0, 0
+	s.stats.errs.reset()
 	s.stats.netInput.Store(0)
 	s.stats.netOutput.Store(0)
 	return resp.OK, nil
@@ -395,13 +396,16 @@ func zeros(b *strings.Builder, names ...string) {
 }
 
 // infoSections are INFO's default sections, in Redis's order.
-var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "cluster", "keyspace"}
+var infoSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "commandstats", "errorstats", "cluster", "keyspace"}
+
+// notDefault are the sections INFO shows only when asked by name, "all" or "everything".
+var notDefault = map[string]bool{"commandstats": true}
 
 func cmdInfo(c *client, args [][]byte) (any, error) {
 	want := map[string]bool{}
 	if len(args) == 1 {
 		for _, s := range infoSections {
-			want[s] = true
+			want[s] = !notDefault[s]
 		}
 	}
 	for _, a := range args[1:] {
@@ -409,7 +413,7 @@ func cmdInfo(c *client, args [][]byte) (any, error) {
 		switch n {
 		case "default", "all", "everything":
 			for _, s := range infoSections {
-				want[s] = true
+				want[s] = want[s] || n != "default" || !notDefault[s]
 			}
 		default:
 			want[n] = true
@@ -527,7 +531,7 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 		kv("keyspace_misses", s.stats.keyspaceMisses)
 		kv("pubsub_channels", len(s.pubsub.channels))
 		kv("pubsub_patterns", len(s.pubsub.patterns))
-		kv("total_error_replies", 0)
+		kv("total_error_replies", s.stats.errs.total)
 		kv("latest_fork_usec", s.p.pauseUsec)
 		spins, hits := s.loop.spinCounts() // not in Redis: the event loop's polls before blocking
 		kv("loop_spins", spins)
@@ -545,6 +549,10 @@ func (s *Server) writeInfoSection(b *strings.Builder, sec string) {
 			"total_net_repl_input_bytes", "total_net_repl_output_bytes", "total_reads_processed",
 			"total_writes_processed", "tracking_total_items", "tracking_total_keys",
 			"tracking_total_prefixes", "unexpected_error_replies")
+	case "commandstats":
+		s.stats.errs.writeCommandstats(b)
+	case "errorstats":
+		s.stats.errs.writeErrorstats(b)
 	case "replication":
 		b.WriteString("# Replication\r\n")
 		kv("role", "master")

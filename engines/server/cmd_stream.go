@@ -174,14 +174,36 @@ type entriesReply struct {
 	done  bool
 }
 
+// entriesHead is the room kept at the start of an entriesReply's buffer for its array header
+// ("*N\r\n", N < 2^31), so a reply that is the whole output can be handed over uncopied.
+const entriesHead = 16
+
 func newEntriesReply(proto int) *entriesReply {
-	return &entriesReply{proto: proto, buf: getBuf(0)}
+	return &entriesReply{proto: proto, buf: append(getBuf(0), make([]byte, entriesHead)...)}
 }
 
 // add appends one entry; addID one ID; addDeleted an ID whose entry is gone: [id, null].
 func (e *entriesReply) add(id store.ID, fv [][]byte) {
+	n := 64
+	for _, v := range fv {
+		n += len(v) + 16
+	}
+	e.room(n)
 	e.buf = appendEntry(e.buf, id, fv)
 	e.n++
+}
+
+// room makes n bytes free in buf, doubling it: append's growth by quarters past 256 bytes
+// allocates about five times a large reply on the way, doubling about twice.
+func (e *entriesReply) room(n int) {
+	if len(e.buf)+n <= cap(e.buf) {
+		return
+	}
+	nb := append(getBuf(max(2*cap(e.buf), len(e.buf)+n)), e.buf...)
+	if cap(e.buf) <= smallOut {
+		putBuf(e.buf) // a larger one, outgrown, would only hand the next reply a buffer to outgrow
+	}
+	e.buf = nb
 }
 
 func (e *entriesReply) addID(id store.ID) {
@@ -200,16 +222,31 @@ func (e *entriesReply) AppendRESP(b []byte, _ int) []byte {
 	if e.done {
 		return resp.AppendError(b, "ERR internal: reply encoded twice")
 	}
-	if need := len(b) + 16 + len(e.buf); need > cap(b) {
+	body := e.buf[entriesHead:]
+	e.done = true
+	if len(b) == 0 && len(body) > smallOut {
+		// The whole output (XRANGE, XREVRANGE): the header goes into the room kept before the
+		// entries and the buffer becomes the output, instead of a copy of a reply that can be
+		// hundreds of MB. The empty b is the connection's own: recycled.
+		var h [entriesHead]byte
+		hdr := resp.AppendArrayLen(h[:0], e.n)
+		at := entriesHead - len(hdr)
+		copy(e.buf[at:], hdr)
+		out := e.buf[at:]
+		e.buf = nil
+		putBuf(b)
+		return out
+	}
+	if need := len(b) + 16 + len(body); need > cap(b) {
 		// A recycled output buffer instead of append's fresh one; the old b is small (the
 		// connection keeps at most smallOut) or owned by someone else (EXEC's body), so it
 		// is not recycled here.
 		b = append(getBuf(need), b...)
 	}
 	b = resp.AppendArrayLen(b, e.n)
-	b = append(b, e.buf...)
+	b = append(b, body...)
 	putBuf(e.buf)
-	e.buf, e.done = nil, true
+	e.buf = nil
 	return b
 }
 

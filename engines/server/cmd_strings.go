@@ -130,6 +130,16 @@ func (c *client) getString(key []byte) (*store.String, error) {
 	return sv, nil
 }
 
+// ownArg returns a copy of arg for a value to keep, or arg itself when the connection's reader
+// hands its buffer over (resp.Reader.Adopt: a large value that arrived alone), so a 150 MB SET
+// holds the value once, as Redis does, not the buffer and a copy.
+func (c *client) ownArg(arg []byte) []byte {
+	if c.rd != nil && c.rd.Adopt(arg) {
+		return arg[:len(arg):len(arg)]
+	}
+	return clone(arg)
+}
+
 // setGeneric is setGenericCommand: okReply and abortReply nil mean +OK and a null.
 func (c *client) setGeneric(flags int, key, val, expire []byte, cmd string, okReply, abortReply any) (any, error) {
 	var at int64
@@ -162,7 +172,7 @@ func (c *client) setGeneric(flags int, key, val, expire []byte, cmd string, okRe
 		c.keyAdded(key)
 	}
 	c.touch(key)
-	v := &store.String{B: clone(val)}
+	v := &store.String{B: c.ownArg(val)}
 	if flags&strKeepTTL != 0 {
 		db.Set(k, v)
 	} else {
@@ -243,12 +253,34 @@ func cmdAppend(c *client, args [][]byte) (any, error) {
 	if err := checkStringLength(int64(len(sv.B)), int64(len(args[2]))); err != nil {
 		return nil, err
 	}
-	// dbUnshareStringValue: the value becomes a raw string, whatever it held.
-	nv := &store.String{B: append(clone(sv.B), args[2]...), Raw: true}
-	db.Set(string(args[1]), nv)
+	// dbUnshareStringValue: the value becomes a raw string, whatever it held. It grows in
+	// place (growString), so appends to a large string cost what they add, not its length.
+	sv.B = append(growString(sv.B, len(args[2])), args[2]...)
+	sv.Raw, sv.NoInt = true, false
 	c.touch(args[1])
 	c.notify(notifyString, "append", args[1])
-	return len(nv.B), nil
+	return len(sv.B), nil
+}
+
+// growString returns b with room for extra more bytes, reallocating (and copying) only when
+// its capacity is short, to twice the need below 1 MB, and past it to the need plus 1 MB or
+// an eighth, whichever is more: Redis's sdsMakeRoomFor greed (SDS_MAX_PREALLOC) with a floor
+// that keeps a run of small appends to a huge string at a bounded number of copies per byte
+// (Redis's realloc grows such a block in place; a Go slice cannot). A string's value is
+// owned by its key alone (SET, COPY, RESTORE and the rest store copies; replies copy into
+// the output buffer under the store lock), so growing it in place is safe.
+func growString(b []byte, extra int) []byte {
+	need := len(b) + extra
+	if need <= cap(b) {
+		return b
+	}
+	c := 2 * need
+	if need >= 1<<20 {
+		c = need + max(1<<20, need/8)
+	}
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
 }
 
 func cmdStrlen(c *client, args [][]byte) (any, error) {
@@ -327,11 +359,21 @@ func cmdSetrange(c *client, args [][]byte) (any, error) {
 		}
 		cur = sv.B
 	}
-	size := max(int64(len(cur)), offset+int64(len(val)))
-	b := make([]byte, size)
-	copy(b, cur)
+	// In place, growing as APPEND does (growString), the gap zero-filled.
+	end := offset + int64(len(val))
+	b := cur
+	if end > int64(len(b)) {
+		b = growString(b, int(end)-len(b))
+		n := len(b)
+		b = b[:end]
+		clear(b[n:])
+	}
 	copy(b[offset:], val)
-	db.Set(string(args[1]), &store.String{B: b, Raw: true}) // the TTL stays, as in Redis
+	if sv == nil {
+		db.Set(string(args[1]), &store.String{B: b, Raw: true})
+	} else {
+		sv.B, sv.Raw, sv.NoInt = b, true, false // the TTL stays, as in Redis
+	}
 	c.touch(args[1])
 	c.notify(notifyString, "setrange", args[1])
 	return len(b), nil

@@ -65,7 +65,7 @@ func init() { commandTable = buildTable() }
 
 func buildTable() map[string]*command {
 	t := map[string]*command{}
-	for _, family := range [][]*command{genericCommands, keyCommands, stringCommands, setHashCommands, hashCommands, setOpCommands, zsetCommands, functionCommands, dumpCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands, persistCommands} {
+	for _, family := range [][]*command{genericCommands, keyCommands, stringCommands, setHashCommands, hashCommands, setOpCommands, zsetCommands, sortCommands, functionCommands, dumpCommands, listCommands, streamCommands, pubsubCommands, connCommands, serverCommands, persistCommands} {
 		for _, cmd := range family {
 			cmd.fullname = cmd.name
 			if len(cmd.subs) > 0 {
@@ -96,7 +96,7 @@ func lookup(args [][]byte) (*command, error) {
 		cmd = sub
 	}
 	if (cmd.arity > 0 && cmd.arity != len(args)) || len(args) < -cmd.arity {
-		return nil, errArity(cmd.fullname)
+		return cmd, errArity(cmd.fullname) // the command too: its rejected_calls count this
 	}
 	return cmd, nil
 }
@@ -139,23 +139,25 @@ func (c *client) execute(args [][]byte) *blockSpec {
 	cmd, err := lookup(args)
 	if err != nil {
 		c.lastCmdName = ""
-		c.reject(args, err, false)
+		c.reject(cmd, args, err, false)
 		return nil
 	}
 	c.lastCmdName = cmd.fullname
 	if !c.authed && cmd.flags&flagNoAuth == 0 {
-		c.reject(args, errNoAuth, true)
+		c.reject(cmd, args, errNoAuth, true)
 		return nil
 	}
 	if cmd.name == "debug" && !c.allowProtected(s.cfg.EnableDebugCommand) {
-		c.reject(args, redisError(errDebugNotAllowed), true)
+		c.reject(cmd, args, redisError(errDebugNotAllowed), true)
 		return nil
 	}
 	if c.proto == 2 && c.subscriptions() > 0 && cmd.flags&flagSubscribeOK == 0 {
+		s.stats.errs.cmd(cmd).rejected++
 		c.reply(errorf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.fullname))
 		return nil
 	}
 	if err := s.p.denyWrite(cmd); err != nil {
+		s.stats.errs.cmd(cmd).rejected++
 		if c.inMulti {
 			c.multiErr = true
 		}
@@ -176,7 +178,10 @@ func (c *client) execute(args [][]byte) *blockSpec {
 
 // reject replies to a command refused before running (Redis's rejectCommand): it flags an open
 // transaction, and a refused EXEC aborts the transaction with EXECABORT.
-func (c *client) reject(args [][]byte, err error, withCode bool) {
+func (c *client) reject(cmd *command, args [][]byte, err error, withCode bool) {
+	if cmd != nil {
+		c.s.stats.errs.cmd(cmd).rejected++
+	}
 	if c.inMulti {
 		c.multiErr = true
 	}
@@ -199,6 +204,8 @@ func (c *client) call(cmd *command, args [][]byte) *blockSpec {
 	s.p.beginCmd(cmd)
 	defer s.p.endCmd()
 	c.logAs = nil
+	s.stats.errs.beginCall()
+	began := time.Now()
 	v, err := cmd.h(c, args)
 	if cmd.flags&flagWrite != 0 && err == nil {
 		s.dirty++
@@ -221,12 +228,16 @@ func (c *client) call(cmd *command, args [][]byte) *blockSpec {
 				// Inside MULTI a blocking command cannot block: it times out at once.
 				c.reply(b.timeoutReply)
 			} else {
+				b.cmd = cmd
 				s.blocked.add(c, b)
 				blk = b
 			}
 		} else {
 			c.reply(v)
 		}
+	}
+	if blk == nil {
+		s.stats.errs.endCall(cmd, time.Since(began))
 	}
 	if !c.inExec {
 		// Inside MULTI the blocked clients are served after EXEC, against its final state.

@@ -74,7 +74,12 @@ type client struct {
 	wake         chan struct{}
 	writerOn     bool      // the writer goroutine runs
 	softSince    time.Time // when pending first exceeded the soft limit
-	killed       bool
+	// inflight: bytes the writer goroutine took from pending and is writing (a blocking write
+	// to a slow reader): still unsent, so the output buffer limit counts them (pmu)
+	inflight int
+	// normalSoftSince: when the replies first exceeded the normal class's soft limit.
+	normalSoftSince time.Time
+	killed          bool
 }
 
 // serveConn serves one connection on its own goroutine (the design off Linux, with
@@ -249,6 +254,7 @@ func (c *client) isAsync() bool {
 // confirmations (SUBSCRIBE, UNSUBSCRIBE and their pattern forms, built as resp.Push) are sent
 // whatever CLIENT REPLY says, as Redis 7.0 sends them (its CLIENT_PUSHING flag).
 func (c *client) reply(v any) {
+	c.countErrors(v)
 	if (c.replyOff || c.skipThis) && !c.inExec {
 		c.replyPushesOnly(v)
 		return
@@ -257,9 +263,59 @@ func (c *client) reply(v any) {
 		for _, r := range rs {
 			c.out = resp.AppendValue(c.out, r, c.proto)
 		}
-		return
+	} else {
+		c.out = resp.AppendValue(c.out, v, c.proto)
 	}
-	c.out = resp.AppendValue(c.out, v, c.proto)
+	if l := c.s.conf.obuf[obufNormal]; l.hard > 0 || l.soft > 0 {
+		c.checkNormalLimit(l)
+	}
+}
+
+// checkNormalLimit holds a client that is not subscribed to the normal class's
+// client-output-buffer-limit, counting the replies not yet written (this batch's): past the
+// hard limit, or past the soft one in batches spanning more than its seconds, it is closed
+// without them, as Redis closes a client whose reply list grows past the limit. Store lock held.
+func (c *client) checkNormalLimit(l obufLimit) {
+	if c.subscriptions() > 0 {
+		return // the pubsub class (checkLimitLocked)
+	}
+	n := int64(len(c.out))
+	over := l.hard > 0 && n >= l.hard
+	if !over && l.soft > 0 && n >= l.soft {
+		now := time.Now()
+		if c.normalSoftSince.IsZero() {
+			c.normalSoftSince = now
+		} else if now.Sub(c.normalSoftSince) > time.Duration(l.secs)*time.Second {
+			over = true
+		}
+	} else if l.soft > 0 && n < l.soft {
+		c.normalSoftSince = time.Time{}
+	}
+	if over {
+		c.s.logf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
+		c.closeAfter, c.abort = true, true
+		c.out = c.out[:0]
+	}
+}
+
+// countErrors counts the error replies in v (cmdstats.go), whether or not they are sent.
+func (c *client) countErrors(v any) {
+	switch x := v.(type) {
+	case error:
+		c.s.stats.errs.countError(x.Error())
+	case replies:
+		for _, r := range x {
+			if e, ok := r.(error); ok {
+				c.s.stats.errs.countError(e.Error())
+			}
+		}
+	}
+}
+
+// unblockedReply appends the reply to a blocked command and counts the command's call.
+func (c *client) unblockedReply(b *blockSpec, v any) {
+	c.reply(v)
+	c.s.stats.errs.unblocked(b.cmd, v)
 }
 
 // replyPushesOnly appends the pushes among v, for a client whose other replies are held back.
@@ -355,7 +411,7 @@ wait:
 		return false
 	}
 	s.mu.Lock()
-	c.reply(reply)
+	c.unblockedReply(blk, reply)
 	if c.async {
 		c.queueAsync(c.out)
 		c.out = c.out[:0]
@@ -426,13 +482,17 @@ func (c *client) writer(wake chan struct{}) {
 		for {
 			c.pmu.Lock()
 			buf, c.pending = c.pending, buf[:0]
-			c.softSince = time.Time{}
+			c.inflight = len(buf) // still unsent: the soft limit's clock goes on
 			c.pmu.Unlock()
 			if len(buf) == 0 {
 				break
 			}
 			n, err := c.conn.Write(buf)
 			c.s.stats.netOutput.Add(int64(n))
+			c.pmu.Lock()
+			c.inflight = 0
+			c.pmu.Unlock()
+			buf = keepSpare(buf)
 			if err != nil {
 				c.conn.Close()
 				for range wake {
@@ -441,6 +501,17 @@ func (c *client) writer(wake chan struct{}) {
 			}
 		}
 	}
+}
+
+// keepSpare is a written-out pending buffer to reuse: emptied, or nil past 1 MB (more than a
+// busy subscriber's batch), so a burst's buffer (tens of MB per subscriber, twice over as
+// pending and spare swap) goes to the collector once written instead of staying for the
+// connection's life.
+func keepSpare(buf []byte) []byte {
+	if cap(buf) > 1<<20 {
+		return nil
+	}
+	return buf[:0]
 }
 
 // drainAsync waits (briefly) for queued output to be written before a close.

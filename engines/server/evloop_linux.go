@@ -509,7 +509,7 @@ func (l *eventLoop) takeNotified(ready []*client) []*client {
 		}
 		t := &c.turn
 		t.blk, t.served = nil, true
-		c.reply(<-b.done) // Server.wake sent it before queueing b
+		c.unblockedReply(b, <-b.done) // Server.wake sent it before queueing b
 		if c.blockTimer != nil {
 			c.blockTimer.Stop()
 		}
@@ -551,7 +551,7 @@ func (l *eventLoop) flushAsync(c *client) (alive, all bool) {
 	l.s.stats.netOutput.Add(int64(n))
 	switch {
 	case err == nil:
-		c.pendingSpare = buf[:0]
+		c.pendingSpare = keepSpare(buf)
 		return true, true
 	case err != errAgain:
 		return false, false

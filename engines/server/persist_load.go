@@ -3,6 +3,7 @@ package server
 // Loading at start-up (AOF or snapshot) and turning the AOF on.
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -109,8 +110,22 @@ func (p *persistence) loadSnapshot(c *client) (n int64, found bool, err error) {
 // file is opened and the manifest names both. Store lock held.
 func (p *persistence) startAOFLocked() error {
 	p.layout = aof.NewLayout(p.fs, p.dir, p.prefix)
-	if _, err := p.layout.Load(); err != nil {
+	found, err := p.layout.Load()
+	if err != nil {
 		return err
+	}
+	if !found {
+		// Log files without a manifest: the new incremental file would be one of them
+		// (sequence 1) and start over empty. Refuse rather than destroy what was not loaded.
+		orphans, err := p.layout.Orphans()
+		if err != nil {
+			return err
+		}
+		if len(orphans) > 0 {
+			err := &aof.NoManifestError{Manifest: p.layout.ManifestPath(), Files: orphans}
+			p.s.logf("Fatal error: %v", err)
+			return err
+		}
 	}
 	seq := p.layout.NextSeq()
 	if err := p.fs.MkdirAll(p.layout.Dir); err != nil {
@@ -160,6 +175,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// errNestedTransaction: a transaction record inside another, which the server never writes.
+var errNestedTransaction = errors.New("transaction record holds another transaction record (the server never writes one; the log was altered)")
+
 // apply replays one record with the clock at the record's time. Store lock held.
 func (p *persistence) apply(c *client, r aof.Record) error {
 	p.cmdTime = time.UnixMilli(r.TimeMs)
@@ -189,8 +207,11 @@ func (p *persistence) apply(c *client, r aof.Record) error {
 	case aof.KindMulti:
 		for _, payload := range r.Args {
 			sub, err := aof.DecodePayload(payload)
-			if err != nil || sub.Kind == aof.KindMulti {
-				return fmt.Errorf("transaction record: %v", err)
+			if err != nil {
+				return fmt.Errorf("transaction record: %w", err)
+			}
+			if sub.Kind == aof.KindMulti {
+				return errNestedTransaction
 			}
 			if err := p.apply(c, sub); err != nil {
 				return err

@@ -15,8 +15,19 @@ import (
 // protectedConfigs are the settings CONFIG SET refuses unless enable-protected-configs allows.
 var protectedConfigs = map[string]bool{"dir": true, "dbfilename": true}
 
-// immutableConfigs are settings fixed at start.
-var immutableConfigs = map[string]bool{"enable-protected-configs": true, "enable-debug-command": true}
+// immutableConfigs are settings fixed at start: Redis 7.0.15's IMMUTABLE_CONFIG ones (config.c;
+// each refused by redis-server's CONFIG SET with "can't set immutable config"), aliases included.
+// appendfilename and appenddirname among them: a client cannot point the log elsewhere.
+var immutableConfigs = map[string]bool{
+	"enable-protected-configs": true, "enable-debug-command": true, "enable-module-command": true,
+	"appendfilename": true, "appenddirname": true, "databases": true, "io-threads": true,
+	"io-threads-do-reads": true, "replicaof": true, "slaveof": true, "daemonize": true, "supervised": true,
+	"pidfile": true, "logfile": true, "syslog-enabled": true, "syslog-ident": true, "syslog-facility": true,
+	"tcp-backlog": true, "unixsocket": true, "unixsocketperm": true, "cluster-enabled": true,
+	"cluster-port": true, "cluster-config-file": true, "aclfile": true, "always-show-logo": true,
+	"set-proc-title": true, "disable-thp": true, "socket-mark-id": true, "rdbchecksum": true,
+	"server_cpulist": true, "bio_cpulist": true, "aof_rewrite_cpulist": true, "bgsave_cpulist": true,
+}
 
 const errDebugNotAllowed = `ERR DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`
 

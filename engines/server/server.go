@@ -100,6 +100,10 @@ type Server struct {
 	isClosing atomic.Bool
 	p         *persistence
 	cfgErr    error
+	// cron goroutine only (memory_release.go): the command count it last saw, since when it has
+	// not moved, and the count at the last release
+	cronCmds, releasedAt int64
+	cronIdleSince        time.Time
 	// noActiveExpire is DEBUG SET-ACTIVE-EXPIRE 0: keys expire only when read.
 	noActiveExpire bool
 
@@ -116,6 +120,7 @@ type stats struct {
 	netInput, netOutput atomic.Int64
 	keyspaceHits        int64
 	keyspaceMisses      int64
+	errs                errorStats // commandstats, errorstats (cmdstats.go)
 }
 
 // New returns a server with cfg's defaults filled in.
@@ -149,9 +154,19 @@ func New(cfg Config) *Server {
 	s.conf = newSettings(s)
 	s.store.OnExpired = s.onExpired
 	s.p = newPersistence(s)
-	s.cfgErr = cfgErr
+	if cfgErr != nil {
+		s.cfgErr = &ConfigError{cfgErr}
+	}
 	return s
 }
+
+// ConfigError is Start's error for a Config value it refuses (appendfsync, aof-preallocate,
+// save, the enable-* options): the caller's input, where other Start errors are the machine's
+// or the data's.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // Start listens and serves in background goroutines.
 func (s *Server) Start() error {
@@ -319,7 +334,8 @@ func (s *Server) forgetConn(nc net.Conn) {
 	s.connMu.Unlock()
 }
 
-// cronLoop does Redis's periodic work: it evicts slow pub/sub clients.
+// cronLoop does Redis's periodic work: it evicts slow pub/sub clients, expires keys, and
+// returns memory freed in bulk to the OS.
 func (s *Server) cronLoop() {
 	defer s.wg.Done()
 	t := time.NewTicker(100 * time.Millisecond)
@@ -328,9 +344,10 @@ func (s *Server) cronLoop() {
 		select {
 		case <-s.closing:
 			return
-		case <-t.C:
+		case now := <-t.C:
 			s.checkOutputLimits()
 			s.activeExpire()
+			s.releaseIfIdle(now) // memory_release.go
 		}
 	}
 }

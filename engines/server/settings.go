@@ -19,9 +19,10 @@ type settings struct {
 	protoMaxBulkLen      int64
 	streamNodeMaxEntries int
 	streamNodeMaxBytes   int
-	// pub/sub client output buffer limit ("32mb 8mb 60").
-	pubsubHard, pubsubSoft int64
-	pubsubSoftSeconds      int64
+	// client-output-buffer-limit per class (obufNormal, obufReplica, obufPubsub): normal
+	// clients' replies and pub/sub subscribers' queued messages are held to theirs
+	// (checkNormalLimit, checkLimitLocked); this server has no replicas.
+	obuf [3]obufLimit
 	// encoding thresholds, for OBJECT ENCODING
 	setMaxIntsetEntries    int
 	hashMaxListpackEntries int
@@ -45,9 +46,11 @@ func newSettings(s *Server) *settings {
 		protoMaxBulkLen:      resp.DefaultMaxBulkLen,
 		streamNodeMaxEntries: 100,
 		streamNodeMaxBytes:   4096,
-		pubsubHard:           32 << 20,
-		pubsubSoft:           8 << 20,
-		pubsubSoftSeconds:    60,
+		obuf: [3]obufLimit{
+			obufNormal:  {0, 0, 0},
+			obufReplica: {256 << 20, 64 << 20, 60},
+			obufPubsub:  {32 << 20, 8 << 20, 60},
+		},
 
 		setMaxIntsetEntries:    512,
 		hashMaxListpackEntries: 512,
@@ -91,6 +94,33 @@ func newSettings(s *Server) *settings {
 			"replica-read-only":               "yes",
 			"tracking-table-max-keys":         "1000000",
 			"stream-node-max-entries":         "", // live values below
+			// immutable (protect.go): shown with Redis's defaults, never set
+			"appenddirname":         "appendonlydir",
+			"enable-module-command": "no",
+			"io-threads-do-reads":   "no",
+			"daemonize":             "no",
+			"supervised":            "no",
+			"pidfile":               "",
+			"logfile":               "",
+			"syslog-enabled":        "no",
+			"syslog-ident":          "redis",
+			"syslog-facility":       "local0",
+			"tcp-backlog":           "511",
+			"unixsocket":            "",
+			"unixsocketperm":        "0",
+			"cluster-enabled":       "no",
+			"cluster-port":          "0",
+			"cluster-config-file":   "nodes.conf",
+			"aclfile":               "",
+			"always-show-logo":      "no",
+			"set-proc-title":        "yes",
+			"disable-thp":           "yes",
+			"socket-mark-id":        "0",
+			"rdbchecksum":           "yes",
+			"server_cpulist":        "",
+			"bio_cpulist":           "",
+			"aof_rewrite_cpulist":   "",
+			"bgsave_cpulist":        "",
 		},
 	}
 }
@@ -157,9 +187,15 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 	case "stream-node-max-bytes":
 		return strconv.Itoa(st.streamNodeMaxBytes), true
 	case "client-output-buffer-limit":
-		return "normal 0 0 0 slave 268435456 67108864 60 pubsub " +
-			strconv.FormatInt(st.pubsubHard, 10) + " " + strconv.FormatInt(st.pubsubSoft, 10) + " " +
-			strconv.FormatInt(st.pubsubSoftSeconds, 10), true
+		var b strings.Builder
+		for i, name := range obufClassNames {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			l := st.obuf[i]
+			fmt.Fprintf(&b, "%s %d %d %d", name, l.hard, l.soft, l.secs)
+		}
+		return b.String(), true
 	case "appendonly", "appendfsync", "save", "dir", "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "aof-load-truncated":
 		return s.p.configGet(name)
 	case "port":
@@ -223,6 +259,32 @@ func memToBytes(s string) (int64, bool) {
 		return 0, false
 	}
 	return n * mul, true
+}
+
+// obufLimit is one class's client-output-buffer-limit: past hard bytes at once, or past soft
+// bytes for longer than secs seconds, the client is closed (0 = no limit).
+type obufLimit struct{ hard, soft, secs int64 }
+
+// Client classes, in the order CONFIG GET shows them.
+const (
+	obufNormal = iota
+	obufReplica
+	obufPubsub
+)
+
+var obufClassNames = [3]string{"normal", "slave", "pubsub"}
+
+// obufClass is Redis's getClientTypeByName for the classes a limit names ("master" has none).
+func obufClass(name string) int {
+	switch strings.ToLower(name) {
+	case "normal":
+		return obufNormal
+	case "slave", "replica":
+		return obufReplica
+	case "pubsub":
+		return obufPubsub
+	}
+	return -1
 }
 
 // set applies one CONFIG SET; the error is Redis's.
@@ -326,26 +388,27 @@ func (st *settings) set(s *Server, name, val string) error {
 		}
 		st.streamNodeMaxBytes = int(n)
 	case "client-output-buffer-limit":
+		// Every class is checked before any is applied, as Redis's
+		// setConfigClientOutputBufferLimitOption does; "" changes nothing.
 		f := strings.Fields(val)
-		if len(f)%4 != 0 || len(f) == 0 {
+		if len(f)%4 != 0 {
 			return bad("Wrong number of arguments in buffer limit configuration.")
 		}
+		next := st.obuf
 		for i := 0; i < len(f); i += 4 {
-			class := strings.ToLower(f[i])
+			class := obufClass(f[i])
+			if class < 0 {
+				return bad("Invalid client class specified in buffer limit configuration.")
+			}
 			hard, ok1 := memToBytes(f[i+1])
 			soft, ok2 := memToBytes(f[i+2])
 			secs, err := strconv.ParseInt(f[i+3], 10, 64)
 			if !ok1 || !ok2 || err != nil || secs < 0 {
 				return bad("Error in hard, soft or soft_seconds setting in buffer limit configuration.")
 			}
-			switch class {
-			case "pubsub":
-				st.pubsubHard, st.pubsubSoft, st.pubsubSoftSeconds = hard, soft, secs
-			case "normal", "replica", "slave":
-			default:
-				return bad("Invalid client class specified in buffer limit configuration.")
-			}
+			next[class] = obufLimit{hard, soft, secs}
 		}
+		st.obuf = next
 	default:
 		if handled, err := s.p.configSet(name, val); handled {
 			return err

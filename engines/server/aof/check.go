@@ -32,6 +32,12 @@ func Check(l *Layout) ([]FileReport, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: no manifest", l.ManifestPath())
 	}
+	return CheckFiles(l)
+}
+
+// CheckFiles is Check of the files the layout names now, without reading a manifest (for a
+// layout from FromOrphans).
+func CheckFiles(l *Layout) ([]FileReport, error) {
 	var out []FileReport
 	files := l.Files()
 	last := l.lastWithRecords(files)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -159,23 +160,122 @@ func (l *Layout) lastWithRecords(files []string) int {
 	return last
 }
 
+// Orphans lists the log files in the directory named as this layout names them (PREFIX.N.base.qaof,
+// PREFIX.N.incr.qaof), for a directory whose manifest is missing: start-up refuses to touch them
+// (see NoManifestError). Sorted; none if the directory does not exist.
+func (l *Layout) Orphans() ([]string, error) {
+	names, err := l.FS.ReadDir(l.Dir)
+	if fsys.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range names {
+		rest, ok := strings.CutPrefix(n, l.Prefix+".")
+		if !ok {
+			continue
+		}
+		seq, kind, ok := strings.Cut(rest, ".")
+		if _, err := strconv.Atoi(seq); ok && err == nil && (kind == "base.qaof" || kind == "incr.qaof") {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// FromOrphans names in the layout the files a manifest would list, from the log files found
+// without one (Orphans): the base of the highest sequence, and the incremental files from its
+// sequence on (a rewrite at sequence N writes base N, a snapshot of everything before
+// incremental file N), in order; every incremental file if there is no base. A suggestion to
+// check and restore from, not proof: the manifest alone says which files are current.
+func (l *Layout) FromOrphans(names []string) {
+	l.Base, l.BaseSeq, l.Incrs, l.IncrSeqs = "", 0, nil, nil
+	type file struct {
+		name string
+		seq  int
+	}
+	var incrs []file
+	for _, n := range names {
+		seqStr, kind, _ := strings.Cut(strings.TrimPrefix(n, l.Prefix+"."), ".")
+		seq, _ := strconv.Atoi(seqStr)
+		if kind == "base.qaof" {
+			if l.Base == "" || seq > l.BaseSeq {
+				l.Base, l.BaseSeq = n, seq
+			}
+		} else {
+			incrs = append(incrs, file{n, seq})
+		}
+	}
+	sort.Slice(incrs, func(i, j int) bool { return incrs[i].seq < incrs[j].seq })
+	for _, f := range incrs {
+		if l.Base == "" || f.seq >= l.BaseSeq {
+			l.Incrs, l.IncrSeqs = append(l.Incrs, f.name), append(l.IncrSeqs, f.seq)
+		}
+	}
+}
+
+// NoManifestError: the directory holds log files but no manifest. Without it nobody can tell
+// which files are current (a rewrite leaves the old ones until it has removed them), so loading
+// could replay writes twice, and starting empty would write over them: start-up refuses.
+type NoManifestError struct {
+	Manifest string   // the missing manifest's path
+	Files    []string // the log files found
+}
+
+func (e *NoManifestError) Error() string {
+	return fmt.Sprintf("the AOF directory holds %s but no manifest %s: refusing to start, which would leave them unloaded and write over them; restore the manifest (one line per file to load, in order, e.g. \"file %s seq 1 type i\"; qbench aof check on the directory checks the files and suggests one), or move the files away to start empty",
+		strings.Join(e.Files, ", "), e.Manifest, e.Files[len(e.Files)-1])
+}
+
+// MissingFileError: the manifest lists a file that does not exist. Redis 7 refuses to start
+// ("If an AOF exists in the manifest but not on the disk, we consider this to be a fatal
+// error"), as loading the rest would silently drop its writes. The server creates a file
+// before the manifest names it, so this is damage, not a crash window.
+type MissingFileError struct {
+	File     string // as the manifest names it
+	Manifest string
+}
+
+func (e *MissingFileError) Error() string {
+	return fmt.Sprintf("Unable to obtain the AOF file %s length. stat: No such file or directory (the manifest %s lists it; restore it, or run qbench aof check)", e.File, e.Manifest)
+}
+
+// RecordError: a record that framed and decoded correctly but could not be applied (an unknown
+// command, a nested transaction): the file and the record's byte offset, and why.
+type RecordError struct {
+	File   string
+	Offset int64
+	Err    error
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("%s: record at byte offset %d: %v", e.File, e.Offset, e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
+
 // Replay calls fn with every record of every file in order. A truncated final record of the
 // last file holding records is dropped and reported as a warning (Redis's aof-load-truncated yes), and the file
 // is cut there so new records follow a clean frame; any other damage is an error naming the
 // file and byte offset, and nothing more is loaded. It returns the number of records.
 func (l *Layout) Replay(fn func(r Record) error) (n int64, warns []Warning, err error) {
 	files := l.Files()
+	// Every listed file must exist before anything loads: a missing one otherwise made an
+	// earlier file's preallocated zeros look like a mid-log hole, and the error blamed that file.
+	for _, name := range files {
+		if _, err := l.FS.Size(l.Path(name)); fsys.IsNotExist(err) {
+			return 0, nil, &MissingFileError{File: name, Manifest: l.ManifestPath()}
+		}
+	}
 	last := l.lastWithRecords(files)
 	for i, name := range files {
 		path := l.Path(name)
 		data, err := l.FS.ReadFile(path)
 		if err != nil {
-			// A file the manifest lists is missing: Redis 7 refuses to start ("If an AOF exists
-			// in the manifest but not on the disk, we consider this to be a fatal error"), as
-			// loading the rest would silently drop its writes. The server creates a file before
-			// the manifest names it, so this is damage, not a crash window.
 			if fsys.IsNotExist(err) {
-				return n, warns, fmt.Errorf("Unable to obtain the AOF file %s length. stat: No such file or directory (the manifest lists it; restore it, or run qbench aof check)", name)
+				return n, warns, &MissingFileError{File: name, Manifest: l.ManifestPath()}
 			}
 			return n, warns, err
 		}
@@ -184,7 +284,11 @@ func (l *Layout) Replay(fn func(r Record) error) (n int64, warns []Warning, err 
 		}
 		end, err := Scan(path, data, func(off int64, r Record) error {
 			n++
-			return fn(r)
+			err := fn(r)
+			if err != nil && err != ErrStop {
+				return &RecordError{File: path, Offset: off, Err: err}
+			}
+			return err
 		})
 		if err != nil {
 			fe, ok := err.(*FormatError)

@@ -1,6 +1,7 @@
 package aof
 
 import (
+	"errors"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,5 +73,55 @@ func TestCreateIncrAfterDroppedHeader(t *testing.T) {
 	sim.PowerLoss(false, nil)
 	if b, _ := sim.ReadFile(l.Path(name)); !strings.HasPrefix(string(b), Magic) {
 		t.Fatalf("after the power cut the file starts %q, want the header", b[:min(len(b), 8)])
+	}
+}
+
+// TestReplayMissingFileNamed: the manifest lists a file that is gone after one that ends in
+// preallocated zeros. The error names the missing file (it used to blame the zeros of the
+// other: "truncated record at byte offset ...: zero-filled tail"), and nothing loads.
+func TestReplayMissingFileNamed(t *testing.T) {
+	data := append(encode(testRecords(5)), make([]byte, 4096)...)
+	l := writeLayout(t, data)
+	l.Incrs, l.IncrSeqs = append(l.Incrs, l.IncrName(2)), append(l.IncrSeqs, 2)
+	n, _, err := l.Replay(func(Record) error { return nil })
+	var mf *MissingFileError
+	if !errors.As(err, &mf) || mf.File != l.IncrName(2) || n != 0 {
+		t.Fatalf("Replay = %d records, %v; want a MissingFileError for %s", n, err, l.IncrName(2))
+	}
+	if !strings.Contains(err.Error(), "Unable to obtain the AOF file "+l.IncrName(2)+" length") {
+		t.Fatalf("error %q", err)
+	}
+}
+
+// TestOrphans: the files named as a layout names them, found without a manifest.
+func TestOrphans(t *testing.T) {
+	sim := fsys.NewSim()
+	l := NewLayout(sim, "/d", "")
+	for _, n := range []string{"appendonly.aof.1.base.qaof", "appendonly.aof.2.incr.qaof", "appendonly.aof.x.incr.qaof", "other.1.incr.qaof", "appendonly.aof.manifest.tmp"} {
+		if err := sim.MkdirAll(l.Dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := sim.WriteFile(l.Path(n), []byte(Magic)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := l.Orphans()
+	if err != nil || strings.Join(got, " ") != "appendonly.aof.1.base.qaof appendonly.aof.2.incr.qaof" {
+		t.Fatalf("Orphans = %v, %v", got, err)
+	}
+	if got, err := NewLayout(sim, "/none", "").Orphans(); err != nil || got != nil {
+		t.Fatalf("no directory: Orphans = %v, %v", got, err)
+	}
+}
+
+// TestFromOrphans: without a manifest, the suggested layout is the base of the highest
+// sequence and the incremental files from its sequence on, in order (older ones are history).
+func TestFromOrphans(t *testing.T) {
+	l := NewLayout(fsys.NewSim(), "/d", "")
+	l.FromOrphans([]string{"appendonly.aof.10.incr.qaof", "appendonly.aof.1.base.qaof", "appendonly.aof.1.incr.qaof",
+		"appendonly.aof.2.incr.qaof", "appendonly.aof.2.base.qaof", "appendonly.aof.3.incr.qaof"})
+	want := "file appendonly.aof.2.base.qaof seq 2 type b\nfile appendonly.aof.2.incr.qaof seq 2 type i\nfile appendonly.aof.3.incr.qaof seq 3 type i\nfile appendonly.aof.10.incr.qaof seq 10 type i\n"
+	if got := string(l.Manifest()); got != want {
+		t.Fatalf("manifest:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -195,3 +195,16 @@ func TestScanZeroTail(t *testing.T) {
 		t.Fatalf("warning for a zero tail: %q", s)
 	}
 }
+
+// TestPreBudget: an extension takes at most 1/preShare of the free space, in whole pieces, and
+// at most preChunk; none when that is under a piece.
+func TestPreBudget(t *testing.T) {
+	for _, tc := range []struct{ avail, want int64 }{
+		{0, 0}, {preShare*prePiece - 1, 0}, {preShare * prePiece, prePiece},
+		{2 << 20, prePiece}, {6 << 20, 3 * prePiece}, {1 << 40, preChunk},
+	} {
+		if got := preBudget(tc.avail); got != tc.want {
+			t.Errorf("preBudget(%d) = %d, want %d", tc.avail, got, tc.want)
+		}
+	}
+}

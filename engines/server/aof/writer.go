@@ -95,6 +95,10 @@ type Writer struct {
 	zeroed    bool // zeros may lie past size in the current file (trimLocked)
 	extending bool
 	extFrom   int64
+	// preRetry: too little free space for an extension; none until the data reaches it.
+	// preLowSpace: that was logged.
+	preRetry    int64
+	preLowSpace bool
 
 	// Logf logs errors and recoveries with Redis's lines; nil = silent. OnFatal runs (without
 	// w.mu) once an error under always makes the log unrecoverable.

@@ -3,6 +3,7 @@ package fsys
 import (
 	"io"
 	"os"
+	"syscall"
 )
 
 // openAppend opens name for writing at its end without O_APPEND: with O_APPEND every write
@@ -51,4 +52,21 @@ func (f osFile) Preallocate(off, n int64) error {
 		off += k
 	}
 	return osFile{z}.datasync(false)
+}
+
+// Copy-on-write file systems (statfs f_type): an overwrite allocates new blocks there, so
+// zeros written ahead neither save the journal commit nor reserve the space.
+const (
+	btrfsMagic = 0x9123683e
+	zfsMagic   = 0x2fc12fc1
+)
+
+// Space reports the bytes available to unprivileged writers on the file's file system, and
+// whether it is copy-on-write (SpaceReporter).
+func (f osFile) Space() (avail int64, cow bool, err error) {
+	var st syscall.Statfs_t
+	if err := syscall.Fstatfs(int(f.Fd()), &st); err != nil {
+		return 0, false, err
+	}
+	return int64(st.Bavail) * int64(st.Bsize), st.Type == btrfsMagic || st.Type == zfsMagic, nil
 }

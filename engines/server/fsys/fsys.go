@@ -38,6 +38,13 @@ type Preallocator interface {
 	Preallocate(off, n int64) error
 }
 
+// SpaceReporter is a file that can tell the space left on its file system (statfs): what
+// unprivileged writers may still allocate, and whether the file system is copy-on-write (an
+// overwrite allocates new blocks). The AOF writer bounds its preallocation by it.
+type SpaceReporter interface {
+	Space() (avail int64, cow bool, err error)
+}
+
 // FS is what the persistence code needs from a file system. Names are slash or OS paths.
 type FS interface {
 	// OpenAppend opens name for appending, creating it if needed; the offset is at the end.

@@ -5,6 +5,7 @@ package resp
 import (
 	"errors"
 	"io"
+	"unsafe"
 )
 
 // Redis's limits (server.h / networking.c, 7.0).
@@ -58,6 +59,8 @@ type Reader struct {
 	// need is how many unparsed bytes the pending command needs at least (its bulk lengths
 	// are known), so a large argument arriving in pieces is not re-parsed on every read.
 	need int
+	// needBulk is the length of the bulk need waits for.
+	needBulk int
 
 	// The multibulk being parsed, kept across reads as Redis keeps c->multibulklen and
 	// c->bulklen: a command of many arguments arriving in pieces is parsed once, not from its
@@ -94,6 +97,32 @@ func (r *Reader) Raw() []byte { return r.raw }
 func (r *Reader) Feed(p []byte) {
 	r.makeRoom(len(p))
 	r.w += copy(r.buf[r.w:], p)
+}
+
+// AdoptMin is the least argument length Adopt takes over.
+const AdoptMin = 1 << 20
+
+// Adopt hands a, an argument of the command just returned, over to the caller for good when it
+// is at least AdoptMin long and fills at least half of the reader's buffer (a large value that
+// arrived alone): the reader goes on in a fresh buffer, with a copy of what it holds unparsed,
+// and never writes to the old one again, so the value needs no copy of its own (Redis adopts
+// its query buffer likewise). It reports whether it did; if not, the caller must copy a.
+func (r *Reader) Adopt(a []byte) bool {
+	if len(a) < AdoptMin || 2*len(a) < len(r.buf) {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(r.buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(a)))
+	if p < lo || p+uintptr(len(a)) > lo+uintptr(len(r.buf)) {
+		return false // not ours (a queued copy, a replayed record)
+	}
+	rest := r.w - r.r
+	nb := make([]byte, max(16<<10, rest))
+	copy(nb, r.buf[r.r:r.w])
+	// Parse state is kept relative to r.r, so a partly parsed command carries over. The
+	// returned arguments and raw stay valid: the old buffer is now theirs.
+	r.buf, r.r, r.w = nb, 0, rest
+	return true
 }
 
 // Next parses one command from what is already buffered, without reading. ok is false when no
@@ -137,8 +166,10 @@ func (r *Reader) ReadCommand() ([][]byte, error) {
 // Fill reads once from the connection into the buffer.
 func (r *Reader) Fill() error {
 	if r.r == r.w && len(r.buf) > 1<<20 {
-		// A huge argument grew the buffer; do not keep it for the connection's life.
+		// A huge argument grew the buffer; do not keep it for the connection's life (nor
+		// through the last command's argument slices, which alias it).
 		r.buf, r.r, r.w, r.raw = make([]byte, 16<<10), 0, 0, nil
+		clear(r.args[:cap(r.args)])
 	} else if r.r == r.w {
 		// All consumed: read into the whole buffer, not the 4 KB or so left after the last
 		// command. A read that fills its room may leave bytes in the socket, which costs the
@@ -178,7 +209,15 @@ func (r *Reader) makeRoom(n int) {
 			return
 		}
 	}
-	nb := make([]byte, max(2*len(r.buf), r.w+n))
+	size := max(2*len(r.buf), r.w+n)
+	if r.need > 0 && r.needBulk >= r.w-r.r {
+		// Doubling, but not past the end of a pending argument at least as large as all the
+		// command holds so far: a 150 MB argument left a 256 MB buffer. Only such a one: for
+		// a command of many smaller arguments the cap would grow the buffer an argument at a
+		// time, copying it each time (quadratic); here each copy is at most the argument.
+		size = min(size, max(r.w+n, r.r+r.need))
+	}
+	nb := make([]byte, size)
 	copy(nb, r.buf[:r.w])
 	r.buf = nb
 }
@@ -247,7 +286,7 @@ func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
 		}
 		start := pos + cr + 2
 		if int64(len(b)-start) < l+2 {
-			r.need = start + int(l) + 2
+			r.need, r.needBulk = start+int(l)+2, int(l)
 			return nil, 0, nil
 		}
 		end := start + int(l)

@@ -423,6 +423,25 @@ func (l *List) Range(start, stop int) [][]byte {
 	return out
 }
 
+// EachInRange calls fn with elements start..stop inclusive (Redis's index rules) in order, and
+// reports how many there are (fn nil: only count them). e is valid only during the call.
+func (l *List) EachInRange(start, stop int, fn func(e []byte)) int {
+	start, stop, ok := normRange(start, stop, l.n)
+	if !ok {
+		return 0
+	}
+	if fn != nil {
+		l.Each(start, false, func(i int, e []byte) bool {
+			if i > stop {
+				return false
+			}
+			fn(e)
+			return true
+		})
+	}
+	return stop - start + 1
+}
+
 // normRange applies LRANGE/LTRIM index rules: negatives count from the end, clamps.
 func normRange(start, stop, n int) (int, int, bool) {
 	if start < 0 {
