@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -15,9 +14,7 @@ import (
 //
 //	go test ./scenarios -run '^$' -fuzz FuzzScenarioFile -fuzztime 2m
 func FuzzScenarioFile(f *testing.F) {
-	files, _ := filepath.Glob("*.yaml")
-	more, _ := filepath.Glob("*/*.yaml")
-	for _, file := range append(files, more...) {
+	for _, file := range shippedScenarioFiles(f) {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
