@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +17,7 @@ import (
 	"qbench/scenarios"
 )
 
-// The failure-scenario library: every file in scenarios/failures runs as shipped and shows the
+// The failure-scenario library: every file the library's manifest marks ci: failure runs as shipped and shows the
 // outcome its header comment promises.
 var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 	"consumer-crash-stream": func(t *testing.T, r *results.Result) {
@@ -211,9 +212,15 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 }
 
 func TestFailureScenarios(t *testing.T) {
-	files, _ := filepath.Glob("../scenarios/failures/*.yaml")
+	files := library(t, "failure")
 	if len(files) == 0 {
 		t.Fatal("no failure scenarios")
+	}
+	// An outcome with no scenario would assert nothing.
+	for name := range failureOutcomes {
+		if !slices.Contains(files, filepath.Join(libraryDir, "failures", name+".yaml")) {
+			t.Errorf("failureOutcomes[%q] has no ci: failure entry failures/%s.yaml in the manifest", name, name)
+		}
 	}
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")

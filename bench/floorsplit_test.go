@@ -232,7 +232,7 @@ func cpuNs() float64 {
 	return float64(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// floorRun runs the floor scenario (scenarios/bench/floor-list.yaml, 6 s) through the runner and
+// floorRun runs the floor scenario (scenarios/library/generator/floor-list.yaml, 6 s) through the runner and
 // logs its produce and end-to-end percentiles.
 func floorRun(t *testing.T, ctx context.Context, addr string, round int, variant string) {
 	spin := strings.HasPrefix(variant, "runspin")

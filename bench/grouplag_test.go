@@ -15,7 +15,7 @@ import (
 // lag grows into the hundreds in the per-group series and the summary while group 0's stays near
 // zero; both catch up by the end. The result JSON carries both, and the summary prints them.
 func TestPerGroupLagShowsTheSlowGroup(t *testing.T) {
-	sc, err := scenarios.Load("../scenarios/designs/two-groups-one-slow.yaml", bench.Checks())
+	sc, err := scenarios.Load(libraryDir+"/designs/two-groups-one-slow.yaml", bench.Checks())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ duration: 1s
 	}
 }
 
-// The documented pair, scenarios/role-produce.yaml then role-consume.yaml (shortened, against a
+// The documented pair, scenarios/library/workloads/role-produce.yaml then role-consume.yaml (shortened, against a
 // redis-server started here), hands over every message once.
 func TestRoleScenarioPair(t *testing.T) {
 	needTarget(t, "redis")
@@ -115,7 +115,7 @@ func TestRoleScenarioPair(t *testing.T) {
 	defer srv.Stop()
 	var acked int64
 	for _, f := range []string{"role-produce.yaml", "role-consume.yaml"} {
-		sc, err := scenarios.Load("../scenarios/"+f, bench.Checks())
+		sc, err := scenarios.Load(libraryDir+"/workloads/"+f, bench.Checks())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -192,7 +192,7 @@ func TestConsumeOnlySegmentRecordsE2E(t *testing.T) {
 	ctx := context.Background()
 	srv, _ := startRedisWithClient(t)
 	load := func(f string) *scenarios.Scenario {
-		sc, err := scenarios.Load("../scenarios/bench/"+f, bench.Checks())
+		sc, err := scenarios.Load(libraryDir+"/generator/"+f, bench.Checks())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,8 @@
 package bench_test
 
 import (
-	"io/fs"
 	"path/filepath"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -11,34 +10,45 @@ import (
 	"qbench/scenarios"
 )
 
-// Every scenario shipped in scenarios/ (but the failure library) runs, shortened to about 2 s (warm-up and fault times
-// scaled with it), and loses nothing unless it injects faults.
+// libraryDir is the shipped scenario library, from this package's folder.
+const libraryDir = "../scenarios/library"
+
+// library returns the paths of the shipped files whose manifest entry's ci is one of ci.
+func library(t *testing.T, ci ...string) []string {
+	t.Helper()
+	entries, err := scenarios.ReadLibrary(libraryDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scenarios.LibraryFiles(libraryDir, entries, ci...)
+}
+
+// libraryName is a shipped file's name in a subtest: its path in the library.
+func libraryName(f string) string {
+	name, _ := filepath.Rel(libraryDir, f)
+	return filepath.ToSlash(name)
+}
+
+// Every shipped scenario the manifest marks ci: run runs, shortened to about 2 s (warm-up and
+// fault times scaled with it), and loses nothing unless it injects faults. The failure library
+// (ci: failure) runs in TestFailureScenarios with its expected outcomes; the produce-only /
+// consume-only pairs (ci: pair) in role_test.go, against one server; of the Kafka scenarios,
+// each starting a broker (5-15 s), one stands for the rest (the others ci: load), as the
+// conformance suite and the failure library run Kafka already.
 func TestShippedScenariosRun(t *testing.T) {
-	var files []string
-	filepath.WalkDir("../scenarios", func(path string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && d.Name() == "failures" {
-			return filepath.SkipDir // TestFailureScenarios runs these, with their expected outcomes
-		}
-		// Each Kafka scenario starts a broker (5-15 s); the conformance suite and the failure
-		// library run Kafka already, so one Kafka scenario stands for the rest here.
-		if err == nil && strings.HasPrefix(d.Name(), "kafka-") && d.Name() != "kafka-vs-redis-stream-kafka.yaml" {
-			return nil
-		}
-		// The produce-only / consume-only pairs run against one server (role_test.go): role-*
-		// in order, floor-produce and floor-consume at once.
-		if err == nil && (strings.HasPrefix(d.Name(), "role-") || d.Name() == "floor-produce.yaml" || d.Name() == "floor-consume.yaml") {
-			return nil
-		}
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
-			files = append(files, path)
-		}
-		return nil
-	})
+	files := library(t, "run")
 	if len(files) < 9 {
 		t.Fatalf("found %d scenario files", len(files))
 	}
+	// role_test.go runs these by name: a new pair would go unrun.
+	if pairs := library(t, "pair"); !slices.Equal(pairs, []string{
+		libraryDir + "/workloads/role-consume.yaml", libraryDir + "/workloads/role-produce.yaml",
+		libraryDir + "/generator/floor-consume.yaml", libraryDir + "/generator/floor-produce.yaml",
+	}) {
+		t.Errorf("the manifest's ci: pair files %v are not the ones role_test.go runs", pairs)
+	}
 	for _, f := range files {
-		t.Run(strings.TrimPrefix(f, "../scenarios/"), func(t *testing.T) {
+		t.Run(libraryName(f), func(t *testing.T) {
 			base, err := scenarios.Load(f, bench.Checks())
 			if err != nil {
 				t.Fatal(err)
@@ -91,23 +101,14 @@ func shorten(sc *scenarios.Scenario, d time.Duration) {
 	}
 }
 
-// Every shipped scenario file, in every folder of scenarios/ (the failure library, bench/,
+// Every shipped scenario file in the manifest, whatever its ci (the failure library, generator/,
 // designs/ ...), loads with the real registrations and expands into its cells: the check
 // scenarios' own decoding test leaves to this one for engines it has no stand-in for.
 func TestShippedScenariosLoad(t *testing.T) {
-	var files []string
-	filepath.WalkDir("../scenarios", func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") {
-			files = append(files, path)
-		}
-		return nil
-	})
-	failures := 0
+	files := library(t, "run", "pair", "failure", "load")
+	failures := len(library(t, "failure"))
 	for _, f := range files {
-		if strings.HasPrefix(f, "../scenarios/failures/") {
-			failures++
-		}
-		t.Run(strings.TrimPrefix(f, "../scenarios/"), func(t *testing.T) {
+		t.Run(libraryName(f), func(t *testing.T) {
 			sc, err := scenarios.Load(f, bench.Checks())
 			if err != nil {
 				t.Fatal(err)

@@ -112,7 +112,7 @@ type Summary struct {
 	OfferedRate float64            `json:"offered_rate"`
 	Latency     map[string]Latency `json:"latency"`
 	// LagMax is the largest lag the load generator saw (acked minus delivered, see
-	// scenarios/failures/README.md, "What the lag figures count"); EngineLagMax the largest
+	// scenarios/library/failures/README.md, "What the lag figures count"); EngineLagMax the largest
 	// engine-reported backlog plus pending. Both take the per-second series and the sub-second
 	// samples taken during faults.
 	LagMax        int64  `json:"lag_max"`

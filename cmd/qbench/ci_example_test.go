@@ -37,7 +37,7 @@ func TestCIExample(t *testing.T) {
 		t.Fatalf("found %d qbench commands in the example, want 2: %q", len(cmds), cmds)
 	}
 	dir := t.TempDir()
-	for _, f := range []string{"scenarios/ci-smoke.yaml", "results/baselines/ci-smoke.json"} {
+	for _, f := range []string{"scenarios/library/start/ci-smoke.yaml", "results/baselines/ci-smoke.json"} {
 		b, err := os.ReadFile(filepath.Join("../..", f))
 		if err != nil {
 			t.Fatal(err)

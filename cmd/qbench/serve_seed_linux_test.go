@@ -15,9 +15,9 @@ import (
 	"qbench/engines/server/store"
 )
 
-// seedFixture is the dump.rdb redis-server 7.0.15 saved for scenarios/seeded-backlog.yaml: 500
+// seedFixture is the dump.rdb redis-server 7.0.15 saved for scenarios/library/workloads/seeded-backlog.yaml: 500
 // entries in the stream orders, and the hash settings in db 3.
-const seedFixture = "../../scenarios/seed/orders-backlog.rdb"
+const seedFixture = "../../scenarios/library/seed/orders-backlog.rdb"
 
 // qbench serve --seed-rdb starts from a Redis dump.rdb; a file it cannot load in full is a usage
 // error (exit 2) naming the file, before anything listens.

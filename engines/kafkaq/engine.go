@@ -55,7 +55,7 @@ func init() {
 }
 
 // ClosedLoopShape is a closed loop's batch and in_flight unless the scenario writes them: the
-// shape of scenarios/kafka-max-rate.yaml, 32 Sends of 64 messages in flight per producer for the
+// shape of scenarios/library/kafka/kafka-max-rate.yaml, 32 Sends of 64 messages in flight per producer for the
 // Writer to batch per partition. With the scenario defaults (8 batches of 1) and even with 4
 // producers sending batches of 16, qbench's window set the rate: 0.21x of what Kafka's
 // ProducerPerformance reached on the same broker, against 1.8x with this shape.

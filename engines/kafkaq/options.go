@@ -67,7 +67,7 @@ type Options struct {
 
 // The Writer's batch limits unless the scenario sets them: kafka-go's own defaults. Kafka's Java
 // producer closes a batch at batch.size 16384 bytes (and, since Kafka 4.0, lingers 5 ms); a
-// scenario that wants to produce the way it does says so (scenarios/kafka-max-rate.yaml). The
+// scenario that wants to produce the way it does says so (scenarios/library/kafka/kafka-max-rate.yaml). The
 // byte limit is also the largest message kafka-go accepts, so 1 MiB (Kafka's max.request.size)
 // keeps large messages possible.
 const (

@@ -11,7 +11,7 @@ import (
 // the socket for a short, bounded time before parking on Go's network poller, so that a reader
 // still running when the reply lands takes it without a wake-up. Measured at the latency floor
 // on a 2-vCPU VM it made produce p50 worse, not better (the spinning vCPU is the one the server
-// needs; scenarios/bench/README.md, the floor), so it is an experiment to
+// needs; scenarios/library/generator/README.md, the floor), so it is an experiment to
 // repeat on machines with spare cores. The spin is bounded so that it costs little CPU and
 // never competes with a busy engine for the cores (see spinner.budget).
 

@@ -6,7 +6,7 @@
 # rounds of
 #   A. org.apache.kafka.tools.ProducerPerformance (jars from .ci/kafka-tools-jars.sh) on a fresh
 #      topic of PARTITIONS partitions: RECORDS records of 256 B, --throughput -1, acks=ACKS, and
-#   B. qbench run SCENARIO (default scenarios/kafka-max-rate.yaml) against the same broker
+#   B. qbench run SCENARIO (default scenarios/library/kafka/kafka-max-rate.yaml) against the same broker
 #      (engine kafka-url, on a fresh topic of its own; QBENCH_ROLE=produce, the default, runs it
 #      producer-only as ProducerPerformance is: role: produce on a named topic of PARTITIONS
 #      partitions; QBENCH_ROLE=both keeps the scenario's consumer),
@@ -20,17 +20,17 @@
 # leaves its warmup out) and once with its steady rate (its 5 s progress windows after the first;
 # RECORDS must last at least two windows). Client CPU per record includes each process's
 # start-up: the JVM's class loading and JIT weigh more the fewer the records. After each round,
-# the round's machine state (load average, steal, other processes' CPU: scenarios/bench/machine.sh).
+# the round's machine state (load average, steal, other processes' CPU: scenarios/library/generator/machine.sh).
 #
 #   engines/kafkaq/perf/producer-vs-qbench.sh             # from the repository root
-#   ROUNDS=6 RECORDS=2000000 engines/kafkaq/perf/producer-vs-qbench.sh scenarios/kafka-max-rate.yaml
+#   ROUNDS=6 RECORDS=2000000 engines/kafkaq/perf/producer-vs-qbench.sh scenarios/library/kafka/kafka-max-rate.yaml
 #
 # Public tools only: bash, java, go (to build qbench), grep, sed, awk, sort. The broker is stopped
 # by PID and its directory removed on exit. stdout: one line per round and the summary; stderr:
 # progress.
 set -euo pipefail
 
-scenario="${1:-scenarios/kafka-max-rate.yaml}"
+scenario="${1:-scenarios/library/kafka/kafka-max-rate.yaml}"
 rounds="${ROUNDS:-4}"
 warmup="${WARMUP:-1}"
 role="${QBENCH_ROLE:-produce}"
@@ -177,7 +177,7 @@ run_q() {
 	echo "${rate:-0} $(per "$(awk -v c="$(cat "${f}")" 'BEGIN { print c * 1e6 }')" "${acked:-0}") $(per "$(((b1 - b0) * 1000000 / hz))" "${acked:-0}") $(per "${batched:-0}" "${batches:-0}")"
 }
 
-. scenarios/bench/machine.sh
+. scenarios/library/generator/machine.sh
 echo "load before: $(cat /proc/loadavg)" >&2
 for w in $(seq 1 "${warmup}"); do
 	echo "warm-up ${w} (discarded): $(run_pp "w${w}") / $(run_q "w${w}")" >&2

@@ -13,9 +13,9 @@
 # Usage: [ROUNDS=3] [DESIGN=stream] [ENGINES="redis server"] [SLOW_MS=15] [KEEP=DIR] \
 #   engines/server/bench/cell-ab.sh [qbench-binary]
 # Run from the repository root. Public tools only: go, python3. Idle CPUs poll while it runs
-# unless IDLE=halt (scenarios/bench/machine.sh).
+# unless IDLE=halt (scenarios/library/generator/machine.sh).
 set -euo pipefail
-. scenarios/bench/machine.sh
+. scenarios/library/generator/machine.sh
 ROUNDS=${ROUNDS:-3} DESIGN=${DESIGN:-stream} ENGINES=${ENGINES:-"redis server"} SLOW_MS=${SLOW_MS:-15}
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)

@@ -10,9 +10,9 @@
 #   engines/server/bench/tail-ab.sh [qbench-binary] [VAR=value ...]
 # With no VAR=value the settings are QBENCH_SERVER_LOOP_YIELD_WOKEN=0 and =1.
 # Run from the repository root. Public tools only: go, python3. Idle CPUs poll while it runs
-# unless IDLE=halt (scenarios/bench/machine.sh).
+# unless IDLE=halt (scenarios/library/generator/machine.sh).
 set -euo pipefail
-. scenarios/bench/machine.sh
+. scenarios/library/generator/machine.sh
 ROUNDS=${ROUNDS:-3} DESIGNS=${DESIGNS:-"list stream pubsub reliable-list"}
 WORK=$(mktemp -d)
 QBENCH=$WORK/qbench

@@ -14,7 +14,7 @@
 # measures redis-benchmark, not the server: its req/s ratio sits at 1.0 +- noise, and CPU per
 # request is the figure that still compares the servers. /proc ticks are 10 ms: at -P 16 with
 # N=100000 a round lasts ~0.1 s, so raise N there for CPU figures finer than ~10%.
-# The last column is the round with the most steal and other processes' CPU (scenarios/bench/
+# The last column is the round with the most steal and other processes' CPU (scenarios/library/generator/
 # machine.sh; each round's line goes to stderr): a cell measured beside other work says so.
 # THREADS2=1 adds the unpipelined cells again with redis-benchmark --threads 2, only to show
 # what bounds them (a client no longer saturated); they are not headline cells.
@@ -47,7 +47,7 @@
 set -euo pipefail
 ROUNDS=${ROUNDS:-3} N=${N:-100000} CELLS=${CELLS:-xadd lpush rpop} PIPES=${PIPES:-1 16}
 . "$(dirname "$0")/servers.sh"
-. "$(dirname "$0")/../../../scenarios/bench/machine.sh"
+. "$(dirname "$0")/../../../scenarios/library/generator/machine.sh"
 RB_EXTRA=() # extra redis-benchmark options for the timed run (THREADS2)
 now() { date +%s%N; }
 # The machine's busy and stolen ticks (all CPUs) from /proc/stat.

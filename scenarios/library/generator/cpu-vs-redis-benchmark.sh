@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # qbench's CPU per message against redis-benchmark's CPU per request, on one redis-server.
 #
-#   scenarios/bench/cpu-vs-redis-benchmark.sh [SCENARIO.yaml] [ROUNDS]
+#   scenarios/library/generator/cpu-vs-redis-benchmark.sh [SCENARIO.yaml] [ROUNDS]
 #
 # Starts a redis-server (memory only) on a free loopback port, then alternately, ROUNDS times
 # (default 3): `redis-benchmark -c 4 -P 16 -n 2000000 -d 256 -t lpush` and `qbench run` of the
@@ -33,7 +33,7 @@ trap cleanup EXIT
 
 qbench=${QBENCH:-}
 if [ -z "$qbench" ]; then
-	(cd "$here/../.." && go build -o "$work/qbench" ./cmd/qbench)
+	(cd "$here/../../.." && go build -o "$work/qbench" ./cmd/qbench)
 	qbench=$work/qbench
 fi
 

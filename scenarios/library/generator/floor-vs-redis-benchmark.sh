@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The latency floor against redis-benchmark -c 1 on the same idle redis-server, interleaved:
-#   scenarios/bench/floor-vs-redis-benchmark.sh [ROUNDS]
+#   scenarios/library/generator/floor-vs-redis-benchmark.sh [ROUNDS]
 # Starts redis-server (no persistence) on a free loopback port, then ROUNDS times (default 3)
 # runs, one after the other against it:
 #   redis-benchmark -c 1 LPUSH of 256 B (closed loop: each request follows the last reply);
@@ -18,19 +18,19 @@
 # Run it on a quiet machine: nothing else running. Needs redis-server, redis-benchmark, go,
 # python3.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 rounds="${1:-3}"
-. scenarios/bench/machine.sh
+. scenarios/library/generator/machine.sh
 work="$(mktemp -d)"
 pid=""
-. scenarios/bench/redis-server.sh
+. scenarios/library/generator/redis-server.sh
 cleanup() { redis_stop; rm -rf "$work"; }
 trap cleanup EXIT
 
 redis_start "$work"
 go build -o "$work/qbench" ./cmd/qbench
 for f in floor-list floor-closed floor-produce floor-consume; do
-	sed -e "s/^engine: redis$/engine: redis-url\naddress: 127.0.0.1:${port}/" "scenarios/bench/$f.yaml" >"$work/$f.yaml"
+	sed -e "s/^engine: redis$/engine: redis-url\naddress: 127.0.0.1:${port}/" "scenarios/library/generator/$f.yaml" >"$work/$f.yaml"
 done
 
 printf '%-6s %-16s %10s %10s %10s\n' round tool p50_us p99_us e2e_p99_us
@@ -39,7 +39,7 @@ for r in $(seq "$rounds"); do
 	redis-benchmark -p "$port" -c 1 -n 20000 -d 256 -t lpush --csv 2>/dev/null | tail -1 >"$work/rb.csv"
 	"$work/qbench" run -q "$work/floor-list.yaml" -o "$work/q.json" >/dev/null
 	"$work/qbench" run -q "$work/floor-closed.yaml" -o "$work/c.json" >/dev/null
-	python3 scenarios/bench/paced-reference.py "$port" 1000 12 2 >"$work/py.txt"
+	python3 scenarios/library/generator/paced-reference.py "$port" 1000 12 2 >"$work/py.txt"
 	redis-cli -p "$port" del qbench-floor >/dev/null
 	start=$(($(date +%s%3N) + 2000))
 	"$work/qbench" run -q "$work/floor-consume.yaml" --segment 0/1 --start-at "$start" --run-id "floor2p-$r" -o "$work/2c.json" >/dev/null &

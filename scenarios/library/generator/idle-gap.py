@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What an idle gap before a request costs on this machine, with nothing of qbench or Go in it.
 
-    python3 scenarios/bench/idle-gap.py PORT [REQUESTS_PER_GAP] [GAPS_US]
+    python3 scenarios/library/generator/idle-gap.py PORT [REQUESTS_PER_GAP] [GAPS_US]
 
 One raw socket (TCP_NODELAY) to a Redis server on 127.0.0.1:PORT sends LPUSH of 256 bytes to the
 key qbench-idle-gap (deleted at the end), one request at a time, each after an idle gap: the

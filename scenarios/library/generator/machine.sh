@@ -1,6 +1,6 @@
 # The machine's state over a benchmark round, for the benchmark scripts to source, so that a
 # quoted figure carries it (figures from a busy or shared machine are off by up to 1.5x):
-#   . scenarios/bench/machine.sh
+#   . scenarios/library/generator/machine.sh
 #   machine_mark                 # before the round, in the script's own shell (not in $(...))
 #   ...the round...
 #   machine_line "round 1"       # after it: one line on stdout, and MACHINE_STEAL (% of the

@@ -1,5 +1,5 @@
 # Sourced by the benchmark scripts that measure against redis-server (not run alone):
-#   . scenarios/bench/redis-server.sh
+#   . scenarios/library/generator/redis-server.sh
 #   redis_start "$work"   # a redis-server on a free loopback port, no persistence, its files in
 #                         # $work; sets port and pid and returns once it answers PING (exit 1 if
 #                         # it never does).

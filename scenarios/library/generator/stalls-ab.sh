@@ -2,7 +2,7 @@
 # The generator's send-delay stalls, two revisions alternated: GC cycles, the longest
 # stop-the-world pause (GODEBUG=gctrace=1) and send delay p99 / max per run.
 #
-#   scenarios/bench/stalls-ab.sh [REV_A] [REV_B] [ROUNDS] [SCENARIO.yaml...]
+#   scenarios/library/generator/stalls-ab.sh [REV_A] [REV_B] [ROUNDS] [SCENARIO.yaml...]
 #
 # Builds qbench at REV_A (default main) and REV_B (default HEAD) from this checkout (git
 # worktrees in a temporary directory, removed at the end), then runs each scenario (default
@@ -15,7 +15,7 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/machine.sh" # idle CPUs poll while it runs unless IDLE=halt
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/../../.." && pwd)
 rev_a=${1:-main}
 rev_b=${2:-HEAD}
 rounds=${3:-3}

@@ -3,7 +3,7 @@
 # machine's timer wake-up explain the send delay (summary.generator.timer_wake_late, README
 # "Measuring the generator itself")?
 #
-#   scenarios/bench/timer-late-ab.sh [ROUNDS] [SCENARIO.yaml]
+#   scenarios/library/generator/timer-late-ab.sh [ROUNDS] [SCENARIO.yaml]
 #
 # Builds qbench from this checkout into a temporary directory (removed at the end) and runs the
 # scenario (default one-producer-10k.yaml beside this script) ROUNDS times (default 3) in each
@@ -15,7 +15,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/../../.." && pwd)
 rounds=${1:-3}
 sc=${2:-$here/one-producer-10k.yaml}
 work=$(mktemp -d)
