@@ -8,7 +8,7 @@ import (
 // BenchmarkExecuteQueue is a queue's steady state through the dispatcher, no socket: RPUSH of
 // one element then LPOP, on a list of 1,000, for 256-byte values and integers (the elements
 // whose listpack size the quicklist node accounting parses, store/list_nodes.go). ns/op is wall
-// time (provisional on a loaded machine; scenarios/library/generator/list-nodes-ab.sh alternates two
+// time (provisional on a loaded machine; engines/server/bench/list-nodes-ab.sh alternates two
 // revisions); allocs/op does not depend on the load.
 func BenchmarkExecuteQueue(b *testing.B) {
 	for _, bc := range []struct {

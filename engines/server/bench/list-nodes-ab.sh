@@ -2,7 +2,7 @@
 # The list push/pop paths' cost, two revisions alternated (written to weigh tracking Redis's
 # quicklist nodes on every push and pop, commit eef3f59, against computing them at DUMP time):
 #
-#   scenarios/library/generator/list-nodes-ab.sh [REV_A] [REV_B] [ROUNDS]
+#   engines/server/bench/list-nodes-ab.sh [REV_A] [REV_B] [ROUNDS]
 #
 # Exports REV_A (default main) and REV_B (default HEAD) of this checkout with git archive into a
 # temporary directory (removed at the end), gives REV_A HEAD's store/list_bench_test.go (its
@@ -18,8 +18,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-. "$here/machine.sh"
 repo=$(cd "$here/../../.." && pwd)
+. "$repo/scenarios/library/generator/machine.sh"
 rev_a=${1:-main}
 rev_b=${2:-HEAD}
 rounds=${3:-5}
