@@ -25,7 +25,7 @@ func shippedScenarioFiles(t testing.TB) []string {
 
 // The manifest and the library agree: every file under library/ (and every scenario beside the
 // parser, quickstart.yaml) has an entry, every entry a file, every scenario file a ci that runs
-// or loads it, and the index (library/README.md) links every entry.
+// or loads it, and the index (library/README.md) has every entry's row as the manifest says it.
 func TestLibraryManifest(t *testing.T) {
 	entries, err := ReadLibrary("library")
 	if err != nil {
@@ -65,9 +65,15 @@ func TestLibraryManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each entry's row: its link, then its purpose, needs and ci as the manifest has them.
 	for _, e := range entries {
-		if !strings.Contains(string(index), "]("+e.Path+")") {
-			t.Errorf("library/README.md does not link %s (manifest.yaml:%d)", e.Path, e.Line)
+		needs := strings.Join(e.Needs, ", ")
+		if needs == "" {
+			needs = "-"
+		}
+		row := "](" + e.Path + ") | " + e.Purpose + " | " + needs + " | " + e.CI + " |"
+		if !strings.Contains(string(index), row) {
+			t.Errorf("library/README.md has no row ending %q (manifest.yaml:%d)", row, e.Line)
 		}
 	}
 }
