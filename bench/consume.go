@@ -49,7 +49,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 		default:
 		}
 		ds, err := c.Receive(ctx)
-		if consumerOSYield {
+		if consumerOSYield() {
 			osYield() // osyield_linux.go
 		}
 		if err != nil {

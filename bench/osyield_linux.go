@@ -2,6 +2,7 @@ package bench
 
 import (
 	"os"
+	"sync"
 	"syscall"
 )
 
@@ -10,6 +11,6 @@ import (
 // the messages: on the floor the server answers the consumer (blocked on the list) before the
 // producer, and the consumer's thread, woken on the server's CPU, runs before the server has
 // written the producer's reply.
-var consumerOSYield = os.Getenv("QBENCH_CONSUMER_OSYIELD") == "1"
+var consumerOSYield = sync.OnceValue(func() bool { return os.Getenv("QBENCH_CONSUMER_OSYIELD") == "1" })
 
 func osYield() { syscall.RawSyscall(syscall.SYS_SCHED_YIELD, 0, 0, 0) }

@@ -2,6 +2,6 @@
 
 package bench
 
-const consumerOSYield = false
+func consumerOSYield() bool { return false }
 
 func osYield() {}

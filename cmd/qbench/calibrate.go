@@ -151,6 +151,7 @@ describes qbench rather than the engine. Faults, gates, persistence and replicas
 	f.BoolVar(&o.asJSON, "json", false, "print the calibration as JSON")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	memoryBudgetFlag(cmd)
+	switchFlag(cmd)
 	return cmd
 }
 

@@ -223,3 +223,34 @@ func TestQuietSilencesTheChildServer(t *testing.T) {
 		t.Errorf("without -q: exit %d, stderr lacks the child's notice:\n%s", code, stderr)
 	}
 }
+
+// --switch sets a declared switch as its variable would, is recorded in the result like one, and
+// refuses a name that is not declared (exit 2).
+func TestSwitchFlag(t *testing.T) {
+	dir := t.TempDir()
+	out := dir + "/r.json"
+	_, stderr, code := qbench(t, "run", "-q", "--duration", "3s", "--rate", "200", "--switch", "QBENCH_CONSUMER_OSYIELD=1", "-o", out, "../../scenarios/quickstart.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Scenario struct {
+			Environment map[string]string `json:"environment"`
+		} `json:"scenario"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil || res.Scenario.Environment["QBENCH_CONSUMER_OSYIELD"] != "1" {
+		t.Errorf("result records switches %v (%v), want QBENCH_CONSUMER_OSYIELD=1", res.Scenario.Environment, err)
+	}
+	unknown := "QBENCH_" + "NO_SUCH_SWITCH=1" // not a literal: no variable of that name exists
+	_, stderr, code = qbench(t, "run", "--switch", unknown, "../../scenarios/quickstart.yaml")
+	if code != 2 || !strings.Contains(stderr, `--switch "`+unknown+`": want NAME=VALUE with NAME one of`) {
+		t.Errorf("unknown switch: exit %d, stderr %q", code, stderr)
+	}
+	if err := applySwitches([]string{"QBENCH_REDIS_SPIN"}, func(string, string) error { return nil }); err == nil {
+		t.Error("a switch without =VALUE was accepted")
+	}
+}

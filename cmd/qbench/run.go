@@ -144,6 +144,7 @@ makes it 3).`,
 	cmd.Flags().BoolVar(&idlePoll, "idle-poll", false, "hold a CPU latency limit of 0 (/dev/cpu_dma_latency, root) for the run: idle CPUs poll instead of halting, for every process on the machine (on a VM a halted vCPU's wake-up is charged as steal)")
 	ov.flags(cmd)
 	memoryBudgetFlag(cmd)
+	switchFlag(cmd)
 	segmentFlags(cmd)
 	g = addGating(cmd)
 	return cmd

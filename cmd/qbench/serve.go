@@ -163,5 +163,6 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&seedRDB, "seed-rdb", "", "start from this dump.rdb written by Redis 6.x/7.0 (strings, lists, sets, hashes, streams; expired keys dropped) when --dir holds no snapshot and no AOF")
 	cmd.Flags().StringVar(&saveRDB, "save-rdb", "", "at exit (SIGINT, SIGTERM, SHUTDOWN) write the dataset to this file as a Redis 7.0 dump.rdb (LZF per CONFIG rdbcompression), which redis-server loads")
 	cmd.Flags().StringVar(&save, "save", "", `snapshot rules "<seconds> <changes> ...", e.g. "3600 1 300 100"; "" = none`)
+	switchFlag(cmd)
 	return cmd
 }

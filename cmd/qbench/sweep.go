@@ -264,5 +264,6 @@ rate found. KIND is that of the first latency objective (produce if none).`,
 	cmd.Flags().BoolVar(&allowLag, "allow-lag-growth", false, "do not require the lag to stay flat")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
 	memoryBudgetFlag(cmd)
+	switchFlag(cmd)
 	return cmd
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"qbench/engines/redisq"
 	"qbench/results"
 )
@@ -98,4 +100,42 @@ func (r *record) stamp(res *results.Result) {
 	if raw, err := json.Marshal(m); err == nil {
 		res.Scenario = raw
 	}
+}
+
+// switchFlag declares --switch NAME=VALUE on a command that runs engines: each sets one of the
+// declared switches for this process and every server it starts, as the variable would, before
+// anything reads it (the packages read them on first use). An environment variable may set a
+// switch too; the flag wins.
+func switchFlag(cmd *cobra.Command) {
+	var set []string
+	cmd.Flags().StringArrayVar(&set, "switch", nil, "set a behaviour switch, NAME=VALUE (repeatable; NAME is a QBENCH_ variable of the table in the README's Behaviour switches; recorded in the result)")
+	pre := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		if err := applySwitches(set, os.Setenv); err != nil {
+			return usageError{err}
+		}
+		if pre != nil {
+			return pre(c, args)
+		}
+		return nil
+	}
+}
+
+// applySwitches sets each NAME=VALUE, refusing a name that is not a declared switch.
+func applySwitches(set []string, setenv func(name, value string) error) error {
+	for _, kv := range set {
+		name, value, ok := strings.Cut(kv, "=")
+		if _, known := switches[name]; !ok || !known {
+			names := make([]string, 0, len(switches))
+			for n := range switches {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return fmt.Errorf("--switch %q: want NAME=VALUE with NAME one of %s", kv, strings.Join(names, ", "))
+		}
+		if err := setenv(name, value); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -88,7 +88,7 @@ func startEventLoop(s *Server) *eventLoop {
 		s.logf("event loop: %v; serving connections on goroutines", err)
 		return nil
 	}
-	l := &eventLoop{s: s, epfd: epfd, wakefd: wakefd, byFD: map[int]*client{}, spinMax: loopSpin}
+	l := &eventLoop{s: s, epfd: epfd, wakefd: wakefd, byFD: map[int]*client{}, spinMax: loopSpin()}
 	if s.cfg.LoopSpin != 0 {
 		l.spinMax = s.cfg.LoopSpin
 	}
@@ -166,7 +166,7 @@ func (l *eventLoop) run() {
 	lastYield := time.Now()
 	var gate spinGate
 	for {
-		if loopYield && time.Since(lastYield) >= loopYieldEvery {
+		if loopYield() && time.Since(lastYield) >= loopYieldEvery {
 			runtime.Gosched()
 			lastYield = time.Now()
 		}
@@ -226,7 +226,7 @@ func (l *eventLoop) run() {
 			continue
 		}
 		var woke bool
-		if ready, woke = l.runTurn(ready); woke && len(l.again) == 0 && loopYieldWoken {
+		if ready, woke = l.runTurn(ready); woke && len(l.again) == 0 && loopYieldWoken() {
 			// The turn readied client goroutines: run them before waiting (see
 			// loopYieldWoken).
 			runtime.Gosched()
@@ -437,7 +437,7 @@ func (l *eventLoop) runTurn(ready []*client) (_ []*client, woke bool) {
 			}
 			rest = rest[n:]
 		}
-		if len(rest) > 0 || (t.blk != nil && !blockInLoop) || (c.async && !subscribeInLoop) {
+		if len(rest) > 0 || (t.blk != nil && !blockInLoop()) || (c.async && !subscribeInLoop()) {
 			blk := t.blk
 			t.blk = nil
 			l.handoff(c, rest, blk)
@@ -700,19 +700,19 @@ const loopYieldEvery = 5 * time.Millisecond
 // designs, alternated) it made produce p99 worse in 7 of 8 pairs (list 4.72 -> 5.30 and 2.33 -> 13.58 ms,
 // pubsub 2.83 -> 7.67 and 7.18 -> 11.08 ms), though the runtime counted fewer long waits in
 // some of them.
-var loopYieldWoken = os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") == "1"
+var loopYieldWoken = sync.OnceValue(func() bool { return os.Getenv("QBENCH_SERVER_LOOP_YIELD_WOKEN") == "1" })
 
-var loopYield = os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0"
+var loopYield = sync.OnceValue(func() bool { return os.Getenv("QBENCH_SERVER_LOOP_YIELD") != "0" })
 
 // blockInLoop keeps blocked clients in the loop (answerUnblocked). QBENCH_SERVER_BLOCK_IN_LOOP=0
 // hands each to a goroutine at its first block instead, the earlier design, for re-measuring
 // (engines/server/bench/tail-ab.sh).
-var blockInLoop = os.Getenv("QBENCH_SERVER_BLOCK_IN_LOOP") != "0"
+var blockInLoop = sync.OnceValue(func() bool { return os.Getenv("QBENCH_SERVER_BLOCK_IN_LOOP") != "0" })
 
 // subscribeInLoop keeps subscribers in the loop while their sockets take what they are sent
 // (flushAsync). QBENCH_SERVER_SUBSCRIBE_IN_LOOP=0 hands each to a goroutine and a writer
 // goroutine once it subscribes, the earlier design, for re-measuring.
-var subscribeInLoop = os.Getenv("QBENCH_SERVER_SUBSCRIBE_IN_LOOP") != "0"
+var subscribeInLoop = sync.OnceValue(func() bool { return os.Getenv("QBENCH_SERVER_SUBSCRIBE_IN_LOOP") != "0" })
 
 // loopSpin bounds an adaptive poll before the loop blocks. Each time the loop finds no work and
 // blocks in epoll_wait, the client whose write ends the wait pays the wake-up of a halted thread
@@ -724,7 +724,7 @@ var subscribeInLoop = os.Getenv("QBENCH_SERVER_SUBSCRIBE_IN_LOOP") != "0"
 // default: at 30 us it halved the server's blocks per request unpipelined at 50 clients, but cost
 // 8-20% more server CPU per request, and the client's CPU per request did not measurably fall
 // (engines/server/README.md, "Polling before blocking").
-var loopSpin = spinFromEnv()
+var loopSpin = sync.OnceValue(spinFromEnv)
 
 const defaultLoopSpin = 0
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -114,13 +115,13 @@ func (p *persistence) commitInline(w *aof.Writer, end int64, wrote bool) bool {
 	if w == nil || end == 0 {
 		return true
 	}
-	if !inlineFsync {
+	if !inlineFsync() {
 		return w.Commit(end) == nil || !wrote
 	}
 	return w.CommitInline(end) == nil || !wrote
 }
 
-var inlineFsync = os.Getenv("QBENCH_SERVER_INLINE_FSYNC") != "0"
+var inlineFsync = sync.OnceValue(func() bool { return os.Getenv("QBENCH_SERVER_INLINE_FSYNC") != "0" })
 
 // denyWrite is Redis's check before a write command (and PING) while the AOF cannot be
 // written: -MISCONF with the system error.
