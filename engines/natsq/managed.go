@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"qbench/engines"
@@ -23,8 +21,7 @@ type managed struct {
 	fs      *lossyfs.FS // the store's file system, for power loss; nil otherwise
 	dir     string
 
-	stallMu sync.Mutex
-	stalled *time.Timer // resumes the nodes at the end of a stall
+	stall procs.Stall
 }
 
 func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
@@ -45,16 +42,10 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 		}
 		// The store is on the power-loss file system; the configuration and log stay outside
 		// it (this process serves the mount).
-		backing, mnt := filepath.Join(dir, "backing"), filepath.Join(dir, "store")
-		if err := errors.Join(os.Mkdir(backing, 0o755), os.Mkdir(mnt, 0o755)); err != nil {
+		if fs, cfg.DataDir, err = lossyfs.MountUnder(dir, "store"); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
-		if fs, err = lossyfs.Mount(backing, mnt, lossyfs.Options{}); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
-		cfg.DataDir = mnt
 	}
 	cleanup := func() {
 		if fs != nil {
@@ -103,30 +94,7 @@ func (m *managed) Facts(ctx context.Context) engines.Facts {
 // Stall stops every node's process (SIGSTOP) for d: clients' requests wait unanswered, as
 // behind a frozen VM or a long pause. It returns once the nodes are stopped.
 func (m *managed) Stall(ctx context.Context, d time.Duration) error {
-	m.stallMu.Lock()
-	defer m.stallMu.Unlock()
-	for _, n := range m.cluster.Nodes {
-		if err := n.Pause(); err != nil {
-			m.resumeLocked()
-			return err
-		}
-	}
-	m.stalled = time.AfterFunc(d, func() {
-		m.stallMu.Lock()
-		defer m.stallMu.Unlock()
-		m.resumeLocked()
-	})
-	return nil
-}
-
-func (m *managed) resumeLocked() {
-	if m.stalled != nil {
-		m.stalled.Stop()
-		m.stalled = nil
-	}
-	for _, n := range m.cluster.Nodes {
-		_ = n.Resume()
-	}
+	return m.stall.Start(m.cluster.Pausable(), d)
 }
 
 // Crash kills every node at once (SIGKILL). A power loss also drops every byte the store had
@@ -152,9 +120,7 @@ func (m *managed) Restart(ctx context.Context) error {
 
 // Close closes the clients, stops the nodes, unmounts the store and removes the directory.
 func (m *managed) Close() error {
-	m.stallMu.Lock()
-	m.resumeLocked()
-	m.stallMu.Unlock()
+	m.stall.End()
 	err := m.engine.Close()
 	err = errors.Join(err, m.cluster.Stop(5*time.Second))
 	if m.fs != nil {

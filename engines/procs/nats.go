@@ -235,16 +235,8 @@ func (s *NATS) Stop(grace time.Duration) error {
 
 // Pause stops the node's processes (SIGSTOP) without killing them: a stall, as a long GC pause
 // or a frozen VM would be. Resume continues them.
-func (s *NATS) Pause() error  { return s.signal(syscall.SIGSTOP) }
-func (s *NATS) Resume() error { return s.signal(syscall.SIGCONT) }
-
-func (s *NATS) signal(sig syscall.Signal) error {
-	pid := s.PID()
-	if pid == 0 {
-		return errors.New("procs: nats-server not running")
-	}
-	return syscall.Kill(-pid, sig)
-}
+func (s *NATS) Pause() error  { return s.proc.Signal(syscall.SIGSTOP) }
+func (s *NATS) Resume() error { return s.proc.Signal(syscall.SIGCONT) }
 
 // LogTail returns the end of the node's log.
 func (s *NATS) LogTail(n int) string { return tail(s.logPath(), n) }
@@ -284,4 +276,13 @@ func (c *NATSCluster) each(f func(s *NATS) error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// Pausable is every node, for a Stall.
+func (c *NATSCluster) Pausable() []Pausable {
+	out := make([]Pausable, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n
+	}
+	return out
 }

@@ -261,16 +261,8 @@ func (r *Rabbit) waitGone() error {
 }
 
 // Pause stops the node's processes (SIGSTOP); Resume continues them.
-func (r *Rabbit) Pause() error  { return r.signal(syscall.SIGSTOP) }
-func (r *Rabbit) Resume() error { return r.signal(syscall.SIGCONT) }
-
-func (r *Rabbit) signal(sig syscall.Signal) error {
-	pid := r.PID()
-	if pid == 0 {
-		return errors.New("procs: rabbitmq node not running")
-	}
-	return syscall.Kill(-pid, sig)
-}
+func (r *Rabbit) Pause() error  { return r.proc.Signal(syscall.SIGSTOP) }
+func (r *Rabbit) Resume() error { return r.proc.Signal(syscall.SIGCONT) }
 
 // LogTail is the end of the node's output.
 func (r *Rabbit) LogTail(n int) string {
@@ -308,4 +300,13 @@ func (c *RabbitCluster) Stop(grace time.Duration) error {
 		errs = append(errs, c.epmd.Kill())
 	}
 	return errors.Join(errs...)
+}
+
+// Pausable is every node, for a Stall.
+func (c *RabbitCluster) Pausable() []Pausable {
+	out := make([]Pausable, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n
+	}
+	return out
 }

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"qbench/engines"
@@ -23,8 +21,7 @@ type managed struct {
 	fs      *lossyfs.FS // the message store's file system, for power loss; nil otherwise
 	dir     string
 
-	stallMu sync.Mutex
-	stalled *time.Timer
+	stall procs.Stall
 }
 
 func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
@@ -43,16 +40,10 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 			os.RemoveAll(dir)
 			return nil, fmt.Errorf("rabbitmq: power-loss needs a single node (nodes: 1), got nodes %d", opts.Nodes)
 		}
-		backing, mnt := filepath.Join(dir, "backing"), filepath.Join(dir, "store")
-		if err := errors.Join(os.Mkdir(backing, 0o755), os.Mkdir(mnt, 0o755)); err != nil {
+		if fs, cfg.DataDir, err = lossyfs.MountUnder(dir, "store"); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
 		}
-		if fs, err = lossyfs.Mount(backing, mnt, lossyfs.Options{}); err != nil {
-			os.RemoveAll(dir)
-			return nil, err
-		}
-		cfg.DataDir = mnt
 	}
 	cleanup := func() {
 		if fs != nil {
@@ -103,30 +94,7 @@ func (m *managed) Facts(ctx context.Context) engines.Facts {
 
 // Stall stops every node's processes (SIGSTOP) for d; it returns once they are stopped.
 func (m *managed) Stall(ctx context.Context, d time.Duration) error {
-	m.stallMu.Lock()
-	defer m.stallMu.Unlock()
-	for _, n := range m.cluster.Nodes {
-		if err := n.Pause(); err != nil {
-			m.resumeLocked()
-			return err
-		}
-	}
-	m.stalled = time.AfterFunc(d, func() {
-		m.stallMu.Lock()
-		defer m.stallMu.Unlock()
-		m.resumeLocked()
-	})
-	return nil
-}
-
-func (m *managed) resumeLocked() {
-	if m.stalled != nil {
-		m.stalled.Stop()
-		m.stalled = nil
-	}
-	for _, n := range m.cluster.Nodes {
-		_ = n.Resume()
-	}
+	return m.stall.Start(m.cluster.Pausable(), d)
 }
 
 // Command runs rabbitmqctl with args against every node (a command fault): e.g.
@@ -164,9 +132,7 @@ func (m *managed) Restart(ctx context.Context) error { return m.cluster.Start(ct
 // Close closes the clients, stops the nodes and the port mapper, unmounts the store and removes
 // the directory.
 func (m *managed) Close() error {
-	m.stallMu.Lock()
-	m.resumeLocked()
-	m.stallMu.Unlock()
+	m.stall.End()
 	err := m.engine.Close()
 	err = errors.Join(err, m.cluster.Stop(15*time.Second))
 	if m.fs != nil {
