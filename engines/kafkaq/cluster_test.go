@@ -134,11 +134,18 @@ func TestThreeBrokerClusterLeaderKill(t *testing.T) {
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// A new topic's configs reach every broker of a fresh cluster a moment after CreateTopics
+	// returns; under load the first describe can fail (configs.error): ask again for a while.
+	wantFacts := map[string]string{"brokers": "3", "replication.factor": "3", "topic.min.insync.replicas": "2",
+		"topic.unclean.leader.election.enable": "false"}
 	f := m.Facts(ctx)
-	for k, want := range map[string]string{"brokers": "3", "replication.factor": "3", "topic.min.insync.replicas": "2",
-		"topic.unclean.leader.election.enable": "false"} {
+	for deadline := time.Now().Add(15 * time.Second); f.Settings["configs.error"] != "" && time.Now().Before(deadline); {
+		time.Sleep(250 * time.Millisecond)
+		f = m.Facts(ctx)
+	}
+	for k, want := range wantFacts {
 		if f.Settings[k] != want {
-			t.Errorf("facts %s = %q, want %q", k, f.Settings[k], want)
+			t.Errorf("facts %s = %q, want %q (configs.error %q)", k, f.Settings[k], want, f.Settings["configs.error"])
 		}
 	}
 	h := waitHealth(t, m, 10*time.Second, "full ISR", func(c map[string]int64) bool { return c["isr_size.p0"] == 3 })

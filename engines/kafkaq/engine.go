@@ -211,9 +211,6 @@ func (e *engine) Close() error {
 	return errors.Join(errs...)
 }
 
-// Lag is the group's backlog: log end offset minus committed offset, summed over partitions. A
-// partition with no commit yet counts from its log start. Kafka has no per-message pending
-// state, so Pending stays 0: delivered-but-uncommitted messages are part of the backlog.
 // DeliveryShards: a delivery names the partition it was read from, where Kafka keeps order
 // (engines.DeliverySharder). The ledger judges order by it rather than by a routing of its own:
 // the partition is what the Writer's balancer chose (round robin, per message, by default) and
@@ -226,6 +223,9 @@ func (e *engine) DeliveryShards() string { return "partition" }
 // (engines.SoleReader), so a partition's order reaches that consumer.
 func (e *engine) SoleReaders() bool { return true }
 
+// Lag is the group's backlog: log end offset minus committed offset, summed over partitions. A
+// partition with no commit yet counts from its log start. Kafka has no per-message pending
+// state, so Pending stays 0: delivered-but-uncommitted messages are part of the backlog.
 func (e *engine) Lag(ctx context.Context) (engines.Lag, error) {
 	ranges, unknown, err := e.uncommitted(ctx, "lag")
 	if err != nil {
