@@ -62,8 +62,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 		ReadBackoffMax:    500 * time.Millisecond,
 	})
 	c := &consumer{r: r, topic: e.topic}
-	if err := e.track(c); err != nil {
-		r.Close()
+	if err := e.opened.Track(c); err != nil { // closes c, and with it r
 		return nil, err
 	}
 	// The runner opens every consumer before the first producer: when the last one is first

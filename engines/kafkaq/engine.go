@@ -78,10 +78,9 @@ type engine struct {
 	client    *kafka.Client
 
 	mu        sync.Mutex
-	closed    bool
-	settled   bool                         // the group has been seen stable with every consumer once
-	opened    []interface{ Close() error } // producers and consumers Close still has to close
-	producers []*producer                  // every producer made, for Facts' batch counts
+	settled   bool        // the group has been seen stable with every consumer once
+	producers []*producer // every producer made, for Facts' batch counts
+	opened    engines.Closers
 }
 
 func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
@@ -175,33 +174,12 @@ func topicName(runID string) string {
 	return string(clean) + suffix
 }
 
-func (e *engine) track(c interface{ Close() error }) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		return fmt.Errorf("%s: engine closed", e.name)
-	}
-	e.opened = append(e.opened, c)
-	return nil
-}
-
 func (e *engine) Close() error {
-	e.mu.Lock()
-	if e.closed {
-		e.mu.Unlock()
+	first, err := e.opened.CloseAll()
+	if !first {
 		return nil
 	}
-	e.closed = true
-	opened := e.opened
-	e.opened = nil
-	e.mu.Unlock()
-
-	var errs []error
-	for _, c := range opened {
-		if err := c.Close(); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs := []error{err}
 	e.transport.CloseIdleConnections()
 	if e.cluster != nil {
 		if err := e.cluster.Stop(10 * time.Second); err != nil {

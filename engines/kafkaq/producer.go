@@ -65,7 +65,7 @@ func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, err
 		Async:           true,
 		Completion:      p.complete,
 	}
-	if err := e.track(p); err != nil {
+	if err := e.opened.Track(p); err != nil {
 		return nil, err
 	}
 	e.mu.Lock()

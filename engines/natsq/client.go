@@ -38,7 +38,7 @@ func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, err
 			return nil, err
 		}
 	}
-	if err := e.track(closer{nc}); err != nil {
+	if err := e.opened.Track(closer{nc}); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -132,7 +132,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 		nc.Close()
 		return nil, fmt.Errorf("%s: consumer %d: %w", e.name, id, err)
 	}
-	if err := e.track(c); err != nil {
+	if err := e.opened.Track(c); err != nil {
 		return nil, err
 	}
 	return c, nil

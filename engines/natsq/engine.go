@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -83,9 +82,7 @@ type engine struct {
 	admin *nats.Conn // Setup, Teardown, lag, sweep, facts
 	js    jetstream.JetStream
 
-	mu     sync.Mutex
-	opened []interface{ Close() error }
-	closed bool
+	opened engines.Closers
 }
 
 func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
@@ -200,31 +197,13 @@ func (e *engine) Teardown(ctx context.Context) error {
 	return err
 }
 
-func (e *engine) track(c interface{ Close() error }) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		c.Close()
-		return errors.New(e.name + ": closed")
-	}
-	e.opened = append(e.opened, c)
-	return nil
-}
-
 // Close closes every producer's and consumer's connection and the admin connection.
 func (e *engine) Close() error {
-	e.mu.Lock()
-	opened := e.opened
-	e.opened, e.closed = nil, true
-	e.mu.Unlock()
-	var errs []error
-	for _, c := range opened {
-		errs = append(errs, c.Close())
-	}
+	_, err := e.opened.CloseAll()
 	if e.admin != nil {
 		e.admin.Close()
 	}
-	return errors.Join(errs...)
+	return err
 }
 
 // msgID is a message's Nats-Msg-Id: the stamp's producer, run tag and sequence number (bytes

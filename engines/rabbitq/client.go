@@ -95,7 +95,7 @@ func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, err
 	if _, err := p.s.channel(); err != nil {
 		return nil, fmt.Errorf("%s: producer %d: %w", e.name, id, err)
 	}
-	if err := e.track(p.s); err != nil {
+	if err := e.opened.Track(p.s); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -164,7 +164,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 	if _, err := c.s.channel(); err != nil {
 		return nil, fmt.Errorf("%s: consumer %d: %w", e.name, id, err)
 	}
-	if err := e.track(c.s); err != nil {
+	if err := e.opened.Track(c.s); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -73,9 +73,8 @@ type engine struct {
 
 	admin *amqp.Connection
 
-	mu     sync.Mutex
-	opened []interface{ Close() error }
-	closed bool
+	mu     sync.Mutex // guards admin
+	opened engines.Closers
 }
 
 func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
@@ -202,29 +201,11 @@ func (e *engine) Teardown(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (e *engine) track(c interface{ Close() error }) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed {
-		c.Close()
-		return errors.New(e.name + ": closed")
-	}
-	e.opened = append(e.opened, c)
-	return nil
-}
-
 // Close closes every producer's and consumer's connection and the admin connection.
 func (e *engine) Close() error {
-	e.mu.Lock()
-	opened := e.opened
-	e.opened, e.closed = nil, true
-	e.mu.Unlock()
-	var errs []error
-	for _, c := range opened {
-		errs = append(errs, c.Close())
-	}
+	_, err := e.opened.CloseAll()
 	if e.admin != nil && !e.admin.IsClosed() {
-		errs = append(errs, e.admin.Close())
+		err = errors.Join(err, e.admin.Close())
 	}
-	return errors.Join(errs...)
+	return err
 }
