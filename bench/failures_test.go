@@ -330,6 +330,10 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 		runReplicationMatrix(t, name, sc)
 		return
 	}
+	if _, ok := systemPromises[name]; ok {
+		runSystemsMatrix(t, name, sc)
+		return
+	}
 	promises, ok := explorerPromises[name]
 	if !ok {
 		t.Fatalf("%s has no expected outcome in explorerPromises", name)

@@ -158,7 +158,7 @@ func (s *Scenario) sweepsDesign() bool {
 			return true
 		}
 	}
-	return false
+	return s.variantsSet("design")
 }
 
 // decodeOptions decodes the engine's own section (empty when not written, so its defaults are

@@ -221,6 +221,12 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			continue
 		}
 		if err := val.Decode(fv.Addr().Interface()); err != nil {
+			var at *Error // a field's own decoder that knows the line and field at fault
+			if errors.As(err, &at) {
+				at.File = d.file
+				d.errs = append(d.errs, at)
+				continue
+			}
 			d.errs = append(d.errs, &Error{File: d.file, Line: val.Line, Field: field, Msg: cleanYAMLErr(err)})
 		}
 	}

@@ -26,11 +26,14 @@ type Matrix struct {
 }
 
 // Axis is one swept field: a field name as written in the scenario ("rate", "stream.ack") or a
-// persistence setting ("persistence.appendfsync").
+// persistence setting ("persistence.appendfsync"). A variant axis (Labels set) is named by a
+// free label instead, and each of its values is a mapping of fields set together (variant.go).
 type Axis struct {
 	Key    string
 	Line   int
 	Values []*yaml.Node
+	// Labels name a variant axis's values, one per value; nil for a field axis.
+	Labels []string
 }
 
 // Cell is one combination of a matrix, as a complete scenario.
@@ -62,8 +65,12 @@ func (m *Matrix) UnmarshalYAML(n *yaml.Node) error {
 			a.Values = v.Content
 		case yaml.ScalarNode:
 			a.Values = []*yaml.Node{v}
+		case yaml.MappingNode:
+			if err := a.readVariants(v); err != nil {
+				return err
+			}
 		default:
-			return fmt.Errorf("line %d: matrix.%s must be a list of values", v.Line, k.Value)
+			return fmt.Errorf("line %d: matrix.%s must be a list of values, or a mapping of labels to variants", v.Line, k.Value)
 		}
 		m.Axes = append(m.Axes, a)
 	}
@@ -74,8 +81,13 @@ func (m *Matrix) UnmarshalYAML(n *yaml.Node) error {
 func (m Matrix) MarshalYAML() (any, error) {
 	n := &yaml.Node{Kind: yaml.MappingNode}
 	for _, a := range m.Axes {
-		seq := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Content: a.Values}
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: a.Key}, seq)
+		var vals *yaml.Node
+		if a.Labels != nil {
+			vals = a.variantsNode()
+		} else {
+			vals = &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Content: a.Values}
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: a.Key}, vals)
 	}
 	return n, nil
 }
@@ -87,6 +99,14 @@ func (m Matrix) MarshalJSON() ([]byte, error) {
 	for i, a := range m.Axes {
 		if i > 0 {
 			b.WriteString(",")
+		}
+		if a.Labels != nil {
+			v, err := variantsJSON(a)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(&b, "%q:%s", a.Key, v)
+			continue
 		}
 		fmt.Fprintf(&b, "%q:[", a.Key)
 		for j, v := range a.Values {
@@ -136,7 +156,7 @@ func (s *Scenario) expand(checks Checks) ([]Cell, Errors) {
 		// Two cells with one label would write one result file, the second over the first.
 		labels := make(map[string]int, len(a.Values))
 		for i, v := range a.Values {
-			l := paramValue(v)
+			l := a.label(i)
 			if j, dup := labels[l]; dup {
 				errs = append(errs, &Error{Field: fmt.Sprintf("%s.%d", field, i), Line: v.Line, See: fmt.Sprintf("%s.%d", field, j), SeeLine: a.Values[j].Line,
 					Msg: fmt.Sprintf("repeats the value %s of %s.%d: the two cells would be one, their result files written over each other (use repeat: to run a cell more than once)", l, field, j)})
@@ -144,7 +164,9 @@ func (s *Scenario) expand(checks Checks) ([]Cell, Errors) {
 			}
 			labels[l] = i
 		}
-		if err := checkSweepable(a.Key, checks); err != nil {
+		if a.Labels != nil {
+			errs = append(errs, a.checkVariants(checks)...)
+		} else if err := checkSweepable(a.Key, checks); err != nil {
 			errs = append(errs, &Error{Field: field, Line: a.Line, Msg: err.Error()})
 		}
 		if n <= MaxCells { // saturate: many axes must not overflow the count
@@ -190,7 +212,11 @@ func (s *Scenario) cell(idx []int, checks Checks) (*Cell, Errors) {
 	var errs Errors
 	for i, a := range s.Matrix.Axes {
 		v := a.Values[idx[i]]
-		params = append(params, Param{Key: a.Key, Value: paramValue(v)})
+		params = append(params, Param{Key: a.Key, Value: a.label(idx[i])})
+		if a.Labels != nil {
+			errs = append(errs, c.setVariant(a, idx[i], checks)...)
+			continue
+		}
 		c.keys[strings.Split(a.Key, ".")[0]] = a.Line // swept is written
 		if err := setField(c, a.Key, v); err != nil {
 			errs = append(errs, &Error{Field: fmt.Sprintf("matrix.%s.%d", a.Key, idx[i]), Line: v.Line, Msg: err.Error()})
@@ -209,6 +235,10 @@ func (s *Scenario) cell(idx []int, checks Checks) (*Cell, Errors) {
 	for _, e := range c.validate(checks) {
 		// A cell's problem is the value that made it: point there.
 		for i, a := range s.Matrix.Axes {
+			if a.Labels != nil {
+				a.pointAt(e, idx[i], checks)
+				continue
+			}
 			if e.Field == a.Key || strings.HasPrefix(e.Field, a.Key+".") {
 				e.Line = a.Values[idx[i]].Line
 				e.Field = fmt.Sprintf("matrix.%s.%d", a.Key, idx[i])
@@ -333,7 +363,7 @@ func (s *Scenario) validateSweep(base Errors, checks Checks) Errors {
 	for _, e := range base {
 		swept := false
 		for _, a := range s.Matrix.Axes {
-			if e.Field == a.Key || strings.HasPrefix(e.Field, a.Key+".") {
+			if e.Field == a.Key || strings.HasPrefix(e.Field, a.Key+".") || a.variantSets(e.Field, checks) {
 				swept = true
 			}
 		}

@@ -108,6 +108,7 @@ func FuzzParseMatrix(f *testing.F) {
 		"name: x\nrate: 10\nmatrix:\n  stream.ack: [after, before]\n  duration: [1s]\n",
 		"name: x\nrate: 10\nmatrix: {}\n",
 		"name: x\nrate: 10\nmatrix:\n  faults.0.at: [1s]\n",
+		"name: x\nrate: 10\nmatrix:\n  system:\n    a: {engine: kafka, kafka: {acks: all}}\n    b: {design: list, persistence: {appendfsync: always}}\n",
 	} {
 		f.Add(s)
 	}

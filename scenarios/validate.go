@@ -134,7 +134,7 @@ func (s *Scenario) sweepsEngine() bool {
 			return true
 		}
 	}
-	return false
+	return s.variantsSet("engine")
 }
 
 func (s *Scenario) validate(c Checks) Errors {
