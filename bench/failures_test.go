@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"qbench/bench"
+	"qbench/engines"
 	"qbench/results"
 	"qbench/scenarios"
 )
@@ -234,12 +235,10 @@ func TestFailureScenarios(t *testing.T) {
 				return
 			}
 			// Scenarios at these rates leave the CPU mostly idle and assert counts, not
-			// latencies: two at a time (go test -parallel) halves the suite's time. Kafka's
-			// brokers are too heavy to share the machine, and the embedded server runs inside
-			// the test process, sharing its CPU with the generator and whatever runs beside it
-			// (under -race a neighbour once cut its producers to 64% of their rate). RabbitMQ's
-			// Erlang nodes, three at a time for a quorum queue, are as heavy as Kafka's brokers.
-			if sc.Engine != "kafka" && sc.Engine != "embedded" && sc.Engine != "rabbitmq" {
+			// latencies: two at a time (go test -parallel) halves the suite's time, except for
+			// an engine registered RunsAlone (heavy brokers; the embedded server, which shares
+			// the test process's CPU: under -race a neighbour once cut its producers to 64%).
+			if reg, err := engines.Lookup(sc.Engine); err == nil && !reg.RunsAlone {
 				t.Parallel()
 			}
 			outcome, ok := failureOutcomes[name]
@@ -360,8 +359,8 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 	for _, c := range cells {
 		cell := c.Scenario
 		t.Run(c.Name, func(t *testing.T) {
-			if cell.Engine == "embedded" {
-				t.Fatalf("%s: an embedded cell would share the test process's CPU with its neighbour", c.Name)
+			if reg, err := engines.Lookup(cell.Engine); err != nil || reg.RunsAlone {
+				t.Fatalf("%s: engine %s runs alone (registered RunsAlone); the explorer runs two cells at a time (%v)", c.Name, cell.Engine, err)
 			}
 			t.Parallel()
 			needTarget(t, cell.Engine)

@@ -166,6 +166,10 @@ type Registration struct {
 	// several qbench processes can load it together (qbench run --segment); a managed or
 	// in-process target belongs to one process and is refused for segments.
 	Shared bool
+	// RunsAlone says a run of this engine should have the machine to itself in tests: its
+	// servers are heavy (a JVM broker, Erlang nodes) or it runs inside qbench's own process,
+	// sharing the generator's CPU. The failure library runs it one scenario at a time.
+	RunsAlone bool
 	// ClosedLoop is the batch and in_flight a closed-loop run (rate: max) gets for whichever of
 	// them its scenario does not write; zero fields keep the scenario defaults. A closed loop's
 	// rate is its window (producers x in_flight batches of batch messages) over the engine's

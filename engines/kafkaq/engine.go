@@ -28,12 +28,13 @@ const Design = "topic"
 
 func init() {
 	engines.Register(engines.Registration{
-		Name:    "kafka",
-		Designs: []string{Design},
-		Summary: "Apache Kafka topic + consumer group (kafka-go) on a broker or KRaft cluster (brokers: N) qbench starts; needs .ci/kafka-jars.sh and java",
-		New:     newManaged,
-		Faults:  []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
-		Options: "kafka", Decode: decodeFor(true),
+		Name:      "kafka",
+		RunsAlone: true,
+		Designs:   []string{Design},
+		Summary:   "Apache Kafka topic + consumer group (kafka-go) on a broker or KRaft cluster (brokers: N) qbench starts; needs .ci/kafka-jars.sh and java",
+		New:       newManaged,
+		Faults:    []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
+		Options:   "kafka", Decode: decodeFor(true),
 		ClosedLoop: ClosedLoopShape,
 		Conformance: map[string]engines.Conformance{Design: {
 			Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers, engines.PromiseRedelivery},

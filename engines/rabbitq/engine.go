@@ -40,12 +40,13 @@ var queuePromises = []string{engines.PromiseExactlyOnceInOrder, engines.PromiseC
 
 func init() {
 	engines.Register(engines.Registration{
-		Name:    "rabbitmq",
-		Designs: []string{DesignClassic, DesignQuorum, DesignStream},
-		Summary: "RabbitMQ classic, quorum or stream queue (amqp091-go) on nodes qbench starts (nodes: 1 or 3); needs Debian's rabbitmq-server",
-		New:     newManaged,
-		Faults:  []string{"stall", "server-crash", "power-loss", "command", "partition-leader-kill", "node-restart"},
-		Options: "rabbitmq", Decode: decodeFor(true),
+		Name:      "rabbitmq",
+		RunsAlone: true,
+		Designs:   []string{DesignClassic, DesignQuorum, DesignStream},
+		Summary:   "RabbitMQ classic, quorum or stream queue (amqp091-go) on nodes qbench starts (nodes: 1 or 3); needs Debian's rabbitmq-server",
+		New:       newManaged,
+		Faults:    []string{"stall", "server-crash", "power-loss", "command", "partition-leader-kill", "node-restart"},
+		Options:   "rabbitmq", Decode: decodeFor(true),
 		Conformance: map[string]engines.Conformance{
 			DesignClassic: {Promises: queuePromises},
 			DesignQuorum:  {Promises: queuePromises},

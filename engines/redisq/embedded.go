@@ -10,11 +10,12 @@ import (
 
 func init() {
 	engines.Register(engines.Registration{
-		Name:    "embedded",
-		Designs: designs,
-		Summary: "the in-repo Redis-protocol server, inside the qbench process on a free loopback port (the default; nothing to install)",
-		New:     newEmbeddedEngine,
-		Faults:  []string{"stall", "command"},
+		Name:      "embedded",
+		RunsAlone: true,
+		Designs:   designs,
+		Summary:   "the in-repo Redis-protocol server, inside the qbench process on a free loopback port (the default; nothing to install)",
+		New:       newEmbeddedEngine,
+		Faults:    []string{"stall", "command"},
 		// The in-process server runs without persistence (the server target has it).
 		Sections:    designSections,
 		Conformance: conformance,
