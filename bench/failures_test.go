@@ -103,23 +103,13 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		f := faultOf(t, r, "command")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && measuredCommand(f), "BGSAVE accepted, nothing lost, its window the snapshot's")
 	},
-	"redis-power-loss-everysec":  powerLossEverysec,
-	"server-power-loss-everysec": powerLossEverysec,
-	"redis-power-loss-always":    powerLossAlways,
-	"server-power-loss-always":   powerLossAlways,
-	"redis-disk-full":            diskFull,
-	"server-disk-full":           diskFull,
+	"redis-power-loss-everysec": powerLossEverysec,
+	"redis-power-loss-always":   powerLossAlways,
+	"redis-disk-full":           diskFull,
+	"server-disk-full":          diskFull,
 	"kafka-crash-page-cache": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "server-crash")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "a broker process crash loses nothing acknowledged")
-	},
-	"kafka-power-loss-page-cache": func(t *testing.T, r *results.Result) {
-		f := faultOf(t, r, "power-loss")
-		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost > 0, "power loss with the page-cache default loses acknowledged messages")
-	},
-	"kafka-power-loss-flush-every-message": func(t *testing.T, r *results.Result) {
-		f := faultOf(t, r, "power-loss")
-		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0, "power loss with a flush per message loses nothing acknowledged")
 	},
 	"kafka-leader-kill-acks-all": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "partition-leader-kill")
@@ -159,16 +149,6 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 	},
 	"redis-crash-everysec": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 4000, "a process crash loses nothing under everysec")
-	},
-	"jetstream-power-loss-default-sync": func(t *testing.T, r *results.Result) {
-		f := faultOf(t, r, "power-loss")
-		t.Logf("JetStream default sync_interval, power loss: lost %d acknowledged, loss window %s", f.Lost, results.FormatNs(f.LossWindowNs))
-		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost > 0 && f.Lost == r.Summary.Ledger.Lost,
-			"power loss under the default sync_interval loses acknowledged messages, charged to the cut")
-	},
-	"jetstream-power-loss-sync-always": func(t *testing.T, r *results.Result) {
-		f := faultOf(t, r, "power-loss")
-		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "power loss with sync_interval always loses nothing acknowledged")
 	},
 	"jetstream-crash-default-sync": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "server-crash")
