@@ -9,7 +9,8 @@
 // acknowledgement credit, latency), so one client serves all three designs.
 //
 // Engine "rabbitmq" starts its own nodes (one, or nodes: 3 on loopback) and can stall, crash
-// and restart them, and cut their power with the message store on the power-loss file system;
+// and restart them, raise their disk alarm, and cut their power with the message store on the
+// power-loss file system;
 // "rabbitmq-url" uses an existing broker at the scenario's address (amqp://user:pass@host:port/vhost).
 package rabbitq
 
