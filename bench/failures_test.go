@@ -176,6 +176,20 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		expect(t, r, r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 0 && p99 >= 500e6,
 			"the alarm blocks publishers (produce p99 over 500 ms) and loses nothing acknowledged")
 	},
+	"rabbitmq-disk-alarm": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "disk-full")
+		p99 := r.Summary.Latency["produce"].P99
+		t.Logf("disk alarm: produce p99 %s, produce errors %d, window %s", results.FormatNs(p99), r.Summary.ProduceErrors,
+			results.FormatNs(f.EndNs-f.StartNs))
+		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && r.Summary.Ledger.Acked > 0 && p99 >= 500e6,
+			"the disk alarm blocks publishers (produce p99 over 500 ms) and loses nothing acknowledged")
+	},
+	"rabbitmq-stream-retention": func(t *testing.T, r *results.Result) {
+		deleted := r.Engine.Stats["retention_deleted"]
+		t.Logf("stream retention: lost %d acknowledged (never delivered), retention deleted %d", r.Summary.Ledger.Lost, deleted)
+		expect(t, r, r.Summary.Ledger.Lost > 0 && r.Summary.ProduceErrors == 0 && deleted >= r.Summary.Ledger.Lost,
+			"unread messages deleted by retention while every publish was confirmed, counted as lost and within retention_deleted")
+	},
 	"rabbitmq-quorum-leader-kill": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "partition-leader-kill")
 		t.Logf("quorum leader kill: %s, window %s, produce errors %d, duplicates %d", f.Target,

@@ -28,6 +28,11 @@ func RabbitServerPath() (string, error) {
 	return "", fmt.Errorf("rabbitmq-server not found at %s (install Debian's rabbitmq-server package)", rabbitServer)
 }
 
+// RabbitDiskFreeLimit is the free-disk limit every node is configured with, in bytes: the
+// broker's own default (50 MB), written out so that a disk alarm raised by setting the limit
+// higher can be cleared by setting it back to a known value.
+const RabbitDiskFreeLimit = 50_000_000
+
 // RabbitConfig describes a RabbitMQ node, alone or one of a cluster on this machine.
 type RabbitConfig struct {
 	// Dir holds the nodes' directories (node-i: rabbitmq.conf, mnesia/, log/) and the shared
@@ -112,7 +117,7 @@ func StartRabbitCluster(ctx context.Context, cfg RabbitConfig, n int) (*RabbitCl
 			c.Kill()
 			return nil, err
 		}
-		conf := fmt.Sprintf("listeners.tcp.1 = 127.0.0.1:%d\nloopback_users = none\n", r.port)
+		conf := fmt.Sprintf("listeners.tcp.1 = 127.0.0.1:%d\nloopback_users = none\ndisk_free_limit.absolute = %d\n", r.port, RabbitDiskFreeLimit)
 		if n > 1 {
 			conf += "cluster_formation.peer_discovery_backend = classic_config\n"
 			for j, nm := range names {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -63,6 +64,16 @@ func (s *session) channel() (*amqp.Channel, error) {
 	}
 	s.ch = ch
 	return ch, nil
+}
+
+// current is the open channel, nil when there is none; it never dials.
+func (s *session) current() *amqp.Channel {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ch == nil || s.ch.IsClosed() {
+		return nil
+	}
+	return s.ch
 }
 
 func (s *session) Close() error {
@@ -134,6 +145,11 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 			errs[i] = errNacked
 		}
 	}
+	for _, err := range errs {
+		if err == nil {
+			p.e.published.Add(1)
+		}
+	}
 }
 
 func (p *producer) Close() error { return p.s.Close() }
@@ -142,14 +158,20 @@ func (p *producer) Close() error { return p.s.Close() }
 type consumer struct {
 	e          *engine
 	s          *session
+	id         int
+	tag        string
 	deliveries <-chan amqp.Delivery
 	out        []engines.Delivery
+	// held counts the deliveries Receive handed out on the current channel and Ack has not
+	// acknowledged; a new channel starts at 0 (the old one's went back to the queue with it).
+	held atomic.Int64
 }
 
 // NewConsumer opens consumer id on its group's queue.
 func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, error) {
-	c := &consumer{e: e}
+	c := &consumer{e: e, id: id, tag: "qbench-" + strconv.Itoa(id)}
 	c.s = &session{e: e, node: id, setup: func(ch *amqp.Channel) error {
+		c.held.Store(0)
 		if err := ch.Qos(e.opts.Prefetch, 0, false); err != nil {
 			return err
 		}
@@ -157,7 +179,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 		if e.spec.Design == DesignStream {
 			args = amqp.Table{"x-stream-offset": "first"}
 		}
-		d, err := ch.Consume(e.queueOf(e.GroupOf(id)), "qbench-"+strconv.Itoa(id), false, false, false, false, args)
+		d, err := ch.Consume(e.queueOf(e.GroupOf(id)), c.tag, false, false, false, false, args)
 		c.deliveries = d
 		return err
 	}}
@@ -211,18 +233,65 @@ func (c *consumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
 
 func (c *consumer) add(d amqp.Delivery) {
 	c.out = append(c.out, engines.Delivery{Payload: d.Body, Handle: d})
+	c.held.Add(1)
 }
 
 // Ack acknowledges each delivery on the channel it came from; one whose channel has closed
 // since is redelivered by the broker.
 func (c *consumer) Ack(ctx context.Context, ds []engines.Delivery) error {
+	cur := c.s.current()
 	var errs []error
 	for _, d := range ds {
 		if del, ok := d.Handle.(amqp.Delivery); ok {
-			errs = append(errs, del.Ack(false))
+			err := del.Ack(false)
+			if err == nil && cur != nil && del.Acknowledger == amqp.Acknowledger(cur) {
+				c.held.Add(-1)
+			}
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (c *consumer) Close() error { return c.s.Close() }
+// closeWait bounds how long Close waits for the broker to end the consumer (basic.cancel) before
+// it closes the connection regardless.
+const closeWait = 2 * time.Second
+
+// Close records what the consumer holds unacknowledged (engine.PendingByConsumer) and closes its
+// connection, which returns those messages to the queue.
+func (c *consumer) Close() error {
+	if c.e.spec.Design != DesignStream {
+		c.e.notePending(c.id, c.unacked())
+	}
+	return c.s.Close()
+}
+
+// unacked is the broker's count of this consumer's delivered and unacknowledged messages, as
+// the client can know it exactly: basic.cancel stops further deliveries, the deliveries that
+// arrived before its answer (prefetched, not yet received) are drained and counted, and those
+// Receive handed out and Ack did not acknowledge are added. A channel that is already closed
+// holds nothing (the broker returned its messages to the queue when it closed). When the broker
+// does not answer within closeWait, the count leaves the prefetched ones out.
+func (c *consumer) unacked() int64 {
+	ch := c.s.current()
+	if ch == nil {
+		return 0
+	}
+	held := c.held.Load()
+	done := make(chan int64, 1)
+	go func() {
+		var n int64
+		if err := ch.Cancel(c.tag, false); err == nil {
+			for range c.deliveries {
+				n++
+			}
+		}
+		done <- n
+	}()
+	select {
+	case n := <-done:
+		return held + n
+	case <-time.After(closeWait):
+		return held
+	}
+}

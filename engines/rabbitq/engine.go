@@ -9,7 +9,8 @@
 // acknowledgement credit, latency), so one client serves all three designs.
 //
 // Engine "rabbitmq" starts its own nodes (one, or nodes: 3 on loopback) and can stall, crash
-// and restart them, and cut their power with the message store on the power-loss file system;
+// and restart them, raise their disk alarm, and cut their power with the message store on the
+// power-loss file system;
 // "rabbitmq-url" uses an existing broker at the scenario's address (amqp://user:pass@host:port/vhost).
 package rabbitq
 
@@ -20,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -45,7 +47,7 @@ func init() {
 		Designs:   []string{DesignClassic, DesignQuorum, DesignStream},
 		Summary:   "RabbitMQ classic, quorum or stream queue (amqp091-go) on nodes qbench starts (nodes: 1 or 3); needs Debian's rabbitmq-server",
 		New:       newManaged,
-		Faults:    []string{"stall", "server-crash", "power-loss", "command", "partition-leader-kill", "node-restart"},
+		Faults:    []string{"stall", "server-crash", "power-loss", "disk-full", "command", "partition-leader-kill", "node-restart"},
 		Options:   "rabbitmq", Decode: decodeFor(true),
 		Conformance: map[string]engines.Conformance{
 			DesignClassic: {Promises: queuePromises},
@@ -76,10 +78,16 @@ type engine struct {
 
 	mu     sync.Mutex // guards admin
 	opened engines.Closers
+
+	// pending is what each consumer held unacknowledged when it last closed (PendingByConsumer).
+	pending []atomic.Int64
+	// published counts the messages the broker acknowledged (confirmed, or written without
+	// confirms); swept, the messages the last sweep of a stream read (-1 before one).
+	published, swept atomic.Int64
 }
 
 func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
-	opts, err := optionsOf(spec.Options, false)
+	opts, err := optionsOf(spec, false)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +108,9 @@ func newEngine(name string, spec engines.Spec, opts Options, urls []string) (*en
 		return nil, fmt.Errorf("%s: named queues (produce-only and consume-only runs) are not supported yet", name)
 	}
 	e := &engine{name: name, spec: spec, opts: opts, urls: urls,
-		exchange: "qbench." + spec.RunID, queue: "qbench." + spec.RunID}
+		exchange: "qbench." + spec.RunID, queue: "qbench." + spec.RunID,
+		pending: make([]atomic.Int64, max(spec.Consumers, 0))}
+	e.swept.Store(-1)
 	conn, err := e.dial(0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -150,7 +160,17 @@ func (e *engine) queueArgs() amqp.Table {
 	case DesignQuorum:
 		return amqp.Table{"x-queue-type": "quorum", "x-quorum-initial-group-size": e.opts.Replicas}
 	case DesignStream:
-		return amqp.Table{"x-queue-type": "stream", "x-initial-cluster-size": e.opts.Replicas}
+		args := amqp.Table{"x-queue-type": "stream", "x-initial-cluster-size": e.opts.Replicas}
+		if e.opts.MaxLengthBytes > 0 {
+			args["x-max-length-bytes"] = e.opts.MaxLengthBytes
+		}
+		if e.opts.MaxAge > 0 {
+			args["x-max-age"] = e.opts.maxAgeArg()
+		}
+		if e.opts.MaxSegmentSizeBytes > 0 {
+			args["x-stream-max-segment-size-bytes"] = e.opts.MaxSegmentSizeBytes
+		}
+		return args
 	}
 	return amqp.Table{"x-queue-type": "classic"}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"qbench/engines"
@@ -25,7 +26,7 @@ type managed struct {
 }
 
 func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
-	opts, err := optionsOf(spec.Options, true)
+	opts, err := optionsOf(spec, true)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +112,34 @@ func (m *managed) Command(ctx context.Context, args ...string) (string, error) {
 	return strings.Join(out, ""), nil
 }
 
+// DiskFull raises RabbitMQ's disk alarm on every node (full) or clears it by setting the
+// free-disk limit back to what the nodes were started with (procs.RabbitDiskFreeLimit). This is the broker's own reaction to a filling disk: its disk monitor
+// compares the data directory's free space with disk_free_limit and, below it, blocks every
+// publishing connection until space returns; consumers go on. Setting the limit above the size
+// of the file system holding the store makes the free space fall below it at once (the monitor
+// checks when the limit is set), without writing a byte. Making the store's writes fail with
+// ENOSPC instead (the power-loss file system's fail-writes) is not the alarm: the broker's disk
+// monitor reads free space with df, which such a file system still reports, and a store whose
+// writes fail is a store crashing, which the alarm exists to prevent.
+func (m *managed) DiskFull(ctx context.Context, full bool) error {
+	limit := strconv.Itoa(procs.RabbitDiskFreeLimit)
+	if full {
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(m.dir, &st); err != nil {
+			return fmt.Errorf("rabbitmq: disk alarm: %w", err)
+		}
+		// Twice the file system's size: no free space reaches it.
+		limit = strconv.FormatUint(2*st.Blocks*uint64(st.Bsize), 10)
+	}
+	var errs []error
+	for _, n := range m.cluster.Nodes {
+		if _, err := n.Ctl(ctx, "set_disk_free_limit", limit); err != nil {
+			errs = append(errs, fmt.Errorf("rabbitmq: disk alarm: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Crash kills every node (SIGKILL); a power loss also drops what the store had not fsynced.
 func (m *managed) Crash(ctx context.Context, kind engines.CrashKind) error {
 	if kind != engines.ProcessCrash && (kind != engines.PowerLoss || m.fs == nil) {
@@ -140,15 +169,3 @@ func (m *managed) Close() error {
 	}
 	return errors.Join(err, os.RemoveAll(m.dir))
 }
-
-// The capabilities each type claims; a renamed method breaks the build instead of silently
-// switching a capability off.
-var (
-	_ engines.LagReporter  = (*engine)(nil)
-	_ engines.FactReporter = (*engine)(nil)
-	_ engines.Sweeper      = (*engine)(nil)
-	_ engines.Grouper      = (*engine)(nil)
-	_ engines.Staller      = (*managed)(nil)
-	_ engines.Crasher      = (*managed)(nil)
-	_ engines.Commander    = (*managed)(nil)
-)

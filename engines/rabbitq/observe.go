@@ -96,18 +96,21 @@ func (e *engine) sweepStream(ctx context.Context, ch *amqp.Channel, found func(g
 	}
 	t := time.NewTimer(sweepIdle)
 	defer t.Stop()
+	var n int64
 	for {
 		select {
 		case d, ok := <-ds:
 			if !ok {
 				return errors.New(e.name + ": sweep: the stream's consumer was cancelled")
 			}
+			n++
 			for g := range e.Groups() {
 				found(g, d.Body)
 			}
 			_ = d.Ack(false)
 			t.Reset(sweepIdle)
 		case <-t.C:
+			e.swept.Store(n)
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -128,6 +131,17 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 			"replicas":   strconv.Itoa(e.opts.Replicas),
 			"groups":     strconv.Itoa(e.opts.Groups),
 		}}
+	if e.spec.Design == DesignStream {
+		for k, v := range map[string]int64{"max_length_bytes": e.opts.MaxLengthBytes,
+			"max_age_seconds": int64(e.opts.MaxAge / time.Second), "max_segment_size_bytes": e.opts.MaxSegmentSizeBytes} {
+			if v > 0 {
+				f.Settings[k] = strconv.FormatInt(v, 10)
+			}
+		}
+		if n := e.swept.Load(); n >= 0 {
+			f.Stats = map[string]int64{RetentionDeletedStat: max(e.published.Load()-n, 0)}
+		}
+	}
 	e.mu.Lock()
 	if e.admin != nil && !e.admin.IsClosed() {
 		if v, ok := e.admin.Properties["version"].(string); ok {
@@ -136,4 +150,38 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	}
 	e.mu.Unlock()
 	return f
+}
+
+// RetentionDeletedStat is the engine stat counting the messages the broker acknowledged into the
+// stream and the final sweep no longer found in it: what retention deleted from its head, read
+// or not (a fault that loses acknowledged messages would add its own). Those nobody had read are
+// in the run's lost count: gone, as a trimmed Redis stream's are. (The offset of the first
+// message left is no count of messages: the stream's bookkeeping entries take offsets too.)
+const RetentionDeletedStat = "retention_deleted"
+
+// notePending records what consumer id held unacknowledged as it closed.
+func (e *engine) notePending(id int, n int64) {
+	if id >= 0 && id < len(e.pending) {
+		e.pending[id].Store(n)
+	}
+}
+
+// PendingByConsumer is what each consumer of a classic or quorum queue held delivered and
+// unacknowledged when it closed: its channel's unacknowledged deliveries, which the broker
+// returned to the queue when the channel closed (so the final sweep finds them as queued). It is
+// counted by the client, which knows it exactly (consumer.unacked): the broker's own per-channel
+// count (rabbitmqctl list_channels) is gone once the channel has closed, which it has by the
+// time the runner asks. A stream keeps no unacknowledged state worth the name (acknowledgements
+// only grant credit; nothing is redelivered): ErrNothingStored.
+func (e *engine) PendingByConsumer(ctx context.Context, consumers int) ([]int64, error) {
+	if e.spec.Design == DesignStream {
+		return nil, engines.ErrNothingStored
+	}
+	out := make([]int64, consumers)
+	for i := range out {
+		if i < len(e.pending) {
+			out[i] = e.pending[i].Load()
+		}
+	}
+	return out, nil
 }
