@@ -39,7 +39,13 @@ const (
 	CodePartial         = "partial"
 	CodeHistDropped     = "histogram-dropped"
 	CodeRunNote         = "run-note"
+	CodeRetention       = "retention"
 )
+
+// StatRetentionDeleted is the engine statistic counting acknowledged messages the engine's own
+// retention deleted (a RabbitMQ stream's max-length or max-age): gone by policy, and counted in
+// lost when no consumer had read them.
+const StatRetentionDeleted = "retention_deleted"
 
 // flagTags are the codes' short forms for table cells, where width is scarce; FlagLegend spells
 // them out.
@@ -48,7 +54,7 @@ var flagTags = map[string]string{
 	CodeInFlightLimit: "inflight", CodeInFlightBound: "window", CodeConsumersBehind: "behind", CodeSteal: "steal",
 	CodeMachineBusy: "busy", CodeGCPauses: "gc", CodeTimers: "timers", CodeUnsent: "unsent",
 	CodeFailedSends: "failed", CodeInProcess: "inproc", CodeFewSamples: "few", CodeInterrupted: "intr",
-	CodePartial: "partial", CodeHistDropped: "hdrop", CodeRunNote: "note",
+	CodePartial: "partial", CodeHistDropped: "hdrop", CodeRunNote: "note", CodeRetention: "retention",
 }
 
 // flagMeanings says in a few words what each code means, for the legend under a table.
@@ -72,6 +78,7 @@ var flagMeanings = map[string]string{
 	CodePartial:         "a partial result (one segment, or a merge missing some)",
 	CodeHistDropped:     "latency values could not be recorded",
 	CodeRunNote:         "the run's own warning",
+	CodeRetention:       "lost includes what the engine's retention deleted by policy",
 }
 
 // MinSamplesP99 is the fewest latency values from which a p99 is taken as a figure: ten values
@@ -140,6 +147,11 @@ func Assess(r *Result) Trust {
 	}
 	if s.HistogramDropped > 0 {
 		flags = append(flags, suspect(CodeHistDropped, "%d latency values could not be recorded (out of the histograms' range): the percentiles leave them out", s.HistogramDropped))
+	}
+	if n := r.Engine.Stats[StatRetentionDeleted]; n > 0 && s.Ledger.Lost > 0 {
+		flags = append(flags, Flag{Code: CodeRetention, Severity: SeverityNote,
+			Text: fmt.Sprintf("retention: the engine's retention deleted %d acknowledged messages by the queue's policy; lost (%d) counts those no consumer had read, beside any a failure lost",
+				n, s.Ledger.Lost)})
 	}
 	for _, w := range s.Warnings {
 		if !ruleWarning(w) {

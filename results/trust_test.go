@@ -57,6 +57,13 @@ func TestAssess(t *testing.T) {
 			r.Summary.MachineLoad = &MachineLoad{OtherCores: 1.52, OtherShare: 0.76}
 		}, VerdictFlagged, []string{CodeMachineBusy}, "other processes used 1.52 cores"},
 		{"interrupted", func(r *Result) { r.Interrupted = true }, VerdictFlagged, []string{CodeInterrupted}, "stopped early"},
+		{"retention deleted what was lost", func(r *Result) {
+			r.Engine.Stats = map[string]int64{StatRetentionDeleted: 949}
+			r.Summary.Ledger.Lost = 640
+		}, VerdictTrusted, []string{CodeRetention}, "deleted 949 acknowledged messages by the queue's policy; lost (640)"},
+		{"retention deleted only what was read", func(r *Result) {
+			r.Engine.Stats = map[string]int64{StatRetentionDeleted: 949}
+		}, VerdictTrusted, nil, ""},
 		{"segment", func(r *Result) {
 			r.Segment = &Segment{Index: 1, Count: 2}
 			r.Summary.Warnings = []string{SegmentWarning(1, 2, "x")}

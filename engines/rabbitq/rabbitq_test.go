@@ -15,6 +15,7 @@ import (
 
 	"qbench/engines"
 	"qbench/engines/procs"
+	"qbench/results"
 )
 
 // decodeSection decodes a rabbitmq: section as scenario validation does (unknown keys refused).
@@ -320,4 +321,11 @@ func TestBroker(t *testing.T) {
 			t.Errorf("a stream's pending by consumer: %v, want ErrNothingStored", err)
 		}
 	})
+}
+
+// The trust verdict's retention note reads the statistic by results' name for it.
+func TestRetentionStatIsTheResultsName(t *testing.T) {
+	if RetentionDeletedStat != results.StatRetentionDeleted {
+		t.Fatalf("rabbitq writes %q, results reads %q", RetentionDeletedStat, results.StatRetentionDeleted)
+	}
 }
