@@ -64,7 +64,7 @@ func TestListConsumersBatchExactlyOnce(t *testing.T) {
 				}
 				spec := engines.Spec{
 					RunID: fmt.Sprintf("t%d", time.Now().UnixNano()), Design: c.design, Producers: 1, Consumers: 3,
-					List: engines.ListOptions{Count: c.count, MaxDeliveries: c.maxDeliveries},
+					Options: Options{List: ListOptions{Count: c.count, MaxDeliveries: c.maxDeliveries}},
 				}
 				eng, p := setUpEngine(t, ctx, reg, spec)
 				produce := func() {

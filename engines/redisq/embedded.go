@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	engines.Register(engines.Registration{
+	engines.Register(WithSection(engines.Registration{
 		Name:    "embedded",
 		Designs: designs,
 		Summary: "the in-repo Redis-protocol server, inside the qbench process on a free loopback port (the default; nothing to install)",
@@ -18,7 +18,7 @@ func init() {
 		// The in-process server runs without persistence (the server target has it).
 		Sections:    designSections,
 		Conformance: conformance,
-	})
+	}))
 }
 
 func newEmbeddedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
