@@ -135,7 +135,10 @@ func (s *Scenario) validateEngine(c Checks, bad func(field, format string, args 
 			continue
 		}
 		readers := c.names(func(o *Engine) bool { return slices.Contains(o.Sections, sec) })
-		if e.Options != "" {
+		// Point at the engine's own section only when the setting is another family's (persistence
+		// on kafka), not when a sibling of the same section reads it (replicas on redis-url).
+		family := slices.ContainsFunc(c.Engines, func(o *Engine) bool { return o.Options == e.Options && slices.Contains(o.Sections, sec) })
+		if e.Options != "" && !family {
 			bad(sec, "engine %s does not read %s; its settings go under %s: (engines that read %s: %s)", s.Engine, sec, e.Options, sec, strings.Join(readers, ", "))
 		} else {
 			bad(sec, "engine %s does not read %s (engines that do: %s)", s.Engine, sec, strings.Join(readers, ", "))
