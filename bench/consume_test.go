@@ -28,8 +28,9 @@ batch: 64
 duration: 1s
 warmup: 0s
 drain_timeout: 20s
-list:
-  count: %d
+redis:
+  list:
+    count: %d
 `, target, design, c.rate, c.count)))
 				l := res.Summary.Ledger
 				if l.Acked == 0 || l.Delivered != l.Acked || l.Lost != 0 || l.Duplicates != 0 || l.Failed != 0 {
