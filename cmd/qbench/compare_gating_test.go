@@ -42,7 +42,7 @@ func TestCompareRefusesDifferentScenarios(t *testing.T) {
 	dir := t.TempDir()
 	o := resultstest.Options{Name: "q", Seed: 1}
 	base := resultWithScenario(t, dir, "base.json", o, nil)
-	// A baseline recorded before in_flight and list.count existed: the defaults fill them in.
+	// A baseline recorded before in_flight and redis.list.count existed: the defaults fill them in.
 	old := resultWithScenario(t, dir, "old.json", o, func(m map[string]any) {
 		delete(m, "in_flight")
 		delete(m["list"].(map[string]any), "count")

@@ -13,7 +13,7 @@ import (
 )
 
 // listDesign: producers LPUSH (or RPUSH) to one list; consumers pop the other end with BLMPOP,
-// up to list.count at a time. Popping is the delivery and there is no acknowledgement: a consumer that dies
+// up to redis.list.count at a time. Popping is the delivery and there is no acknowledgement: a consumer that dies
 // after popping loses the message. That is the design. With shards there are N ready lists; a
 // consumer pops from its share of them with one BLMPOP.
 type listDesign struct {
@@ -115,7 +115,7 @@ func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads []
 	return cmds
 }
 
-// listConsumer pops up to list.count messages in one round trip: BLMPOP timeout 1 key
+// listConsumer pops up to redis.list.count messages in one round trip: BLMPOP timeout 1 key
 // RIGHT|LEFT COUNT n (Redis 7.0) waits for the first and takes whatever else is there, up to n,
 // so a busy list costs one round trip per batch and an idle one still wakes the consumer at once.
 type listConsumer struct {

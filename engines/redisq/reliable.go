@@ -18,7 +18,7 @@ import (
 // alive; a reaper returns the processing list of a consumer whose heartbeat has expired (longer
 // than the visibility timeout) to the ready list. With max_deliveries, deliveries are counted per
 // message (INCR), and a message delivered more often goes to the dead-letter list instead; without
-// it nothing reads the counts, so none are kept. A consumer moves up to list.count messages per
+// it nothing reads the counts, so none are kept. A consumer moves up to redis.list.count messages per
 // round trip and acknowledges a batch in one pipeline. With shards, each shard has its ready list
 // and each consumer a processing list per shard of its share (named with the shard's hash tag, so
 // a move stays within one cluster slot); a consumer visits its shards in turn.
@@ -213,7 +213,7 @@ func (r *reliableDesign) deliveryKey(payload []byte) string {
 	return r.deliveries + ":" + hex.EncodeToString(id)
 }
 
-// Receive moves up to list.count messages to this consumer's processing list in one round trip:
+// Receive moves up to redis.list.count messages to this consumer's processing list in one round trip:
 // a pipeline of one BLMOVE (which waits for the first message) followed by non-blocking LMOVEs.
 // The server runs a client's pipeline in order, so the LMOVEs run as soon as the BLMOVE is served
 // and each takes one more message if there is one. Moves are one element each (there is no
