@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -259,5 +260,34 @@ func TestMovedKeys(t *testing.T) {
 				c.check(t, sc)
 			}
 		})
+	}
+}
+
+// A result's scenario from before the redis: section (top-level "stream" and "list" objects)
+// reads, after Normalize, as today's: the objects in the engine's section, decoded with its
+// defaults, so it marshals as a new result of the same scenario does.
+func TestNormalizeOldResult(t *testing.T) {
+	sc, err := Parse("q.yaml", []byte("name: q\nrate: 10\nredis:\n  stream:\n    count: 5\n"), testChecks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, _ := json.Marshal(sc)
+	old := []byte(`{"name":"q","engine":"embedded","design":"stream","rate":"10","stream":{"count":5,"groups":1},"list":{"count":0},"pubsub":{},"wait":{}}`)
+	for name, raw := range map[string][]byte{"old": old, "new": now} {
+		var back Scenario
+		if err := json.Unmarshal(raw, &back); err != nil {
+			t.Fatal(err)
+		}
+		if err := back.Normalize(testChecks); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		o, ok := back.Options.(redisOptions)
+		if !ok || o.Stream.Count != 5 || len(back.Sections) != 1 || back.Sections["redis"] == nil {
+			t.Fatalf("%s: options %#v, sections %v", name, back.Options, back.Sections)
+		}
+	}
+	unknown := Scenario{Engine: "nosuch"}
+	if err := unknown.Normalize(testChecks); err == nil {
+		t.Fatal("an unknown engine normalized")
 	}
 }

@@ -123,3 +123,45 @@ func scenarioEngines(root *yaml.Node) []string {
 	}
 	return []string{DefaultEngine}
 }
+
+// Normalize reads a scenario decoded from a result's JSON (UnmarshalJSON) as the loader reads a
+// file today: sections an older qbench wrote at the top level (a result's "stream" object) moved
+// into the engine's own section when it holds them now, and that section decoded by the engine
+// with its defaults (Options), so that an old result and a new one of the same scenario marshal
+// alike (compare's like-with-like check). An error leaves the scenario as it was decoded.
+func (s *Scenario) Normalize(c Checks) error {
+	e, err := c.engine(s.Engine)
+	if err != nil || e.Options == "" || e.Decode == nil {
+		return err
+	}
+	secs := make(map[string]*yaml.Node, len(s.Sections))
+	for k, n := range s.Sections {
+		secs[k] = n
+	}
+	own := secs[e.Options]
+	if own == nil {
+		own = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	}
+	own = copyNode(own)
+	for _, k := range e.Moved {
+		if n, old := secs[k]; old {
+			if mappingValue(own, k) == nil {
+				setMapping(own, k, n)
+			}
+			delete(secs, k)
+		}
+	}
+	secs[e.Options] = own
+	was := *s
+	// A recorded section holds every subsection with its defaults, not what a file wrote: it
+	// is read as a matrix over the design would be (settings for other designs in order).
+	s.Sections, s.keys, s.designSwept = secs, map[string]int{}, true
+	var errs Errors
+	s.decodeOptions(e, &errs)
+	s.designSwept = was.designSwept
+	if len(errs) > 0 {
+		*s = was
+		return errs
+	}
+	return nil
+}

@@ -152,7 +152,8 @@ func TestRunOverrideErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown path", []string{sc, "--set", "strem.count=1"}, "s.yaml: strem (--set strem.count=1): unknown field (known: "},
-		{"unknown nested path", []string{sc, "--set", "stream.cnt=1"}, "s.yaml: stream.cnt (--set stream.cnt=1): unknown field"},
+		{"unknown nested path", []string{sc, "--set", "nullq.capcity=1"}, "s.yaml: nullq.capcity (--set nullq.capcity=1): unknown field"},
+		{"a Redis option's old path on nullq", []string{sc, "--set", "stream.cnt=1"}, "s.yaml: stream (--set stream.cnt=1): engine nullq does not read stream: it is now redis.stream"},
 		{"bad duration", []string{sc, "--duration", "soon"}, "s.yaml: duration (--set duration=soon): "},
 		{"bad rate", []string{sc, "--rate", "-5"}, "(--set rate=-5)"},
 		{"no equals sign", []string{sc, "--set", "rate"}, `--set "rate": want path=value`},

@@ -176,18 +176,23 @@ func loadScenarioWith(path string, ovs []string) (*scenarios.Scenario, error) {
 	return sc, nil
 }
 
-// movedOverride reads an override of a key that moved into an engine's section (--set
+// movedOverride reads an override of a key that moved into the scenario engine's section (--set
 // stream.count=10 is redis.stream.count) as the section's, with a deprecation warning, unless
 // the file itself still has the old key (which Parse then moves, warning about it).
 func movedOverride(ov override, root *yaml.Node, c scenarios.Checks) override {
-	for _, e := range c.Engines {
-		if e.Options == "" || !slices.Contains(e.Moved, ov.path[0]) {
-			continue
+	engine := scenarios.DefaultEngine
+	for j := 0; j+1 < len(root.Content); j += 2 {
+		switch k, v := root.Content[j].Value, root.Content[j+1]; {
+		case k == ov.path[0]:
+			return ov
+		case k == "engine" && v.Kind == yaml.ScalarNode:
+			engine = v.Value
 		}
-		for j := 0; j+1 < len(root.Content); j += 2 {
-			if root.Content[j].Value == ov.path[0] {
-				return ov
-			}
+	}
+	// Only for an engine whose section holds the key: for another, the loader's error names it.
+	for _, e := range c.Engines {
+		if e.Name != engine || e.Options == "" || !slices.Contains(e.Moved, ov.path[0]) {
+			continue
 		}
 		was := strings.Join(ov.path, ".")
 		ov.path = append([]string{e.Options}, ov.path...)
