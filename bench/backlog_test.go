@@ -11,7 +11,7 @@ import (
 // Pub/sub stores nothing: what a subscriber did not get cannot be queued.
 func TestSlowConsumerBacklogIsQueuedNotLost(t *testing.T) {
 	// Two consumer groups of one slow consumer each: each group's backlog is its own.
-	twoGroups := "stream:\n  groups: 2\n"
+	twoGroups := "redis:\n  stream:\n    groups: 2\n"
 	cases := []struct {
 		name, target, design string
 		rate                 int64 // offered, msg/s, for 2 s
@@ -90,7 +90,7 @@ func TestCrashedConsumersHeldMessagesAreQueued(t *testing.T) {
 	cases := []struct{ target, design, extra string }{
 		{"embedded", "stream", ""},
 		{"redis", "stream", ""},
-		{"embedded", "reliable-list", "list:\n  visibility_timeout: 60s\n"},
+		{"embedded", "reliable-list", "redis:\n  list:\n    visibility_timeout: 60s\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.target+"/"+c.design, func(t *testing.T) {

@@ -15,6 +15,7 @@ func Checks() scenarios.Checks {
 	for _, r := range engines.All() {
 		es = append(es, &scenarios.Engine{
 			Name: r.Name, Designs: r.Designs, Sections: r.Sections, Options: r.Options, Decode: r.Decode,
+			Check: checkFor(r.Check), Groups: r.Groups, Moved: r.Moved,
 			Faults: r.Faults, NeedsAddress: r.NeedsAddress, ClosedLoopBatch: r.ClosedLoop.Batch, ClosedLoopInFlight: r.ClosedLoop.InFlight,
 		})
 	}
@@ -22,4 +23,16 @@ func Checks() scenarios.Checks {
 		_, err := results.ParseGate(expr)
 		return err
 	}}
+}
+
+// checkFor hands a registration's Check the plan in its own package's type: scenarios.Plan is a
+// copy of engines.Plan (scenarios imports no engine package); TestPlanCopyComplete holds the
+// two to the same fields.
+func checkFor(check func(any, engines.Plan) error) func(any, scenarios.Plan) error {
+	if check == nil {
+		return nil
+	}
+	return func(o any, p scenarios.Plan) error {
+		return check(o, engines.Plan{Design: p.Design, Consumers: p.Consumers, NamedGroup: p.NamedGroup, AnyDesign: p.AnyDesign})
+	}
 }

@@ -28,8 +28,8 @@ func TestClusterDesignsLoseNothing(t *testing.T) {
 		groups        int
 	}{
 		{"stream", "", 1},
-		{"stream", "stream: {groups: 2}\n", 2},
-		{"list", "list: {count: 16}\n", 1},
+		{"stream", "redis:\n  stream: {groups: 2}\n", 2},
+		{"list", "redis:\n  list: {count: 16}\n", 1},
 		{"reliable-list", "", 1},
 		{"pubsub", "", 2},
 	} {

@@ -136,8 +136,9 @@ consumers: 2
 rate: 500
 duration: 2s
 drain_timeout: 1s
-list:
-  count: 1               # one message in flight per consumer
+redis:
+  list:
+    count: 1               # one message in flight per consumer
 faults:
   - at: 500ms
     kind: consumer-crash
@@ -208,10 +209,11 @@ rate: 2000
 duration: 1s
 work: 2ms
 drain_timeout: 2s
-stream:
-  maxlen: 50
-  exact_trim: true
-  count: 10
+redis:
+  stream:
+    maxlen: 50
+    exact_trim: true
+    count: 10
 %s`, target, design, extra)))
 		l := res.Summary.Ledger
 		if l.Lost == 0 {
@@ -235,9 +237,10 @@ rate: 500
 duration: 1s
 drain_timeout: 2s
 poison_every: 50
-stream:
-  claim_idle: 100ms
-  max_deliveries: 3
+redis:
+  stream:
+    claim_idle: 100ms
+    max_deliveries: 3
 %s`, target, design, extra)))
 		l := res.Summary.Ledger
 		// 500 messages, every 50th poisoned: 10, each delivered 3 times (the first delivery
@@ -271,10 +274,11 @@ design: %s
 rate: 200
 duration: 500ms
 batch: 4
-wait:
-  replicas: 1
-  timeout: 5ms
-  required: %v
+redis:
+  wait:
+    replicas: 1
+    timeout: 5ms
+    required: %v
 %s`, target, design, required, extra)))
 			l, st := res.Summary.Ledger, res.Engine.Stats
 			if st["wait_batches"] == 0 || st["wait_short"] != st["wait_batches"] {

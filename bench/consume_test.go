@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// List consumers that pop list.count at a time deliver every acknowledged message exactly once,
+// List consumers that pop redis.list.count at a time deliver every acknowledged message exactly once,
 // on every target: with count 100 at a rate where batches fill (closed loop, batches of 64
 // against 3 consumers: hundreds of thousands of messages), with count 1 at a rate one message per
 // round trip drains in time (10,000 messages popped one at a time by 3 competing consumers; 20,000
@@ -28,8 +28,9 @@ batch: 64
 duration: 1s
 warmup: 0s
 drain_timeout: 20s
-list:
-  count: %d
+redis:
+  list:
+    count: %d
 `, target, design, c.rate, c.count)))
 				l := res.Summary.Ledger
 				if l.Acked == 0 || l.Delivered != l.Acked || l.Lost != 0 || l.Duplicates != 0 || l.Failed != 0 {

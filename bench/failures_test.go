@@ -376,7 +376,7 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 // failover and writes resume.
 var replicationPromises = map[string]func(params map[string]string, r *results.Result) bool{
 	"replication-explorer-cluster": func(p map[string]string, r *results.Result) bool {
-		if p["wait.replicas"] == "1" {
+		if p["redis.wait.replicas"] == "1" {
 			return r.Summary.Ledger.Lost == 0 && r.Engine.Stats["wait_batches"] > 0
 		}
 		return true // asynchronous: what was not yet streamed is lost; on loopback often nothing

@@ -79,9 +79,9 @@ func TestPendingAtEndPerConsumer(t *testing.T) {
 		engine, design, section string
 		known                   bool
 	}{
-		{"embedded", "stream", "stream: {count: 10}", true},
-		{"redis", "stream", "stream: {count: 10}", true},
-		{"embedded", "reliable-list", "list: {visibility_timeout: 60s}", true},
+		{"embedded", "stream", "redis:\n  stream: {count: 10}", true},
+		{"redis", "stream", "redis:\n  stream: {count: 10}", true},
+		{"embedded", "reliable-list", "redis:\n  list: {visibility_timeout: 60s}", true},
 		{"embedded", "list", "", false},
 	} {
 		t.Run(tc.engine+"/"+tc.design, func(t *testing.T) {

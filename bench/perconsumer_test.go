@@ -19,8 +19,9 @@ producers: 1
 consumers: 2
 rate: 1000
 duration: 3s
-stream:
-  count: 10
+redis:
+  stream:
+    count: 10
 faults:
   - {at: 0s, kind: slow-consumer, consumer: 0, duration: 8s, work: {dist: fixed, value: 4ms}}
 `))

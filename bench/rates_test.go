@@ -31,7 +31,8 @@ rate: 2000
 duration: 2s
 drain_timeout: 1s
 work: 1ms
-stream: {count: 10}
+redis:
+  stream: {count: 10}
 `, minPerGroup: 300, maxPerGroup: 1050,
 		},
 		{

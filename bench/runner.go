@@ -205,20 +205,8 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 		Shards: sc.Shards, ShardRouting: sc.ShardRouting, Faults: faultKinds(sc), ShardSkew: sc.ShardSkew, Seed: sc.Seed,
 		Names:   engines.Names{Stream: sc.Names.Stream, Group: sc.Names.Group, List: sc.Names.List, Topic: sc.Names.Topic, Channel: sc.Names.Channel},
 		LossyFS: sc.NeedsLossyFS(),
+		// The engine's own section (redis:, kafka:) as its registration decoded it.
 		Address: sc.Address, Persistence: sc.EffectivePersistence(), Options: sc.Options,
-		Stream: engines.StreamOptions{
-			MaxLen: sc.Stream.MaxLen, ExactTrim: sc.Stream.ExactTrim, Ack: sc.Stream.Ack,
-			Count: sc.Stream.Count, Block: sc.Stream.Block.D(), GroupStart: sc.Stream.GroupStart,
-			Groups: sc.Stream.Groups, ClaimIdle: sc.Stream.ClaimIdle.D(), MaxDeliveries: sc.Stream.MaxDeliveries,
-		},
-		List: engines.ListOptions{
-			Push: sc.List.Push, Timeout: sc.List.Timeout.D(),
-			VisibilityTimeout: sc.List.VisibilityTimeout.D(), MaxDeliveries: sc.List.MaxDeliveries, Count: sc.List.Count,
-		},
-		PubSub: engines.PubSubOptions{Pattern: sc.PubSub.Pattern},
-		Wait: engines.WaitOptions{
-			Replicas: sc.Wait.Replicas, AOFLocal: sc.Wait.AOFLocal, AOF: sc.Wait.AOF, Timeout: sc.Wait.Timeout.D(), Required: sc.Wait.Required,
-		},
 	}
 }
 

@@ -16,7 +16,7 @@ func TestShardsEveryDesign(t *testing.T) {
 		// Two consumers over four streams: each reads two keys in one XREADGROUP.
 		{"stream", "design: stream\nconsumers: 2\nshard_routing: zipf\nshard_skew: 1.2\n"},
 		// Two groups of three: each group's members split the four streams between them.
-		{"stream-fanout", "design: stream\nconsumers: 6\nstream:\n  groups: 2\n"},
+		{"stream-fanout", "design: stream\nconsumers: 6\nredis:\n  stream:\n    groups: 2\n"},
 		// One consumer pops from all four lists with one BLMPOP.
 		{"list", "design: list\nconsumers: 1\nshard_routing: producer\nproducers: 4\n"},
 		{"reliable-list", "design: reliable-list\nconsumers: 2\n"},

@@ -2,40 +2,71 @@ package bench
 
 import (
 	"reflect"
+	"strings"
 	"testing"
-	"time"
 
+	"qbench/engines"
 	"qbench/scenarios"
 )
 
-// specFor copies the Redis designs' sections field by field into engines.Spec (the engines
-// package may not import scenarios): a scenario with every field of those sections set gives a
-// spec with every field of their copies set, so a field added to one side and not copied (as
-// WaitOptions.AOF once was: read by the engine, never set) fails here.
-func TestSpecForCopiesEverySectionField(t *testing.T) {
-	d := scenarios.Duration(time.Second)
+// specFor copies the scenario's engine-neutral fields into engines.Spec (the engines package may
+// not import scenarios): a scenario with every such field set gives a spec with every field set,
+// so a field added to Spec and not copied (as WaitOptions.AOF once was: read by the engine, never
+// set) fails here. The engines' own options travel whole, in Options.
+func TestSpecForCopiesEveryField(t *testing.T) {
 	sc := &scenarios.Scenario{
-		Stream: scenarios.StreamOptions{MaxLen: 1, ExactTrim: true, Ack: "after", Count: 1, Block: d,
-			GroupStart: "0", Groups: 2, ClaimIdle: d, MaxDeliveries: 3},
-		List:   scenarios.ListOptions{Push: "rpush", Timeout: d, VisibilityTimeout: d, MaxDeliveries: 2, Count: 4},
-		PubSub: scenarios.PubSubOptions{Pattern: true},
-		Wait:   scenarios.WaitOptions{Replicas: 1, AOFLocal: 1, AOF: true, Timeout: d, Required: true},
+		Design: "stream", Producers: 2, Consumers: 3, Replicas: 1, InFlight: 4, Shards: 2,
+		ShardRouting: "zipf", ShardSkew: 1.5, Seed: 7, Address: "127.0.0.1:1", Policy: "aof-always",
+		Names:   scenarios.Names{Stream: "s", Group: "g", List: "l", Topic: "t", Channel: "c"},
+		Faults:  []scenarios.Fault{{Kind: scenarios.FaultPowerLoss}},
+		Options: struct{ Any int }{1},
 	}
-	// Every source field is set, so an unset copy is the copy's fault.
-	for name, v := range map[string]any{"stream": sc.Stream, "list": sc.List, "pubsub": sc.PubSub, "wait": sc.Wait} {
-		checkAllSet(t, "scenario "+name, reflect.ValueOf(v))
+	checkAllSet(t, "spec", reflect.ValueOf(specFor(sc, "r")))
+}
+
+// Spec carries only what every engine shares: the Redis designs' options are the redis:
+// section's (redisq.Options, in Spec.Options), not fields of their own.
+func TestSpecHasNoEngineSections(t *testing.T) {
+	typ := reflect.TypeOf(engines.Spec{})
+	for i := 0; i < typ.NumField(); i++ {
+		f := typ.Field(i)
+		switch f.Name {
+		case "Stream", "List", "PubSub", "Wait":
+			t.Errorf("engines.Spec.%s is a Redis option: it belongs in redisq.Options (the redis: section)", f.Name)
+		}
+		if strings.HasSuffix(f.Type.Name(), "Options") {
+			t.Errorf("engines.Spec.%s is of type %s: an engine's options travel in Spec.Options", f.Name, f.Type)
+		}
 	}
-	spec := specFor(sc, "r")
-	for name, v := range map[string]any{"Stream": spec.Stream, "List": spec.List, "PubSub": spec.PubSub, "Wait": spec.Wait} {
-		checkAllSet(t, "spec."+name, reflect.ValueOf(v))
+}
+
+// scenarios.Plan is a copy of engines.Plan (scenarios imports no engine package) and checkFor
+// copies it field by field: the two have the same fields, and every field arrives.
+func TestPlanCopyComplete(t *testing.T) {
+	a, b := reflect.TypeOf(engines.Plan{}), reflect.TypeOf(scenarios.Plan{})
+	if a.NumField() != b.NumField() {
+		t.Fatalf("engines.Plan has %d fields, scenarios.Plan %d", a.NumField(), b.NumField())
 	}
+	for i := 0; i < a.NumField(); i++ {
+		if f, ok := b.FieldByName(a.Field(i).Name); !ok || f.Type != a.Field(i).Type {
+			t.Errorf("engines.Plan.%s (%s) has no twin in scenarios.Plan", a.Field(i).Name, a.Field(i).Type)
+		}
+	}
+	var got engines.Plan
+	check := checkFor(func(_ any, p engines.Plan) error { got = p; return nil })
+	_ = check(nil, scenarios.Plan{Design: "d", Consumers: 2, NamedGroup: true, AnyDesign: true})
+	checkAllSet(t, "plan", reflect.ValueOf(got))
 }
 
 func checkAllSet(t *testing.T, what string, v reflect.Value) {
 	t.Helper()
 	for i := 0; i < v.NumField(); i++ {
-		if v.Field(i).IsZero() {
-			t.Errorf("%s.%s is not set", what, v.Type().Field(i).Name)
+		f := v.Field(i)
+		name := what + "." + v.Type().Field(i).Name
+		if f.IsZero() {
+			t.Errorf("%s is not set", name)
+		} else if f.Kind() == reflect.Struct {
+			checkAllSet(t, name, f)
 		}
 	}
 }

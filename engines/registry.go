@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"time"
 )
 
 // Spec is everything an engine needs to know about the run it serves. The scenarios package
@@ -49,15 +48,10 @@ type Spec struct {
 	// Persistence is the Redis durability policy, in Redis's own setting names (appendonly,
 	// appendfsync, save), with the scenario's policy: folded in.
 	Persistence map[string]string
-	// Stream, List, PubSub and Wait are the Redis designs' shared sections, complete (the
-	// scenario's defaults are filled in).
-	Stream StreamOptions
-	List   ListOptions
-	PubSub PubSubOptions
-	Wait   WaitOptions
 	// Options is what the registration's Decode made of the engine's own section of the
-	// scenario (kafka: for the Kafka engines); the engine type-asserts it to its own type. Nil
-	// when the spec was built without a scenario: the engine's defaults.
+	// scenario (redis: for the Redis engines, kafka: for the Kafka engines); the engine
+	// type-asserts it to its own type. Nil when the spec was built without a scenario: the
+	// engine's defaults. Spec itself carries only what every engine shares.
 	Options any
 }
 
@@ -69,66 +63,6 @@ type Names struct {
 	// List is the list design's list; Channel the pub/sub channel; Topic the Kafka topic (Group
 	// its consumer group).
 	List, Channel, Topic string
-}
-
-// WaitOptions make producers wait, after each batch and on the same connection, until the batch is
-// replicated (WAIT numreplicas timeout) or fsynced (WAITAOF numlocal numreplicas timeout).
-type WaitOptions struct {
-	Replicas int
-	AOFLocal int
-	// AOF uses WAITAOF even with AOFLocal 0 (replicas' fsync only).
-	AOF     bool
-	Timeout time.Duration
-	// Required fails a batch whose wait fell short; otherwise it is only counted.
-	Required bool
-}
-
-// ListOptions configure the list and reliable-list designs.
-type ListOptions struct {
-	// Push is "lpush" (default; consumers pop the right end) or "rpush" (consumers pop the left).
-	Push string
-	// Timeout is the blocking pop's timeout.
-	Timeout time.Duration
-	// VisibilityTimeout: the reliable-list reaper returns the elements of a consumer whose
-	// heartbeat is older than this to the ready list.
-	VisibilityTimeout time.Duration
-	// MaxDeliveries moves a message to the dead-letter list once it has been delivered this many
-	// times (reliable-list; stream uses StreamOptions.MaxDeliveries). 0 means never.
-	MaxDeliveries int
-	// Count is how many elements a consumer takes in one round trip (BLMPOP ... COUNT; the
-	// reliable list moves up to this many). 0 or 1 means one at a time.
-	Count int
-}
-
-// PubSubOptions configure the pub/sub design.
-type PubSubOptions struct {
-	// Pattern subscribes with PSUBSCRIBE to a pattern matching the channel.
-	Pattern bool
-}
-
-// StreamOptions configure the Redis Streams design.
-type StreamOptions struct {
-	// MaxLen trims the stream to about this many entries on every XADD; 0 means no trimming.
-	MaxLen int64
-	// ExactTrim uses MAXLEN = instead of MAXLEN ~.
-	ExactTrim bool
-	// Ack is "after" (XACK after the work), "before" (XACK before the work) or "noack".
-	Ack string
-	// Count is the XREADGROUP COUNT.
-	Count int64
-	// Block is the XREADGROUP BLOCK time.
-	Block time.Duration
-	// GroupStart is the ID the consumer group starts at: "0" or "$".
-	GroupStart string
-	// Groups is the number of consumer groups on the stream (fan-out); consumers are dealt to
-	// them round robin. 0 or 1 means one group.
-	Groups int
-	// ClaimIdle makes each consumer claim entries pending for longer than this from other
-	// consumers with XAUTOCLAIM (0 = no claiming).
-	ClaimIdle time.Duration
-	// MaxDeliveries moves an entry to the dead-letter stream (copy, then XACK) once it has been
-	// delivered this many times. 0 means never.
-	MaxDeliveries int64
 }
 
 // Factory makes an engine for a run. It may start servers; Close stops them.
@@ -147,9 +81,9 @@ type Registration struct {
 	// consumer-side trait in scenarios.FaultKind's table), so that scenario validation refuses,
 	// say, a server-crash on a server inside qbench's own process rather than running it.
 	Faults []string
-	// Sections are the scenario's shared top-level sections this engine reads, of stream, list,
-	// pubsub, wait, persistence, policy, replicas (the Redis designs' options): one written for an
-	// engine that does not list it is an error, not a silent no-op.
+	// Sections are the scenario's shared top-level sections this engine reads, of persistence,
+	// policy, replicas, shards, shard_routing, shard_skew: one written for an engine that does not
+	// list it is an error, not a silent no-op.
 	Sections []string
 	// Options is the key of the engine's own section of the scenario ("kafka"), "" for none.
 	Options string
@@ -160,6 +94,18 @@ type Registration struct {
 	// fault; several may be joined (errors.Join). It is called with an empty section when the
 	// scenario has none, so the defaults are filled and recorded in the result.
 	Decode func(decode func(into any) error) (any, error)
+	// Check holds what Decode made against the rest of the scenario (Plan: the design, the
+	// consumers, a named group), with Decode's kind of errors (Field() names the key within the
+	// section). Nil: nothing to check.
+	Check func(options any, p Plan) error
+	// Groups is how many receiving groups (each owed every message) the options make for a
+	// design and a number of consumers, known before the engine exists: the ledger's size and
+	// the memory budget read it. Nil: one, or one per consumer for pubsub.
+	Groups func(options any, design string, consumers int) int
+	// Moved are top-level keys of older scenarios that now sit inside the engine's own section
+	// (stream: is redis.stream:): a scenario that still writes one is read as if it wrote it in
+	// the section, with a deprecation warning.
+	Moved []string
 	// NeedsAddress: the engine connects to an existing server at the scenario's address.
 	NeedsAddress bool
 	// Shared says the target is a server qbench does not start (redis-url, kafka-url), so that
@@ -182,6 +128,18 @@ type Registration struct {
 	// Requires says why the engine cannot run on this machine (a server binary or jars
 	// missing), nil when it can: tests skip then, and fail under CI=true. Nil: nothing to check.
 	Requires func() error
+}
+
+// Plan is what a registration's Check sees of the scenario around its own section.
+type Plan struct {
+	// Design is the run's design (the engine's default filled in).
+	Design string
+	// Consumers is the number of consumers.
+	Consumers int
+	// NamedGroup: consumers read in the consumer group of an existing system (names.group).
+	NamedGroup bool
+	// AnyDesign: a matrix sweeps the design, so settings for several designs are in order.
+	AnyDesign bool
 }
 
 // Shape is a producer's batch and in-flight limit.

@@ -141,9 +141,6 @@ func (s *Scenario) validateRole(c Checks, bad func(field, format string, args ..
 	if needsGroup && s.Consumes() && n.Group == "" && (n.Stream != "" || n.Topic != "") {
 		bad("names.group", "is required when consumers read a named %s: the consumer group to read in", s.Design)
 	}
-	if n.Group != "" && s.Stream.Groups > 1 {
-		bad("stream.groups", "must be 1 with names.group (one named group; got %d)", s.Stream.Groups)
-	}
 	if n.Set() && s.Shards > 1 {
 		bad("shards", "spreads the queue over keys of the run's own; a named %s is one key (got %d shards)", s.Design, s.Shards)
 	}

@@ -39,7 +39,6 @@ func TestBacklogAndRoleValidation(t *testing.T) {
 		{"bad topic", "engine: kafka\nrate: 10\nnames:\n  topic: \"a b\"\n  group: g\n", "bad.yaml:4: names.topic: must be 1 to 249 characters"},
 		{"names and shards", "rate: 10\nshards: 4\nnames: {stream: s, group: g}\n", "bad.yaml:2: shards: spreads the queue over keys of the run's own"},
 		{"consume-only poison", "engine: redis\nrole: consume\npoison_every: 3\n", "bad.yaml:3: poison_every: picks messages by their producer's sequence number"},
-		{"named group, two groups", "rate: 10\nconsumers: 2\nstream:\n  groups: 2\nnames: {stream: s, group: g}\n", "bad.yaml:4: stream.groups: must be 1 with names.group"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

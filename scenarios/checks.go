@@ -39,6 +39,15 @@ type Engine struct {
 	// decode fills a pointer to a struct strictly (unknown keys and wrong types are errors with
 	// file and line). Errors with a Field() string method name the key within the section.
 	Decode func(decode func(into any) error) (any, error)
+	// Check holds what Decode made against the rest of the scenario; see
+	// engines.Registration.Check. Errors name keys within the section as Decode's do.
+	Check func(options any, p Plan) error
+	// Groups is how many receiving groups the options make for a design and a number of
+	// consumers (the ledger's size); see engines.Registration.Groups.
+	Groups func(options any, design string, consumers int) int
+	// Moved are top-level keys of older scenarios that now sit in its own section (stream: in
+	// redis:): Parse moves them there with a deprecation warning (moved.go).
+	Moved []string
 	// Faults are the engine-side fault kinds it can carry out.
 	Faults []string
 	// NeedsAddress: the engine connects to an existing server at address.
@@ -48,10 +57,24 @@ type Engine struct {
 	ClosedLoopBatch, ClosedLoopInFlight int
 }
 
-// SharedSections are the scenario's top-level fields that only some engines read (the Redis
-// designs' options, the spreading of a queue over keys). Every engine declares which of them it
-// reads.
-var SharedSections = []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas", "shards", "shard_routing", "shard_skew"}
+// Plan is what an engine's Check sees of the scenario around its own section; a copy of
+// engines.Plan (this package does not import engines), proved complete by bench's tests.
+type Plan struct {
+	// Design is the run's design (the engine's default filled in).
+	Design string
+	// Consumers is the number of consumers.
+	Consumers int
+	// NamedGroup: consumers read in the consumer group of an existing system (names.group).
+	NamedGroup bool
+	// AnyDesign: a matrix sweeps the design, so settings for several designs are in order.
+	AnyDesign bool
+}
+
+// SharedSections are the scenario's top-level fields that only some engines read (a server's
+// durability policy and replicas, the spreading of a queue over keys). Every engine declares
+// which of them it reads. They stay top-level, not in an engine's section, because they are
+// policy names that matrix axes, reports and the decision table share.
+var SharedSections = []string{"persistence", "policy", "replicas", "shards", "shard_routing", "shard_skew"}
 
 // canFault reports whether the engine carries out a fault of this kind: always for a
 // consumer-side kind, for an engine-side kind when the engine lists it.
@@ -112,19 +135,13 @@ func (s *Scenario) validateEngine(c Checks, bad func(field, format string, args 
 			continue
 		}
 		readers := c.names(func(o *Engine) bool { return slices.Contains(o.Sections, sec) })
-		if e.Options != "" {
+		// Point at the engine's own section only when the setting is another family's (persistence
+		// on kafka), not when a sibling of the same section reads it (replicas on redis-url).
+		family := slices.ContainsFunc(c.Engines, func(o *Engine) bool { return o.Options == e.Options && slices.Contains(o.Sections, sec) })
+		if e.Options != "" && !family {
 			bad(sec, "engine %s does not read %s; its settings go under %s: (engines that read %s: %s)", s.Engine, sec, e.Options, sec, strings.Join(readers, ", "))
 		} else {
 			bad(sec, "engine %s does not read %s (engines that do: %s)", s.Engine, sec, strings.Join(readers, ", "))
-		}
-	}
-	// A design's own section written for another design would be silently ignored.
-	if !s.sweepsDesign() && !s.designSwept {
-		for _, sec := range []string{"stream", "list", "pubsub"} {
-			ds := designSections[sec]
-			if _, written := s.keys[sec]; written && slices.Contains(e.Sections, sec) && !slices.Contains(ds, s.Design) {
-				bad(sec, "does not apply to design %s (only to %s)", s.Design, strings.Join(ds, ", "))
-			}
 		}
 	}
 	for key := range s.Sections {
@@ -147,9 +164,6 @@ func (s *Scenario) validateEngine(c Checks, bad func(field, format string, args 
 		bad("address", "is required for engine %s", s.Engine)
 	}
 }
-
-// designSections are the shared sections that belong to some designs only.
-var designSections = map[string][]string{"stream": {"stream"}, "list": {"list", "reliable-list"}, "pubsub": {"pubsub"}}
 
 // sweepsDesign says the matrix sweeps the design: sections for several designs are then in order.
 func (s *Scenario) sweepsDesign() bool {
@@ -181,14 +195,7 @@ func (s *Scenario) decodeOptions(e *Engine, errs *Errors) {
 		return
 	}
 	if err != nil {
-		for _, one := range flatten(err) {
-			field := e.Options
-			var fe interface{ Field() string }
-			if errors.As(one, &fe) && fe.Field() != "" {
-				field += "." + fe.Field()
-			}
-			*errs = append(*errs, &Error{Field: field, Line: lineOf(node, strings.TrimPrefix(field, e.Options+".")), Msg: one.Error()})
-		}
+		*errs = append(*errs, sectionErrors(e.Options, node, err)...)
 		return
 	}
 	// The engine's own numbers are held to what the scenario's are: finite, durations bounded.
@@ -197,9 +204,32 @@ func (s *Scenario) decodeOptions(e *Engine, errs *Errors) {
 		bad = true
 		*errs = append(*errs, &Error{Field: field, Line: lineOf(node, strings.TrimPrefix(field, e.Options+".")), Msg: fmt.Sprintf(format, args...)})
 	})
-	if !bad {
-		s.Options, s.optionsKey = opts, e.Options
+	if bad {
+		return
 	}
+	if e.Check != nil {
+		p := Plan{Design: s.Design, Consumers: s.Consumers, NamedGroup: s.Names.Group != "", AnyDesign: s.sweepsDesign() || s.designSwept}
+		if err := e.Check(opts, p); err != nil {
+			*errs = append(*errs, sectionErrors(e.Options, node, err)...)
+			return
+		}
+	}
+	s.Options, s.optionsKey = opts, e.Options
+}
+
+// sectionErrors are an engine's errors about its section (key), each at the line of the key it
+// names (Field() within the section), or of the section.
+func sectionErrors(key string, node *yaml.Node, err error) Errors {
+	var out Errors
+	for _, one := range flatten(err) {
+		field := key
+		var fe interface{ Field() string }
+		if errors.As(one, &fe) && fe.Field() != "" {
+			field += "." + fe.Field()
+		}
+		out = append(out, &Error{Field: field, Line: lineOf(node, strings.TrimPrefix(field, key+".")), Msg: one.Error()})
+	}
+	return out
 }
 
 func flatten(err error) []error {

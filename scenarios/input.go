@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -184,6 +185,8 @@ var (
 	durationType = reflect.TypeOf(Duration(0))
 	matrixType   = reflect.TypeOf(Matrix{})
 	nodeType     = reflect.TypeOf(yaml.Node{})
+	// timeDurationType is an engine's own duration (its section's): bounded as Duration is.
+	timeDurationType = reflect.TypeOf(time.Duration(0))
 )
 
 // checkWhole walks n against the type it decodes into, refusing a fraction for every integer
@@ -233,7 +236,7 @@ func checkNumbersDepth(v reflect.Value, path string, bad func(field, format stri
 	if v.Type() == matrixType || v.Type() == nodeType {
 		return // yaml nodes: a matrix's values are checked in each cell
 	}
-	if v.Type() == durationType {
+	if v.Type() == durationType || v.Type() == timeDurationType {
 		if d := Duration(v.Int()); d > Duration(MaxDuration) {
 			bad(path, "must be at most %s (got %s)", MaxDuration, d)
 		}

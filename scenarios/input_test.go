@@ -40,8 +40,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		{"work lognormal without sigma", "name: x\nrate: 10\nfaults:\n  - {at: 1s, kind: slow-consumer, duration: 1s, work: {dist: lognormal, median: 1ms}}\n", "faults.0.work.sigma: a lognormal work time needs sigma above 0"},
 		{"huge drain", "name: x\nrate: 10\ndrain_timeout: 1000h\n", "bad.yaml:3: drain_timeout: must be at most 24h0m0s (got 1000h0m0s)"},
 		{"huge work", "name: x\nrate: 10\nwork: 100h\n", "bad.yaml:3: work: must be at most 24h0m0s"},
-		{"huge stream count", "name: x\nrate: 10\nstream:\n  count: 1000000000000\n", "bad.yaml:4: stream.count: must be between 1 and 100000 (got 1000000000000)"},
-		{"huge block", "name: x\nrate: 10\nstream:\n  block: 48h\n", "bad.yaml:4: stream.block: must be at most 24h0m0s"},
+		{"huge block", "name: x\nrate: 10\nredis:\n  stream:\n    block: 48h\n", "bad.yaml:5: redis.stream.block: must be at most 24h0m0s"},
 		// Fractions where integers are taken, and nulls.
 		{"fractional producers", "name: x\nrate: 10\nproducers: 2.5\n", "bad.yaml:3: producers: must be a whole number (got 2.5)"},
 		{"fractional size", "name: x\nrate: 10\nmessage_size: 256.5\n", "bad.yaml:3: message_size: message_size must be a whole number (got 256.5)"},
@@ -52,7 +51,7 @@ func TestBadInputIsRefused(t *testing.T) {
 		{"engine null", "name: x\nrate: 10\nengine: null\n", "bad.yaml:3: engine: has no value (null)"},
 		{"engine empty", "name: x\nrate: 10\nengine:\n", "bad.yaml:3: engine: has no value (null)"},
 		{"engine tilde", "name: x\nrate: 10\nengine: ~\n", "bad.yaml:3: engine: has no value (null)"},
-		{"nested null", "name: x\nrate: 10\nstream:\n  ack: null\n", "bad.yaml:4: stream.ack: has no value (null)"},
+		{"nested null", "name: x\nrate: 10\nredis:\n  stream:\n    ack: null\n", "bad.yaml:5: redis.stream.ack: has no value (null)"},
 		{"matrix null", "name: x\nrate: 10\nmatrix:\n  engine: [embedded, null]\n", "bad.yaml:4: matrix.engine.1: has no value (null)"},
 		{"repeat 0", "name: x\nrate: 10\nrepeat: 0\n", "bad.yaml:3: repeat: must be positive (got 0)"},
 		// Faults: past the end, keys their kind does not read, too many.

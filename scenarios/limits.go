@@ -136,14 +136,18 @@ func FormatBytes(n int64) string {
 	return ""
 }
 
-// ReceivingGroups estimates the groups owed every message, for the ledger's size: each pub/sub
-// subscriber is one, a stream has stream.groups; the engine's own count (engines.Grouper) is known
-// only once it runs.
+// ReceivingGroups estimates the groups owed every message, for the ledger's size: what the
+// engine's registration makes of its own section (Engine.Groups: a Redis stream has
+// redis.stream.groups), else one per pub/sub subscriber or one. The engine's own count
+// (engines.Grouper) is known only once it runs.
 func (s *Scenario) ReceivingGroups() int {
+	if e, err := s.checks.engine(s.Engine); err == nil && e.Groups != nil && s.Options != nil {
+		return max(e.Groups(s.Options, s.Design, s.Consumers), 1)
+	}
 	if s.Design == "pubsub" {
 		return max(s.Consumers, 1)
 	}
-	return max(s.Stream.Groups, 1)
+	return 1
 }
 
 // ExpectedMessages is the most messages the scenario's producers are scheduled to send: the rate

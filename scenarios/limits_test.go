@@ -16,7 +16,7 @@ func TestMemoryBudgetBoundsTheRun(t *testing.T) {
 		{"the issue's 1M/s for an hour", "rate: 1000000\nduration: 1h\n",
 			"f.yaml:1: rate: 1e+06 messages per second for 1h0m0s is 3.6e+09 messages; the ledger keeps 21 bytes for each (1 receiving group(s)), 70.4 GiB, more than the memory budget 1.0 GiB (--memory-budget)"},
 		{"within the budget", "rate: 100000\nduration: 500s\n", ""},
-		{"two stream groups need more", "rate: 100000\nduration: 500s\nconsumers: 2\nstream:\n  groups: 2\n",
+		{"two stream groups need more", "rate: 100000\nduration: 500s\nconsumers: 2\nredis:\n  stream:\n    groups: 2\n",
 			"the ledger keeps 25 bytes for each (2 receiving group(s)), 1.2 GiB"},
 		{"each subscriber is a group", "design: pubsub\nrate: 20000\nduration: 1000s\nconsumers: 20\n",
 			"f.yaml:2: rate: 20000 messages per second for 16m40s is 2e+07 messages; the ledger keeps 97 bytes for each (20 receiving group(s))"},

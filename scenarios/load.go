@@ -85,6 +85,11 @@ func Parse(file string, data []byte, c Checks) (*Scenario, error) {
 	root := doc.Content[0]
 	s := &Scenario{keys: map[string]int{}, checks: c, dir: filepath.Dir(file)}
 	d := decoder{file: file}
+	warnings, errs := moveKeys(file, root, c)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	s.Deprecated = warnings
 	if root.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			s.keys[root.Content[i].Value] = root.Content[i].Line

@@ -25,7 +25,7 @@ type Matrix struct {
 	Axes []Axis
 }
 
-// Axis is one swept field: a field name as written in the scenario ("rate", "stream.ack") or a
+// Axis is one swept field: a field name as written in the scenario ("rate", "redis.stream.ack") or a
 // persistence setting ("persistence.appendfsync"). A variant axis (Labels set) is named by a
 // free label instead, and each of its values is a mapping of fields set together (variant.go).
 type Axis struct {

@@ -14,7 +14,7 @@ matrix:
   design: [stream, list]
   rate: [1000, 2000, max]
   persistence.appendfsync: [everysec]
-  stream.ack: [after]
+  redis.stream.ack: [after]
 repeat: 3
 `), testChecks)
 	if err != nil {
@@ -29,12 +29,12 @@ repeat: 3
 		names = append(names, c.Name)
 	}
 	want := []string{
-		"design=stream,rate=1000,persistence.appendfsync=everysec,stream.ack=after",
-		"design=stream,rate=2000,persistence.appendfsync=everysec,stream.ack=after",
-		"design=stream,rate=max,persistence.appendfsync=everysec,stream.ack=after",
-		"design=list,rate=1000,persistence.appendfsync=everysec,stream.ack=after",
-		"design=list,rate=2000,persistence.appendfsync=everysec,stream.ack=after",
-		"design=list,rate=max,persistence.appendfsync=everysec,stream.ack=after",
+		"design=stream,rate=1000,persistence.appendfsync=everysec,redis.stream.ack=after",
+		"design=stream,rate=2000,persistence.appendfsync=everysec,redis.stream.ack=after",
+		"design=stream,rate=max,persistence.appendfsync=everysec,redis.stream.ack=after",
+		"design=list,rate=1000,persistence.appendfsync=everysec,redis.stream.ack=after",
+		"design=list,rate=2000,persistence.appendfsync=everysec,redis.stream.ack=after",
+		"design=list,rate=max,persistence.appendfsync=everysec,redis.stream.ack=after",
 	}
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("cells:\n%s", strings.Join(names, "\n"))
@@ -79,7 +79,7 @@ func TestMatrixErrors(t *testing.T) {
 	cases := []struct{ name, yaml, want string }{
 		{"unknown field", "name: x\nrate: 10\nmatrix:\n  rat: [1, 2]\n", "bad.yaml:4: matrix.rat: unknown field rat"},
 		{"unsweepable", "name: x\nrate: 10\nmatrix:\n  name: [a, b]\n", "bad.yaml:4: matrix.name: name cannot be swept"},
-		{"group", "name: x\nrate: 10\nmatrix:\n  stream: [a]\n", "bad.yaml:4: matrix.stream: stream is a group of fields"},
+		{"group", "name: x\nrate: 10\nmatrix:\n  redis: [a]\n", "bad.yaml:4: matrix.redis: redis is a group of fields"},
 		{"whole map", "name: x\nrate: 10\nmatrix:\n  persistence: [a]\n", "bad.yaml:4: matrix.persistence: sweep one setting"},
 		{"empty", "name: x\nrate: 10\nmatrix:\n  rate: []\n", "bad.yaml:4: matrix.rate: needs at least one value"},
 		{"bad value type", "name: x\nrate: 10\nmatrix:\n  producers: [1,\n    many]\n", "bad.yaml:5: matrix.producers.1: cannot unmarshal"},
@@ -105,7 +105,7 @@ func FuzzParseMatrix(f *testing.F) {
 	for _, s := range []string{
 		"name: x\nrate: 10\nmatrix:\n  rate: [1, 2]\n  persistence.appendfsync: [always]\nrepeat: 2\n",
 		"name: x\nmatrix:\n  design: [stream, list]\n  rate: [max, 5]\n",
-		"name: x\nrate: 10\nmatrix:\n  stream.ack: [after, before]\n  duration: [1s]\n",
+		"name: x\nrate: 10\nmatrix:\n  redis.stream.ack: [after, before]\n  duration: [1s]\n",
 		"name: x\nrate: 10\nmatrix: {}\n",
 		"name: x\nrate: 10\nmatrix:\n  faults.0.at: [1s]\n",
 		"name: x\nrate: 10\nmatrix:\n  system:\n    a: {engine: kafka, kafka: {acks: all}}\n    b: {design: list, persistence: {appendfsync: always}}\n",

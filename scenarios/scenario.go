@@ -73,10 +73,6 @@ type Scenario struct {
 	// none, snapshot, aof-no, aof-everysec, aof-always. Persistence settings override it.
 	Policy      string            `yaml:"policy,omitempty" json:"policy,omitempty"`
 	Persistence map[string]string `yaml:"persistence,omitempty" json:"persistence,omitempty"`
-	Stream      StreamOptions     `yaml:"stream,omitempty" json:"stream,omitempty"`
-	List        ListOptions       `yaml:"list,omitempty" json:"list,omitempty"`
-	PubSub      PubSubOptions     `yaml:"pubsub,omitempty" json:"pubsub,omitempty"`
-	Wait        WaitOptions       `yaml:"wait,omitempty" json:"wait,omitempty"`
 
 	// Backlog fills the queue with consumers off before the measured phase, then measures the
 	// drain (backlog.go).
@@ -104,10 +100,13 @@ type Scenario struct {
 	// repetitions, keeping their spread for noise-aware gates. 0 and 1 mean once.
 	Repeat int `yaml:"repeat,omitempty" json:"repeat,omitempty"`
 
-	// Sections are the engines' own sections as written (kafka:), kept as YAML so that the
-	// engine's registration decodes them, with file:line errors (see Checks). A matrix may sweep
-	// their keys (kafka.acks).
+	// Sections are the engines' own sections as written (redis:, kafka:), kept as YAML so that
+	// the engine's registration decodes them, with file:line errors (see Checks). A matrix may
+	// sweep their keys (kafka.acks, redis.stream.ack).
 	Sections map[string]*yaml.Node `yaml:"-" json:"-"`
+	// Deprecated are warnings about the file's old forms, read as their new ones (a top-level
+	// stream: moved into redis:), each with its file and line: the command line prints them.
+	Deprecated Errors `yaml:"-" json:"-"`
 	// Options is what the engine's registration made of its own section (defaults filled); the
 	// runner hands it to the engine in engines.Spec.Options. Nil until validated.
 	Options    any    `yaml:"-" json:"-"`
@@ -124,58 +123,6 @@ type Scenario struct {
 	shapeDefaulted shapeFields
 	// dir is the scenario file's directory: a relative persistence.seed-rdb is read from there.
 	dir string
-}
-
-// StreamOptions configure the stream design.
-type StreamOptions struct {
-	MaxLen     int64    `yaml:"maxlen,omitempty" json:"maxlen,omitempty"`
-	ExactTrim  bool     `yaml:"exact_trim,omitempty" json:"exact_trim,omitempty"`
-	Ack        string   `yaml:"ack,omitempty" json:"ack,omitempty"`
-	Count      int64    `yaml:"count,omitempty" json:"count,omitempty"`
-	Block      Duration `yaml:"block,omitempty" json:"block,omitempty"`
-	GroupStart string   `yaml:"group_start,omitempty" json:"group_start,omitempty"`
-	// Groups is the number of consumer groups (fan-out); consumers are dealt to them in turn.
-	Groups int `yaml:"groups,omitempty" json:"groups,omitempty"`
-	// ClaimIdle: consumers take over entries pending longer than this with XAUTOCLAIM.
-	ClaimIdle Duration `yaml:"claim_idle,omitempty" json:"claim_idle,omitempty"`
-	// MaxDeliveries: after this many deliveries an entry goes to the dead-letter stream.
-	MaxDeliveries int64 `yaml:"max_deliveries,omitempty" json:"max_deliveries,omitempty"`
-}
-
-// ListOptions configure the list and reliable-list designs.
-type ListOptions struct {
-	// Push is lpush (consumers BRPOP) or rpush (consumers BLPOP).
-	Push string `yaml:"push,omitempty" json:"push,omitempty"`
-	// Timeout of the blocking pop.
-	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
-	// VisibilityTimeout: reliable-list's reaper requeues a silent consumer's messages after this.
-	VisibilityTimeout Duration `yaml:"visibility_timeout,omitempty" json:"visibility_timeout,omitempty"`
-	// MaxDeliveries: after this many deliveries a message goes to the dead-letter list.
-	MaxDeliveries int `yaml:"max_deliveries,omitempty" json:"max_deliveries,omitempty"`
-	// Count is how many elements a list consumer pops at once (BLMPOP ... COUNT).
-	Count int `yaml:"count,omitempty" json:"count,omitempty"`
-}
-
-// WaitOptions make Redis producers wait after each batch for replication (WAIT) or fsync
-// (WAITAOF), on the same connection.
-type WaitOptions struct {
-	// Replicas is WAIT's numreplicas (or WAITAOF's numreplicas).
-	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty"`
-	// AOFLocal is WAITAOF's numlocal (0 or 1); set, WAITAOF is used instead of WAIT.
-	AOFLocal int `yaml:"aof_local,omitempty" json:"aof_local,omitempty"`
-	// AOF uses WAITAOF even with AOFLocal 0: the batch waits for Replicas replicas to fsync it,
-	// whatever the local server does.
-	AOF bool `yaml:"aof,omitempty" json:"aof,omitempty"`
-	// Timeout is the wait's timeout (0 waits forever, as Redis's 0 does).
-	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
-	// Required counts a batch whose wait fell short as failed; otherwise it is only recorded.
-	Required bool `yaml:"required,omitempty" json:"required,omitempty"`
-}
-
-// PubSubOptions configure the pubsub design.
-type PubSubOptions struct {
-	// Pattern subscribes with PSUBSCRIBE.
-	Pattern bool `yaml:"pattern,omitempty" json:"pattern,omitempty"`
 }
 
 // Fault is one fault injected during a run.

@@ -19,16 +19,6 @@ const (
 	DefaultBatch        = 1
 	// DefaultInFlight is each producer's limit of batches sent and not yet acknowledged.
 	DefaultInFlight = 8
-	// DefaultListCount is how many elements a list consumer pops at once.
-	DefaultListCount   = 100
-	DefaultStreamAck   = "after"
-	DefaultStreamCount = 100
-	DefaultStreamBlock = 100 * time.Millisecond
-	DefaultGroupStart  = "0"
-	DefaultListTimeout = 100 * time.Millisecond
-	// DefaultVisibilityTimeout is how long a reliable-list consumer may be silent before the
-	// reaper returns its messages.
-	DefaultVisibilityTimeout = 5 * time.Second
 	// MinMessageSize is the stamp every message carries (see bench.StampSize).
 	MinMessageSize = 32
 )
@@ -60,33 +50,6 @@ func (s *Scenario) ApplyDefaults() {
 		s.DrainTimeout = Duration(DefaultDrainTimeout)
 	}
 	s.applyShapeDefaults()
-	if s.List.Count == 0 {
-		s.List.Count = DefaultListCount
-	}
-	if s.Stream.Ack == "" {
-		s.Stream.Ack = DefaultStreamAck
-	}
-	if s.Stream.Count == 0 {
-		s.Stream.Count = DefaultStreamCount
-	}
-	if s.Stream.Block == 0 {
-		s.Stream.Block = Duration(DefaultStreamBlock)
-	}
-	if s.Stream.GroupStart == "" {
-		s.Stream.GroupStart = DefaultGroupStart
-	}
-	if s.Stream.Groups == 0 {
-		s.Stream.Groups = 1
-	}
-	if s.List.Push == "" {
-		s.List.Push = "lpush"
-	}
-	if s.List.Timeout == 0 {
-		s.List.Timeout = Duration(DefaultListTimeout)
-	}
-	if s.List.VisibilityTimeout == 0 {
-		s.List.VisibilityTimeout = Duration(DefaultVisibilityTimeout)
-	}
 	if s.Arrival == "" {
 		s.Arrival = "uniform"
 	}
@@ -167,7 +130,6 @@ func (s *Scenario) validate(c Checks) Errors {
 	} else if !s.Rate.Max && s.Rate.PerSecond > 0 && s.Rate.PerSecond < MinRate {
 		bad("rate", "must be at least %g messages per second, one message every %g s (got %s)", MinRate, 1/MinRate, s.Rate)
 	}
-	s.validateLimits(bad)
 	s.validateBacklog(bad)
 	s.validateShards(bad)
 	s.validateWorkload(bad)
@@ -192,31 +154,11 @@ func (s *Scenario) validate(c Checks) Errors {
 		// message says so, so that 0 is not read as "unlimited" or "closed loop".
 		bad("in_flight", "must be between 1 and 1024 batches per producer, or 0 for the default %d (got %d)", DefaultInFlight, s.InFlight)
 	}
-	if s.List.Count < 0 || s.List.Count > 100000 {
-		bad("list.count", "must be between 1 and 100000 (got %d)", s.List.Count)
-	}
 	if s.PoisonEvery < 0 {
 		bad("poison_every", "must not be negative (got %d)", s.PoisonEvery)
 	}
 	if s.Work < 0 {
 		bad("work", "must not be negative (got %s)", s.Work)
-	}
-	switch s.Stream.Ack {
-	case "after", "before", "noack":
-	default:
-		bad("stream.ack", "must be after, before or noack (got %q)", s.Stream.Ack)
-	}
-	if s.Stream.MaxLen < 0 {
-		bad("stream.maxlen", "must not be negative (got %d)", s.Stream.MaxLen)
-	}
-	if s.Stream.Count < 0 || s.Stream.Count > 100000 {
-		bad("stream.count", "must be between 1 and 100000 (got %d)", s.Stream.Count)
-	}
-	if s.Stream.Block < 0 {
-		bad("stream.block", "must not be negative (got %s)", s.Stream.Block)
-	}
-	if s.Stream.GroupStart != "0" && s.Stream.GroupStart != "$" {
-		bad("stream.group_start", "must be 0 or $ (got %q)", s.Stream.GroupStart)
 	}
 	for i, f := range s.Faults {
 		field := fmt.Sprintf("faults.%d", i)
@@ -271,44 +213,11 @@ func (s *Scenario) validate(c Checks) Errors {
 			bad(field+".restart_after", "the consumer would come back at %s, after %s at %s; at most %s, or 0 to keep it down", end, what, limit, limit-f.At)
 		}
 	}
-	if s.Stream.Groups < 0 || (s.Consumers > 0 && s.Stream.Groups > s.Consumers) {
-		bad("stream.groups", "must be between 1 and the number of consumers, %d (got %d)", s.Consumers, s.Stream.Groups)
-	}
-	if s.Stream.ClaimIdle < 0 {
-		bad("stream.claim_idle", "must not be negative (got %s)", s.Stream.ClaimIdle)
-	}
-	if s.Stream.MaxDeliveries < 0 {
-		bad("stream.max_deliveries", "must not be negative (got %d)", s.Stream.MaxDeliveries)
-	}
 	if _, ok := Policies[s.Policy]; s.Policy != "" && !ok {
 		bad("policy", "must be none, snapshot, aof-no, aof-everysec or aof-always (got %q)", s.Policy)
 	}
 	if s.Replicas < 0 || s.Replicas > 4 {
 		bad("replicas", "must be 0 to 4 (got %d)", s.Replicas)
-	}
-	if s.Wait.Replicas < 0 {
-		bad("wait.replicas", "must not be negative (got %d)", s.Wait.Replicas)
-	}
-	if s.Wait.AOFLocal < 0 || s.Wait.AOFLocal > 1 {
-		bad("wait.aof_local", "must be 0 or 1 (got %d)", s.Wait.AOFLocal)
-	}
-	if s.Wait.AOF && s.Wait.Replicas == 0 && s.Wait.AOFLocal == 0 {
-		bad("wait.aof", "WAITAOF 0 0 waits for nothing: set wait.replicas (replicas' fsync) or wait.aof_local")
-	}
-	if s.Wait.Timeout < 0 {
-		bad("wait.timeout", "must not be negative (got %s)", s.Wait.Timeout)
-	}
-	if s.List.Push != "lpush" && s.List.Push != "rpush" {
-		bad("list.push", "must be lpush or rpush (got %q)", s.List.Push)
-	}
-	if s.List.Timeout < 0 {
-		bad("list.timeout", "must not be negative (got %s)", s.List.Timeout)
-	}
-	if s.List.VisibilityTimeout < 0 {
-		bad("list.visibility_timeout", "must not be negative (got %s)", s.List.VisibilityTimeout)
-	}
-	if s.List.MaxDeliveries < 0 {
-		bad("list.max_deliveries", "must not be negative (got %d)", s.List.MaxDeliveries)
 	}
 	s.validateSeed(bad)
 	errs = append(errs, s.validateFaultOverlap()...)
@@ -317,6 +226,8 @@ func (s *Scenario) validate(c Checks) Errors {
 	if !s.sweepsEngine() {
 		s.validateEngine(c, bad, &errs)
 	}
+	// After the engine's section is decoded: the ledger's size depends on its receiving groups.
+	s.validateLimits(bad)
 	// After the engine's check, which fills in its default design: names depend on the design.
 	s.validateRole(c, bad)
 	return s.validateSweep(errs, c)

@@ -17,6 +17,7 @@ import (
 
 	"qbench/bench"
 	"qbench/engines"
+	"qbench/engines/nullq"
 	"qbench/results"
 	"qbench/scenarios"
 )
@@ -160,8 +161,13 @@ describes qbench rather than the engine. Faults, gates, persistence and replicas
 func nullShape(sc *scenarios.Scenario, rate float64, d time.Duration) *scenarios.Scenario {
 	c := *sc
 	c.Engine, c.Address, c.Replicas = nullEngine, "", 0
-	c.Policy, c.Persistence, c.Wait = "", nil, scenarios.WaitOptions{}
-	c.Sections, c.Options = nil, nil // engine sections the null engine does not read
+	c.Policy, c.Persistence = "", nil
+	// The engine's section goes (the null engine does not read it); what it did to who receives
+	// what stays: a stream's groups (the registration's count) become the null engine's.
+	c.Sections, c.Options = nil, nil
+	if g := sc.ReceivingGroups(); sc.Design == "stream" && g > 1 {
+		c.Options = nullq.Options{Capacity: nullq.Capacity, Groups: g}
+	}
 	c.Faults, c.Gates, c.Matrix, c.Repeat, c.PoisonEvery = nil, nil, scenarios.Matrix{}, 0, 0
 	if reg, err := engines.Lookup(nullEngine); err == nil && !reg.Supports(c.Design) {
 		c.Design = reg.Designs[0]

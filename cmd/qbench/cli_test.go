@@ -77,10 +77,11 @@ func TestMemoryBudgetOnlyWhereItMeansSomething(t *testing.T) {
 func TestRunOverridesAreRecorded(t *testing.T) {
 	dir := t.TempDir()
 	sc := filepath.Join(dir, "s.yaml")
-	if err := os.WriteFile(sc, []byte("engine: nullq\nrate: 50000\nduration: 1h\nstream:\n  count: 100\n"), 0o644); err != nil {
+	if err := os.WriteFile(sc, []byte("engine: embedded\nrate: 50000\nduration: 1h\nredis:\n  stream:\n    count: 100\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "r.json")
+	// stream.count is the old path of redis.stream.count: read as that, with a warning.
 	cmd := exec.Command(qbenchBin, "run", sc, "-q", "--duration", "300ms", "--rate", "500", "--set", "stream.count=7", "--set", "producers=2", "-o", out)
 	cmd.Env = append(os.Environ(), "QBENCH_CONSUMER_OSYIELD=1")
 	var stderr strings.Builder
@@ -94,20 +95,25 @@ func TestRunOverridesAreRecorded(t *testing.T) {
 	}
 	var res struct {
 		Scenario struct {
-			Duration    string              `json:"duration"`
-			Rate        json.RawMessage     `json:"rate"`
-			Producers   int                 `json:"producers"`
-			Stream      struct{ Count int } `json:"stream"`
-			Overrides   []string            `json:"overrides"`
-			Environment map[string]string   `json:"environment"`
+			Duration  string          `json:"duration"`
+			Rate      json.RawMessage `json:"rate"`
+			Producers int             `json:"producers"`
+			Redis     struct {
+				Stream struct{ Count int } `json:"stream"`
+			} `json:"redis"`
+			Overrides   []string          `json:"overrides"`
+			Environment map[string]string `json:"environment"`
 		} `json:"scenario"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
 	s := res.Scenario
-	if s.Duration != "300ms" || strings.Trim(string(s.Rate), `"`) != "500" || s.Producers != 2 || s.Stream.Count != 7 {
-		t.Errorf("scenario as run: duration %q rate %s producers %d stream.count %d", s.Duration, s.Rate, s.Producers, s.Stream.Count)
+	if s.Duration != "300ms" || strings.Trim(string(s.Rate), `"`) != "500" || s.Producers != 2 || s.Redis.Stream.Count != 7 {
+		t.Errorf("scenario as run: duration %q rate %s producers %d redis.stream.count %d", s.Duration, s.Rate, s.Producers, s.Redis.Stream.Count)
+	}
+	if want := "warning: --set stream.count=7: deprecated: stream.count is now redis.stream.count"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 	}
 	if want := "duration=300ms rate=500 stream.count=7 producers=2"; strings.Join(s.Overrides, " ") != want {
 		t.Errorf("overrides %q, want %q", s.Overrides, want)
@@ -146,7 +152,8 @@ func TestRunOverrideErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown path", []string{sc, "--set", "strem.count=1"}, "s.yaml: strem (--set strem.count=1): unknown field (known: "},
-		{"unknown nested path", []string{sc, "--set", "stream.cnt=1"}, "s.yaml: stream.cnt (--set stream.cnt=1): unknown field"},
+		{"unknown nested path", []string{sc, "--set", "nullq.capcity=1"}, "s.yaml: nullq.capcity (--set nullq.capcity=1): unknown field"},
+		{"a Redis option's old path on nullq", []string{sc, "--set", "stream.cnt=1"}, "s.yaml: stream (--set stream.cnt=1): engine nullq does not read stream: it is now redis.stream"},
 		{"bad duration", []string{sc, "--duration", "soon"}, "s.yaml: duration (--set duration=soon): "},
 		{"bad rate", []string{sc, "--rate", "-5"}, "(--set rate=-5)"},
 		{"no equals sign", []string{sc, "--set", "rate"}, `--set "rate": want path=value`},

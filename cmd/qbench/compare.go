@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"qbench/bench"
 	"qbench/results"
 	"qbench/scenarios"
 )
@@ -475,7 +476,7 @@ func (g *gating) check(cmd *cobra.Command, out string, res *results.Result, head
 }
 
 // effectiveScenario reads a result's scenario JSON into today's schema, fills today's defaults
-// and writes it back, so that compare sees the scenario as it would run now. The matrix (a
+// (the engine's section's included) and writes it back, so that compare sees the scenario as it would run now. The matrix (a
 // result's cell has none; a sweep index's does) is carried over as recorded.
 func effectiveScenario(raw json.RawMessage) (json.RawMessage, error) {
 	var m map[string]json.RawMessage
@@ -493,6 +494,10 @@ func effectiveScenario(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, err
 	}
 	sc.ApplyDefaults()
+	// The engine's own section with its defaults, and an older result's top-level sections
+	// (stream, list, pubsub, wait) read as the redis: section they are now. A scenario its
+	// engine cannot decode is compared as recorded.
+	_ = sc.Normalize(bench.Checks())
 	out, err := json.Marshal(&sc)
 	if err != nil || !hasMatrix {
 		return out, err

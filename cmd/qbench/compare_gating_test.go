@@ -42,10 +42,19 @@ func TestCompareRefusesDifferentScenarios(t *testing.T) {
 	dir := t.TempDir()
 	o := resultstest.Options{Name: "q", Seed: 1}
 	base := resultWithScenario(t, dir, "base.json", o, nil)
-	// A baseline recorded before in_flight and list.count existed: the defaults fill them in.
+	// A baseline recorded before in_flight and redis.list.count existed: the defaults fill them in.
 	old := resultWithScenario(t, dir, "old.json", o, func(m map[string]any) {
 		delete(m, "in_flight")
-		delete(m["list"].(map[string]any), "count")
+		delete(m["redis"].(map[string]any)["list"].(map[string]any), "count")
+	})
+	// A result from before the redis: section: its Redis options at the top level, as
+	// results/baselines/ci-smoke.json has them.
+	preSection := resultWithScenario(t, dir, "pre.json", o, func(m map[string]any) {
+		for k, v := range m["redis"].(map[string]any) {
+			m[k] = v
+		}
+		m["pubsub"], m["wait"] = map[string]any{}, map[string]any{}
+		delete(m, "redis")
 	})
 	reseeded := resultWithScenario(t, dir, "seed.json", resultstest.Options{Name: "q", Seed: 2}, func(m map[string]any) {
 		m["seed"] = 99
@@ -65,6 +74,8 @@ func TestCompareRefusesDifferentScenarios(t *testing.T) {
 	}{
 		{"same scenario", []string{"compare", base, base}, 0, "produce.p99", "scenarios differ", ""},
 		{"only later defaults differ", []string{"compare", old, base}, 0, "produce.p99", "scenarios differ", ""},
+		{"a result from before the redis: section", []string{"compare", preSection, base}, 0, "produce.p99", "scenarios differ", ""},
+		{"and the other way round", []string{"compare", base, preSection}, 0, "produce.p99", "scenarios differ", ""},
 		{"seed and gates are not the workload", []string{"compare", base, reseeded, "--no-scenario-gates"}, 0, "produce.p99", "scenarios differ", ""},
 		{"different workload", []string{"compare", base, faster}, 2, "", "", "differ in producers, rate"},
 		{"different workload allowed", []string{"compare", base, faster, "--allow-different"}, 0, "the scenarios differ in producers, rate", "", ""},

@@ -27,8 +27,9 @@ rate: 400
 duration: 1s
 warmup: 0s
 drain_timeout: 500ms
-list:
-  count: 1
+redis:
+  list:
+    count: 1
 faults:
   - {at: 300ms, kind: consumer-crash, point: before-work, consumer: 0}
   - {at: 400ms, kind: consumer-pause, consumer: 1, duration: 200ms}

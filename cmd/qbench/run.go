@@ -37,7 +37,7 @@ the load and still writes the result, marked interrupted; a second quits at once
 5 a gate was inconclusive (missed on flagged figures or within the repetitions' range; --strict
 makes it 3).`,
 		Example: `  qbench run scenarios/quickstart.yaml -o result.json
-  qbench run scenarios/quickstart.yaml --duration 3s --rate 2000 --set stream.count=10
+  qbench run scenarios/quickstart.yaml --duration 3s --rate 2000 --set redis.stream.count=10
   qbench run scenarios/library/start/ci-smoke.yaml --baseline results/baselines/ci-smoke.json --gate 'produce.p99 <= +25%'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

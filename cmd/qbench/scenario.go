@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +31,20 @@ func loadScenario(path string) (*scenarios.Scenario, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
+	warn(sc.Deprecated)
 	return sc, nil
+}
+
+// warn prints a scenario's deprecation warnings on stderr, each with its file and line: the file
+// was read as its new form.
+func warn(ws error) {
+	var es scenarios.Errors
+	if !errors.As(ws, &es) {
+		return
+	}
+	for _, w := range es {
+		fmt.Fprintln(os.Stderr, "warning: "+w.Error())
+	}
 }
 
 // scenarioChecks are the checks every scenario is loaded with: the registry's engines, the

@@ -14,7 +14,8 @@ func TestValidateEngineSections(t *testing.T) {
 		{"unknown kafka key", "engine: kafka\nrate: 100\nkafka:\n  linger.ms: 5\n", 2, "s.yaml:4: kafka.linger.ms: unknown field (known: acks, batch_messages, batch_size, broker,"},
 		{"broker settings on kafka-url", "engine: kafka-url\naddress: 127.0.0.1:9\nrate: 100\nkafka:\n  broker: {log.flush.interval.ms: \"5\"}\n", 2, "s.yaml:5: kafka.broker: settings [log.flush.interval.ms] need the managed broker"},
 		{"persistence on kafka", "engine: kafka\nrate: 100\npersistence:\n  acks: all\n", 2, "s.yaml:3: persistence: engine kafka does not read persistence; its settings go under kafka:"},
-		{"wait on kafka", "engine: kafka\nrate: 100\nwait:\n  replicas: 1\n", 2, "s.yaml:3: wait: engine kafka does not read wait"},
+		{"old wait on kafka", "engine: kafka\nrate: 100\nwait:\n  replicas: 1\n", 2, "s.yaml:3: wait: engine kafka does not read wait: it is now redis.wait, the section of engine embedded, redis, redis-cluster, redis-cluster-url, redis-url, server"},
+		{"redis section on kafka", "engine: kafka\nrate: 100\nredis:\n  wait:\n    replicas: 1\n", 2, "s.yaml:3: redis: is the section of engine embedded, redis, redis-cluster, redis-cluster-url, redis-url, server; engine kafka does not read it"},
 		{"persistence on embedded", "engine: embedded\nrate: 100\npolicy: aof-always\n", 2, "s.yaml:3: policy: engine embedded does not read policy (engines that do: redis, redis-cluster, server)"},
 		{"replicas on server", "engine: server\nrate: 100\nreplicas: 1\n", 2, "s.yaml:3: replicas: engine server does not read replicas (engines that do: redis, redis-cluster)"},
 		{"kafka section on redis", "engine: redis\nrate: 100\nkafka:\n  acks: all\n", 2, "s.yaml:3: kafka: is the section of engine kafka, kafka-url; engine redis does not read it"},
@@ -30,7 +31,7 @@ func TestValidateEngineSections(t *testing.T) {
 				t.Errorf("a line of %d columns, more than %d: %q", len(line), enginesWidth, line)
 			}
 		}
-		for _, want := range []string{"sections: ", "kafka:", "stream, list, pubsub, wait, persistence, policy, replicas", "nullq:"} {
+		for _, want := range []string{"sections: ", "kafka:", "redis:, persistence, policy, replicas", "nullq:"} {
 			if code != 0 || !strings.Contains(stdout, want) {
 				t.Errorf("exit %d, stdout lacks %q:\n%s", code, want, stdout)
 			}

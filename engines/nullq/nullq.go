@@ -9,9 +9,10 @@
 //
 // Designs: every design name the Redis and Kafka engines know is accepted, so that a scenario's
 // shape can be replayed on the null engine unchanged. The design decides only who receives what:
-// pubsub gives every consumer every message (one group per consumer), stream with stream.groups
-// N deals consumers to N groups round robin, and every other design has one group of competing
-// consumers. Nothing is ever redelivered (Ack is a no-op).
+// pubsub gives every consumer every message (one group per consumer), stream with nullq.groups N
+// deals consumers to N groups round robin (as a Redis stream with redis.stream.groups N does),
+// and every other design has one group of competing consumers. Nothing is ever redelivered (Ack
+// is a no-op).
 //
 // Memory is bounded: each group's channel holds at most Capacity messages (the scenario's
 // nullq: {capacity: N} changes it). When a group's channel is full, Send blocks until a consumer
@@ -45,12 +46,11 @@ func init() {
 		Designs: designs,
 		Summary: "the null engine: a bounded channel inside qbench, no network or storage; measures the load generator itself (qbench calibrate)",
 		New:     New,
-		// The shape's sections are accepted so a Redis scenario replays unchanged; only
-		// stream.groups changes anything (who receives what).
-		Sections: []string{"stream", "list", "pubsub"},
-		// Its own section, the smallest example of one: nullq: {capacity: 1000}.
+		// Its own section, the smallest example of one: nullq: {capacity: 1000, groups: 2}.
 		Options: "nullq",
 		Decode:  decode,
+		Check:   check,
+		Groups:  groups,
 	})
 }
 
@@ -58,6 +58,9 @@ func init() {
 type Options struct {
 	// Capacity is the most messages one group's channel holds.
 	Capacity int `yaml:"capacity" json:"capacity"`
+	// Groups is the stream design's number of receiving groups, consumers dealt to them round
+	// robin (qbench calibrate sets it from the scenario it replays). 0 and 1: one.
+	Groups int `yaml:"groups,omitempty" json:"groups,omitempty"`
 }
 
 // fieldError names the key at fault, so that scenario validation points at its line.
@@ -75,7 +78,34 @@ func decode(section func(into any) error) (any, error) {
 	if o.Capacity < 1 || o.Capacity > 1<<24 {
 		return nil, fieldError{"capacity", fmt.Sprintf("must be 1 to %d messages (got %d)", 1<<24, o.Capacity)}
 	}
+	if o.Groups < 0 {
+		return nil, fieldError{"groups", fmt.Sprintf("must be between 1 and the number of consumers (got %d)", o.Groups)}
+	}
 	return o, nil
+}
+
+// check is the registration's Check: groups are dealt consumers, so there are at most as many.
+func check(options any, p engines.Plan) error {
+	if o, ok := options.(Options); ok && p.Consumers > 0 && o.Groups > p.Consumers {
+		return fieldError{"groups", fmt.Sprintf("must be between 1 and the number of consumers, %d (got %d)", p.Consumers, o.Groups)}
+	}
+	return nil
+}
+
+// groups is the registration's Groups, as New counts them.
+func groups(options any, design string, consumers int) int {
+	o, _ := options.(Options)
+	return groupsOf(o, design, consumers)
+}
+
+func groupsOf(o Options, design string, consumers int) int {
+	switch {
+	case design == "pubsub":
+		return max(consumers, 1)
+	case design == "stream" && o.Groups > 1:
+		return o.Groups
+	}
+	return 1
 }
 
 // Engine is one run's channels, one per receiving group.
@@ -93,14 +123,7 @@ func New(_ context.Context, spec engines.Spec) (engines.Engine, error) {
 			return nil, errors.New("nullq: Spec.Options is not nullq.Options")
 		}
 	}
-	n := 1
-	switch {
-	case spec.Design == "pubsub":
-		n = max(spec.Consumers, 1)
-	case spec.Design == "stream" && spec.Stream.Groups > 1:
-		n = spec.Stream.Groups
-	}
-	e := &Engine{spec: spec, groups: make([]chan []byte, n)}
+	e := &Engine{spec: spec, groups: make([]chan []byte, groupsOf(o, spec.Design, spec.Consumers))}
 	for i := range e.groups {
 		e.groups[i] = make(chan []byte, o.Capacity)
 	}

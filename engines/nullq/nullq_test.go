@@ -22,7 +22,7 @@ func newEngine(t *testing.T, spec engines.Spec) *nullq.Engine {
 }
 
 // The design decides only the receiving groups: pubsub one per consumer, stream one per
-// stream.groups, every other design one group of competing consumers.
+// nullq.groups, every other design one group of competing consumers.
 func TestGroupsFollowTheDesign(t *testing.T) {
 	cases := []struct {
 		spec   engines.Spec
@@ -30,7 +30,7 @@ func TestGroupsFollowTheDesign(t *testing.T) {
 		of3    int // the group of consumer 3
 	}{
 		{engines.Spec{Design: "stream", Consumers: 4}, 1, 0},
-		{engines.Spec{Design: "stream", Consumers: 4, Stream: engines.StreamOptions{Groups: 2}}, 2, 1},
+		{engines.Spec{Design: "stream", Consumers: 4, Options: nullq.Options{Capacity: 8, Groups: 2}}, 2, 1},
 		{engines.Spec{Design: "pubsub", Consumers: 4}, 4, 3},
 		{engines.Spec{Design: "list", Consumers: 4}, 1, 0},
 		{engines.Spec{Design: "reliable-list", Consumers: 4}, 1, 0},

@@ -28,26 +28,26 @@ import (
 )
 
 func init() {
-	engines.Register(engines.Registration{
+	engines.Register(redisq.WithSection(engines.Registration{
 		Name:    "redis-cluster",
 		Designs: redisq.DesignNames(),
 		Summary: "a Redis Cluster of redis-server processes started by qbench on loopback (3 primaries, replicas: per primary, default 1), the queue sharded over the primaries",
 		New:     newManaged,
 		Faults:  []string{"primary-kill", "node-restart", "partition"},
 		// Every node gets the scenario's persistence; replicas are per primary.
-		Sections: []string{"stream", "list", "pubsub", "wait", "persistence", "policy", "replicas", "shards", "shard_routing"},
+		Sections: []string{"persistence", "policy", "replicas", "shards", "shard_routing"},
 		Requires: func() error { _, err := redisq.RedisServerPath(); return err },
-	})
-	engines.Register(engines.Registration{
+	}))
+	engines.Register(redisq.WithSection(engines.Registration{
 		Name:    "redis-cluster-url",
 		Designs: redisq.DesignNames(),
 		Summary: "an existing Redis Cluster given by seed nodes (address: host:port,host:port,...); keys under a run-specific prefix",
 		New:     newURL,
 		// The cluster is someone else's: its persistence is set there, not by the scenario.
-		Sections:     []string{"stream", "list", "pubsub", "wait", "shards", "shard_routing"},
+		Sections:     []string{"shards", "shard_routing"},
 		NeedsAddress: true,
 		Shared:       true,
-	})
+	}))
 }
 
 // DefaultPrimaries is the managed cluster's size in primaries.
@@ -56,6 +56,7 @@ const DefaultPrimaries = 3
 // engine is one design sharded over a cluster.
 type engine struct {
 	spec    engines.Spec
+	wait    redisq.WaitOptions // the scenario's redis.wait
 	target  string
 	client  *redis.ClusterClient
 	shards  []shard
@@ -121,6 +122,10 @@ func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
 // announces to the one the client dials (the managed cluster's nodes announce the proxies their
 // peers use; clients go to the nodes themselves).
 func newEngine(ctx context.Context, spec engines.Spec, target string, seeds []string, dial func(string) string) (*engine, error) {
+	o, err := redisq.OptionsOf(spec)
+	if err != nil {
+		return nil, err
+	}
 	// As redisq sizes a single server's pool, per node: each in-flight batch holds a connection
 	// of the node it writes to for its pipeline, and consumers block on connections of the node
 	// owning their shard.
@@ -159,7 +164,7 @@ func newEngine(ctx context.Context, spec engines.Spec, target string, seeds []st
 		client.Close()
 		return nil, fmt.Errorf("shard_routing %q is not supported on redis-cluster (round-robin or producer)", spec.ShardRouting)
 	}
-	e := &engine{spec: spec, target: target, client: client}
+	e := &engine{spec: spec, wait: o.Wait, target: target, client: client}
 	for i := range n {
 		ss := spec
 		ss.RunID = shardRunID(spec.RunID, i, n)

@@ -52,7 +52,7 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	}
 	var cmds []redis.Cmder
 	var wait *redis.Cmd
-	w := p.e.spec.Wait
+	w := p.e.wait
 	_, _ = node.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 		cmds = s.d.Push(ctx, pipe, payloads)
 		wait = p.e.waits.Queue(ctx, pipe, w)

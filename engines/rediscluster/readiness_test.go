@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"qbench/engines"
+	"qbench/engines/redisq"
 )
 
 // INFO replication as a primary reports it, read into readiness: a replica still in a sync with
@@ -77,7 +78,7 @@ func TestFirstWritesWithMinReplicas(t *testing.T) {
 	defer c.Stop()
 	t.Logf("6-node cluster with its replicas ready in %s", time.Since(start).Round(time.Millisecond))
 	e, err := newEngine(ctx, engines.Spec{RunID: "t-ready", Design: "stream", Producers: 1, Consumers: 3,
-		Stream: engines.StreamOptions{GroupStart: "0"}}, "redis-cluster-url", c.Addrs(), nil)
+		Options: redisq.Options{Stream: redisq.StreamOptions{GroupStart: "0"}}}, "redis-cluster-url", c.Addrs(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

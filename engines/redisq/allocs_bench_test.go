@@ -34,7 +34,7 @@ func newAllocRig(tb testing.TB, design string, withConsumer bool) *allocRig {
 		tb.Fatal(err)
 	}
 	spec := engines.Spec{RunID: fmt.Sprintf("b%d", time.Now().UnixNano()), Design: design, Producers: 1, Consumers: 1,
-		InFlight: 8, List: engines.ListOptions{Count: 100}, Stream: engines.StreamOptions{Count: 100, Block: 100 * time.Millisecond, Ack: "after", GroupStart: "0"}}
+		InFlight: 8, Options: Options{List: ListOptions{Count: 100}, Stream: StreamOptions{Count: 100, Block: 100 * time.Millisecond, Ack: "after", GroupStart: "0"}}}
 	r := &allocRig{payloads: make([][]byte, 16), errs: make([]error, 16)}
 	if r.eng, err = reg.New(ctx, spec); err != nil {
 		tb.Fatal(err)

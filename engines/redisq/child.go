@@ -265,7 +265,7 @@ func (e *lossyChildEngine) DiskFull(_ context.Context, full bool) error {
 }
 
 func init() {
-	engines.Register(engines.Registration{
+	engines.Register(WithSection(engines.Registration{
 		Name:        "server",
 		Designs:     designs,
 		Summary:     "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
@@ -273,5 +273,5 @@ func init() {
 		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
 		Sections:    startedSections,
 		Conformance: conformance,
-	})
+	}))
 }

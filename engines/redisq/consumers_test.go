@@ -27,7 +27,7 @@ func needRedis(t *testing.T) {
 	}
 }
 
-// List consumers that pop in batches (list.count) receive every message exactly once, never more
+// List consumers that pop in batches (redis.list.count) receive every message exactly once, never more
 // than count at a time, and with count > 1 take several in one round trip once a backlog exists;
 // on the in-repo server and on redis-server, for the list and the reliable list (with and
 // without delivery counting). Live cases start the consumers on an empty list, so that blocked
@@ -64,7 +64,7 @@ func TestListConsumersBatchExactlyOnce(t *testing.T) {
 				}
 				spec := engines.Spec{
 					RunID: fmt.Sprintf("t%d", time.Now().UnixNano()), Design: c.design, Producers: 1, Consumers: 3,
-					List: engines.ListOptions{Count: c.count, MaxDeliveries: c.maxDeliveries},
+					Options: Options{List: ListOptions{Count: c.count, MaxDeliveries: c.maxDeliveries}},
 				}
 				eng, p := setUpEngine(t, ctx, reg, spec)
 				produce := func() {

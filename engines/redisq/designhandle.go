@@ -43,8 +43,8 @@ func NewDesign(client redis.UniversalClient, spec engines.Spec, o DesignOptions)
 		if !o.ShardedPubSub {
 			return &Design{p}, nil
 		}
-		if spec.PubSub.Pattern {
-			return nil, errors.New("pubsub.pattern: sharded pub/sub has no pattern subscriptions (Redis 7.0 has no PSSUBSCRIBE)")
+		if optionsOf(spec).PubSub.Pattern {
+			return nil, errors.New("redis.pubsub.pattern: sharded pub/sub has no pattern subscriptions (Redis 7.0 has no PSSUBSCRIBE)")
 		}
 		return &Design{&shardedPubSub{p}}, nil
 	}

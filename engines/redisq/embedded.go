@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	engines.Register(engines.Registration{
+	engines.Register(WithSection(engines.Registration{
 		Name:      "embedded",
 		RunsAlone: true,
 		Designs:   designs,
@@ -19,7 +19,7 @@ func init() {
 		// The in-process server runs without persistence (the server target has it).
 		Sections:    designSections,
 		Conformance: conformance,
-	})
+	}))
 }
 
 func newEmbeddedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {

@@ -22,6 +22,7 @@ import (
 // capability exists.
 type engine struct {
 	spec   engines.Spec
+	wait   WaitOptions // the scenario's redis.wait
 	target string
 	addr   string
 	client *redis.Client
@@ -64,6 +65,10 @@ func newEngine(ctx context.Context, spec engines.Spec, target, addr, password st
 
 // newEngineWith connects with opts (address, password, TLS), sized and timed for a benchmark.
 func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *redis.Options) (*engine, error) {
+	o, err := OptionsOf(spec)
+	if err != nil {
+		return nil, err
+	}
 	// Each producer may have InFlight batches in flight at once, each a pipeline on a connection
 	// of its own (go-redis's client is safe for concurrent use; a pipeline holds its connection
 	// until the replies are read), and each consumer blocks on one; 4 spare for lag, facts and
@@ -99,7 +104,7 @@ func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *
 		client.Close()
 		return nil, fmt.Errorf("connecting to %s: %w", addr, err)
 	}
-	e := &engine{spec: spec, target: target, addr: addr, client: client, shards: newShards(spec), spin: spin}
+	e := &engine{spec: spec, wait: o.Wait, target: target, addr: addr, client: client, shards: newShards(spec), spin: spin}
 	switch spec.Design {
 	case "stream":
 		e.design = newStreamDesign(client, spec, e.shards)
@@ -199,7 +204,7 @@ func (p *producer) release(d *sendConn) {
 }
 
 func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
-	w := p.e.spec.Wait
+	w := p.e.wait
 	var byShard [][]int
 	if p.e.shards.n > 1 {
 		byShard = p.e.shards.split(p.id, payloads, &p.unstamped)

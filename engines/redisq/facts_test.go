@@ -18,7 +18,7 @@ func TestFactsReadVersionAndSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := engines.Spec{RunID: fmt.Sprintf("t%d", time.Now().UnixNano()), Design: "stream", Producers: 1, Consumers: 1,
-		Stream: engines.StreamOptions{Block: 100 * time.Millisecond, GroupStart: "0"}}
+		Options: Options{Stream: StreamOptions{Block: 100 * time.Millisecond, GroupStart: "0"}}}
 	eng, _ := setUpEngine(t, ctx, reg, spec)
 	f := eng.(engines.FactReporter).Facts(ctx)
 	if f.Version == "" {

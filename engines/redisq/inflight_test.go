@@ -33,8 +33,8 @@ func TestInFlightBuffersIntact(t *testing.T) {
 					t.Fatal(err)
 				}
 				spec := engines.Spec{RunID: fmt.Sprintf("t%d", time.Now().UnixNano()), Design: design, Producers: 1, Consumers: 1,
-					InFlight: senders, List: engines.ListOptions{Count: 50},
-					Stream: engines.StreamOptions{Count: 50, Block: 100 * time.Millisecond, Ack: "after", GroupStart: "0"}}
+					InFlight: senders, Options: Options{List: ListOptions{Count: 50},
+						Stream: StreamOptions{Count: 50, Block: 100 * time.Millisecond, Ack: "after", GroupStart: "0"}}}
 				eng, p := setUpEngine(t, ctx, reg, spec)
 				c, err := eng.NewConsumer(ctx, 0)
 				if err != nil {

@@ -13,12 +13,13 @@ import (
 )
 
 // listDesign: producers LPUSH (or RPUSH) to one list; consumers pop the other end with BLMPOP,
-// up to list.count at a time. Popping is the delivery and there is no acknowledgement: a consumer that dies
+// up to redis.list.count at a time. Popping is the delivery and there is no acknowledgement: a consumer that dies
 // after popping loses the message. That is the design. With shards there are N ready lists; a
 // consumer pops from its share of them with one BLMPOP.
 type listDesign struct {
 	client redis.UniversalClient
 	spec   engines.Spec
+	opts   ListOptions
 	shards *shards
 	readys []string // the ready list of each shard
 	// readyArgs are readys boxed once, for push.
@@ -26,7 +27,7 @@ type listDesign struct {
 }
 
 func newListDesign(client redis.UniversalClient, spec engines.Spec, sh *shards) *listDesign {
-	l := &listDesign{client: client, spec: spec, shards: sh, readys: sh.keys(listKey(spec))}
+	l := &listDesign{client: client, spec: spec, opts: optionsOf(spec).List, shards: sh, readys: sh.keys(listKey(spec))}
 	for _, k := range l.readys {
 		l.readyArgs = append(l.readyArgs, k)
 	}
@@ -45,8 +46,8 @@ func (l *listDesign) teardown(ctx context.Context) error {
 func (l *listDesign) newConsumer(_ context.Context, id int) (engines.Consumer, error) {
 	m, members := member(id, l.spec.Consumers, 1)
 	c := &listConsumer{l: l, share: l.shards.share(m, members), conn: dedicated{client: l.client}}
-	c.head = []any{"BLMPOP", seconds(popTimeout(l.spec)), len(c.share)}
-	c.tail = []any{l.popEnd(), "COUNT", popCount(l.spec)}
+	c.head = []any{"BLMPOP", seconds(popTimeout(l.opts)), len(c.share)}
+	c.tail = []any{l.popEnd(), "COUNT", popCount(l.opts)}
 	return c, nil
 }
 
@@ -75,7 +76,7 @@ func (l *listDesign) lag(ctx context.Context) (engines.Lag, error) {
 // the command is an IntCmd, whose integer reply is read without boxing.
 func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads [][]byte, byShard [][]int, buf *pushBuf) []redis.Cmder {
 	verb := "LPUSH"
-	if l.spec.List.Push == "rpush" {
+	if l.opts.Push == "rpush" {
 		verb = "RPUSH"
 	}
 	shards := 1
@@ -114,7 +115,7 @@ func (l *listDesign) push(ctx context.Context, pipe redis.Pipeliner, payloads []
 	return cmds
 }
 
-// listConsumer pops up to list.count messages in one round trip: BLMPOP timeout 1 key
+// listConsumer pops up to redis.list.count messages in one round trip: BLMPOP timeout 1 key
 // RIGHT|LEFT COUNT n (Redis 7.0) waits for the first and takes whatever else is there, up to n,
 // so a busy list costs one round trip per batch and an idle one still wakes the consumer at once.
 type listConsumer struct {
@@ -137,9 +138,9 @@ type listConsumer struct {
 }
 
 // popTimeout is the blocking pop's timeout: short, so the runner can stop the consumer promptly.
-func popTimeout(spec engines.Spec) time.Duration {
-	if spec.List.Timeout > 0 {
-		return spec.List.Timeout
+func popTimeout(o ListOptions) time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
 	}
 	return 100 * time.Millisecond
 }
@@ -217,14 +218,14 @@ func poppedOfKey(raw []byte, ds []engines.Delivery) (key []byte, _ []engines.Del
 
 // popEnd is the end of the ready list consumers take from: the other end from the producers'.
 func (l *listDesign) popEnd() string {
-	if l.spec.List.Push == "rpush" {
+	if l.opts.Push == "rpush" {
 		return "LEFT"
 	}
 	return "RIGHT"
 }
 
 // popCount is how many elements one pop takes at most.
-func popCount(spec engines.Spec) int { return max(spec.List.Count, 1) }
+func popCount(o ListOptions) int { return max(o.Count, 1) }
 
 // seconds formats a blocking timeout the way Redis 6+ takes it, in fractional seconds. (go-redis's
 // typed BRPOP/BLMOVE round anything under a second up to 1 s.)

@@ -20,7 +20,7 @@ import (
 const RedisServerEnv = "QBENCH_REDIS_SERVER"
 
 func init() {
-	engines.Register(engines.Registration{
+	engines.Register(WithSection(engines.Registration{
 		Name:        "redis",
 		Designs:     designs,
 		Summary:     "a real redis-server started by qbench on a free loopback port in a fresh directory, with the scenario's persistence",
@@ -29,7 +29,7 @@ func init() {
 		Sections:    managedSections,
 		Conformance: conformance,
 		Requires:    func() error { _, err := RedisServerPath(); return err },
-	})
+	}))
 }
 
 // ManagedRedis is a redis-server child process on 127.0.0.1, in a directory of its own, run

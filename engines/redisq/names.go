@@ -27,7 +27,7 @@ func streamGroups(spec engines.Spec) []string {
 		return nil
 	}
 	var out []string
-	for g := 0; g < max(spec.Stream.Groups, 1); g++ {
+	for g := 0; g < max(optionsOf(spec).Stream.Groups, 1); g++ {
 		out = append(out, "g"+strconv.Itoa(g))
 	}
 	return out

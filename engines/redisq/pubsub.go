@@ -20,6 +20,7 @@ import (
 type pubsubDesign struct {
 	client   redis.UniversalClient
 	spec     engines.Spec
+	pattern  bool // PSUBSCRIBE
 	shards   *shards
 	channels []string // one per shard
 	// channelArgs are channels boxed once, for push.
@@ -29,7 +30,7 @@ type pubsubDesign struct {
 }
 
 func newPubSubDesign(client redis.UniversalClient, spec engines.Spec, sh *shards) *pubsubDesign {
-	p := &pubsubDesign{client: client, spec: spec, shards: sh, channels: sh.keys(channelName(spec)), shardOfChannel: map[string]int{}}
+	p := &pubsubDesign{client: client, spec: spec, pattern: optionsOf(spec).PubSub.Pattern, shards: sh, channels: sh.keys(channelName(spec)), shardOfChannel: map[string]int{}}
 	for k, ch := range p.channels {
 		p.shardOfChannel[ch] = k
 		p.channelArgs = append(p.channelArgs, ch)
@@ -48,7 +49,7 @@ func (p *pubsubDesign) groupOf(id int) int { return id }
 // fewest any channel has (a channel short of a subscriber is where messages go missing), and
 // each channel's count per shard.
 func (p *pubsubDesign) lag(ctx context.Context) (engines.Lag, error) {
-	if p.spec.PubSub.Pattern {
+	if p.pattern {
 		n, err := p.client.PubSubNumPat(ctx).Result()
 		lag := engines.Lag{Subscribers: n}
 		p.shards.perShard(&lag, make([]int64, p.shards.n), make([]int64, p.shards.n))
@@ -109,14 +110,14 @@ type pubsubConsumer struct {
 // message published after NewConsumer returns can be missed for want of listening.
 func (p *pubsubDesign) newConsumer(ctx context.Context, id int) (engines.Consumer, error) {
 	var ps *redis.PubSub
-	if p.spec.PubSub.Pattern {
+	if p.pattern {
 		ps = p.client.PSubscribe(ctx, subscribePattern(p.spec))
 	} else {
 		ps = p.client.Subscribe(ctx, p.channels...)
 	}
 	// One confirmation per channel (SUBSCRIBE answers each channel it names).
 	confirms := len(p.channels)
-	if p.spec.PubSub.Pattern {
+	if p.pattern {
 		confirms = 1
 	}
 	for i := 0; i < confirms; i++ {

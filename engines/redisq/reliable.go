@@ -18,7 +18,7 @@ import (
 // alive; a reaper returns the processing list of a consumer whose heartbeat has expired (longer
 // than the visibility timeout) to the ready list. With max_deliveries, deliveries are counted per
 // message (INCR), and a message delivered more often goes to the dead-letter list instead; without
-// it nothing reads the counts, so none are kept. A consumer moves up to list.count messages per
+// it nothing reads the counts, so none are kept. A consumer moves up to redis.list.count messages per
 // round trip and acknowledges a batch in one pipeline. With shards, each shard has its ready list
 // and each consumer a processing list per shard of its share (named with the shard's hash tag, so
 // a move stays within one cluster slot); a consumer visits its shards in turn.
@@ -37,7 +37,7 @@ type reliableDesign struct {
 
 func newReliableDesign(client redis.UniversalClient, spec engines.Spec, sh *shards) *reliableDesign {
 	p := keyPrefix(spec)
-	vis := spec.List.VisibilityTimeout
+	vis := optionsOf(spec).List.VisibilityTimeout
 	if vis <= 0 {
 		vis = 5 * time.Second
 	}
@@ -90,7 +90,7 @@ func (r *reliableDesign) teardown(ctx context.Context) error {
 
 // ends says which end of the ready list consumers take from.
 func (r *reliableDesign) ends() (pop, push string) {
-	if r.spec.List.Push == "rpush" {
+	if r.opts.Push == "rpush" {
 		return "LEFT", "RIGHT"
 	}
 	return "RIGHT", "LEFT"
@@ -142,7 +142,7 @@ func (r *reliableDesign) requeue(ctx context.Context, consumer string) int64 {
 func (r *reliableDesign) newConsumer(ctx context.Context, id int) (engines.Consumer, error) {
 	m, members := member(id, r.spec.Consumers, 1)
 	c := &reliableConsumer{r: r, name: consumerName(id), share: r.shards.share(m, members), conn: dedicated{client: r.client}}
-	c.cmds.init(r, c.name, max(popTimeout(r.spec)/time.Duration(len(c.share)), 10*time.Millisecond))
+	c.cmds.init(r, c.name, max(popTimeout(r.opts)/time.Duration(len(c.share)), 10*time.Millisecond))
 	// A consumer that restarts under its name first returns what it held when it died.
 	if err := c.beat(ctx); err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func (r *reliableDesign) deliveryKey(payload []byte) string {
 	return r.deliveries + ":" + hex.EncodeToString(id)
 }
 
-// Receive moves up to list.count messages to this consumer's processing list in one round trip:
+// Receive moves up to redis.list.count messages to this consumer's processing list in one round trip:
 // a pipeline of one BLMOVE (which waits for the first message) followed by non-blocking LMOVEs.
 // The server runs a client's pipeline in order, so the LMOVEs run as soon as the BLMOVE is served
 // and each takes one more message if there is one. Moves are one element each (there is no
@@ -280,7 +280,7 @@ func (c *reliableConsumer) Receive(ctx context.Context) ([]engines.Delivery, err
 		ds = append(ds, engines.Delivery{Payload: hs[i].value, Handle: &hs[i]})
 	}
 	c.cmds.ds = ds
-	if c.r.spec.List.MaxDeliveries > 0 {
+	if c.r.opts.MaxDeliveries > 0 {
 		return c.counted(ctx, k, ds)
 	}
 	return ds, nil
@@ -296,7 +296,7 @@ type reliableHandle struct {
 // adapt sets how many LMOVEs follow the next BLMOVE from how many of this call's found a message:
 // twice as many (at least one, at most count-1) when all did, as many as did otherwise.
 func (c *reliableConsumer) adapt(found int) {
-	limit := popCount(c.r.spec) - 1
+	limit := popCount(c.r.opts) - 1
 	if found == c.extra {
 		c.extra = min(max(2*c.extra, 1), limit)
 	} else {
@@ -315,7 +315,7 @@ func (c *reliableConsumer) counted(ctx context.Context, k int, ds []engines.Deli
 	if _, err := pipe.Exec(ctx); err != nil {
 		return nil, c.conn.check(err)
 	}
-	max := int64(c.r.spec.List.MaxDeliveries)
+	max := int64(c.r.opts.MaxDeliveries)
 	out := ds[:0]
 	for i, d := range ds {
 		if incrs[i].Val() <= max {
@@ -344,7 +344,7 @@ func (c *reliableConsumer) Ack(ctx context.Context, ds []engines.Delivery) error
 	if len(ds) == 0 {
 		return nil
 	}
-	return c.conn.check(c.cmds.ack(ctx, c.conn.get(), ds, c.r.spec.List.MaxDeliveries > 0))
+	return c.conn.check(c.cmds.ack(ctx, c.conn.get(), ds, c.r.opts.MaxDeliveries > 0))
 }
 
 func (c *reliableConsumer) Close() error { return c.conn.close() }

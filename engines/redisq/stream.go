@@ -24,6 +24,7 @@ import (
 type streamDesign struct {
 	client     redis.UniversalClient
 	spec       engines.Spec
+	opts       StreamOptions
 	shards     *shards
 	keys       []string // one stream per shard
 	dead       string
@@ -34,7 +35,7 @@ type streamDesign struct {
 const streamField = "d"
 
 func newStreamDesign(client redis.UniversalClient, spec engines.Spec, sh *shards) *streamDesign {
-	s := &streamDesign{client: client, spec: spec, shards: sh, keys: sh.keys(streamKey(spec)), dead: keyPrefix(spec) + "dead", groupNames: streamGroups(spec)}
+	s := &streamDesign{client: client, spec: spec, opts: optionsOf(spec).Stream, shards: sh, keys: sh.keys(streamKey(spec)), dead: keyPrefix(spec) + "dead", groupNames: streamGroups(spec)}
 	for _, k := range s.keys {
 		s.xaddPrefix = append(s.xaddPrefix, s.addPrefix(k))
 	}
@@ -46,7 +47,7 @@ func (s *streamDesign) groups() int { return max(len(s.groupNames), 1) }
 func (s *streamDesign) setup(ctx context.Context) error {
 	for _, key := range s.keys {
 		for _, g := range s.groupNames {
-			err := s.client.XGroupCreateMkStream(ctx, key, g, s.spec.Stream.GroupStart).Err()
+			err := s.client.XGroupCreateMkStream(ctx, key, g, s.opts.GroupStart).Err()
 			if err != nil && !strings.HasPrefix(err.Error(), "BUSYGROUP") {
 				return err
 			}
@@ -71,11 +72,11 @@ func (s *streamDesign) teardown(ctx context.Context) error {
 // It is built once, before producers start, and only read after.
 func (s *streamDesign) addPrefix(key string) []any {
 	p := []any{"XADD", key}
-	if s.spec.Stream.MaxLen > 0 {
-		if s.spec.Stream.ExactTrim {
-			p = append(p, "MAXLEN", s.spec.Stream.MaxLen)
+	if s.opts.MaxLen > 0 {
+		if s.opts.ExactTrim {
+			p = append(p, "MAXLEN", s.opts.MaxLen)
 		} else {
-			p = append(p, "MAXLEN", "~", s.spec.Stream.MaxLen)
+			p = append(p, "MAXLEN", "~", s.opts.MaxLen)
 		}
 	}
 	return append(p, "*", streamField)
@@ -137,7 +138,7 @@ func (s *streamDesign) newConsumer(_ context.Context, id int) (engines.Consumer,
 	m, members := member(id, s.spec.Consumers, len(s.groupNames))
 	return &streamConsumer{s: s, group: s.groupNames[s.groupOf(id)], name: consumerName(id), replaying: true, lastClaim: time.Now(),
 		share: s.shards.share(m, members), conn: dedicated{client: s.client},
-		countArg: max(s.spec.Stream.Count, 1), blockArg: s.spec.Stream.Block.Milliseconds()}, nil
+		countArg: max(s.opts.Count, 1), blockArg: s.opts.Block.Milliseconds()}, nil
 }
 
 // streamEntry is a delivery's handle: the shard it was read from and its entry ID.
@@ -159,7 +160,7 @@ func (c *streamConsumer) shardOfKey(key []byte) int {
 func consumerName(id int) string { return "c" + strconv.Itoa(id) }
 
 func (c *streamConsumer) Receive(ctx context.Context) ([]engines.Delivery, error) {
-	opts := c.s.spec.Stream
+	opts := c.s.opts
 	if opts.ClaimIdle > 0 && time.Since(c.lastClaim) >= opts.ClaimIdle/2 {
 		c.lastClaim = time.Now()
 		ds, err := c.claim(ctx)
@@ -330,7 +331,7 @@ func entriesOfKeysInto(raw []byte, shardOf func(key []byte) int, ds []engines.De
 }
 
 func (c *streamConsumer) Ack(ctx context.Context, ds []engines.Delivery) error {
-	if c.s.spec.Stream.Ack != "after" {
+	if c.s.opts.Ack != "after" {
 		return nil
 	}
 	return c.xack(ctx, ds)
@@ -404,7 +405,7 @@ func (c *streamConsumer) claim(ctx context.Context) ([]engines.Delivery, error) 
 // to the dead-letter stream, then XACK), then takes over every entry idle for ClaimIdle with
 // XAUTOCLAIM, following the cursor until it returns to 0-0.
 func (c *streamConsumer) claimShard(ctx context.Context, k int) ([]engines.Delivery, error) {
-	opts := c.s.spec.Stream
+	opts := c.s.opts
 	key := c.s.keys[k]
 	if opts.MaxDeliveries > 0 {
 		pending, err := c.s.client.XPendingExt(ctx, &redis.XPendingExtArgs{

@@ -15,10 +15,10 @@ import (
 var designs = []string{"stream", "list", "reliable-list", "pubsub"}
 
 // The scenario sections the Redis targets read (engines.Registration.Sections): every target
-// reads the designs' options; those that start their server also apply its persistence; only
+// spreads its queue over shards; those that start their server also apply its persistence; only
 // the managed redis-server has replicas.
 var (
-	designSections  = []string{"stream", "list", "pubsub", "wait", "shards", "shard_routing", "shard_skew"}
+	designSections  = []string{"shards", "shard_routing", "shard_skew"}
 	startedSections = append(designSections[:len(designSections):len(designSections)], "persistence", "policy")
 	managedSections = append(startedSections[:len(startedSections):len(startedSections)], "replicas")
 )
@@ -33,14 +33,14 @@ var conformance = map[string]engines.Conformance{
 	"reliable-list": {
 		Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers, engines.PromiseRedelivery},
 		// The reaper returns a dead consumer's processing list after the visibility timeout.
-		Scenario: map[string]string{engines.PromiseRedelivery: "list:\n  visibility_timeout: 400ms\n"},
+		Scenario: map[string]string{engines.PromiseRedelivery: "redis:\n  list:\n    visibility_timeout: 400ms\n"},
 	},
 	"pubsub": {Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers,
 		engines.PromiseFanOut, engines.PromiseOfflineSubscriberMisses}},
 }
 
 func init() {
-	engines.Register(engines.Registration{
+	engines.Register(WithSection(engines.Registration{
 		Name:    "redis-url",
 		Designs: designs,
 		Summary: "an existing Redis at address (host:port or redis://[:password@]host:port); keys under a run-specific prefix",
@@ -50,7 +50,7 @@ func init() {
 		Sections:     designSections,
 		NeedsAddress: true,
 		Shared:       true,
-	})
+	}))
 }
 
 // newURLEngine connects to an existing Redis: host:port, or a redis:// or rediss:// (TLS) URL

@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
-
-	"qbench/engines"
 )
 
 // WaitTally queues a batch's WAIT or WAITAOF on its pipeline and counts the replies: the one
@@ -25,7 +23,7 @@ var errWaitShort = errors.New("WAIT/WAITAOF: fewer acknowledgements than require
 // Queue adds WAITAOF numlocal numreplicas timeout (w.AOFLocal, or w.AOF) or WAIT numreplicas
 // timeout to pipe, after the batch's writes and on the same connection, so that it covers exactly
 // them; nil when the scenario waits for nothing.
-func (*WaitTally) Queue(ctx context.Context, pipe redis.Pipeliner, w engines.WaitOptions) *redis.Cmd {
+func (*WaitTally) Queue(ctx context.Context, pipe redis.Pipeliner, w WaitOptions) *redis.Cmd {
 	ms := strconv.FormatInt(w.Timeout.Milliseconds(), 10)
 	switch {
 	case w.AOFLocal > 0 || (w.Replicas > 0 && w.AOF):
@@ -38,7 +36,7 @@ func (*WaitTally) Queue(ctx context.Context, pipe redis.Pipeliner, w engines.Wai
 
 // Note records a WAIT (an integer: replicas reached) or WAITAOF (an array: local fsyncs,
 // replicas) reply, and fails the batch when it fell short and the scenario requires it.
-func (t *WaitTally) Note(cmd *redis.Cmd, w engines.WaitOptions, errs []error) {
+func (t *WaitTally) Note(cmd *redis.Cmd, w WaitOptions, errs []error) {
 	if cmd == nil {
 		return
 	}

@@ -40,7 +40,7 @@ func TestStreamAcksOneXACKPerBatch(t *testing.T) {
 			}
 			spec := engines.Spec{
 				RunID: fmt.Sprintf("t%d", time.Now().UnixNano()), Design: "stream", Producers: 1, Consumers: 1,
-				Stream: engines.StreamOptions{Ack: c.ack, Count: c.count, Block: 100 * time.Millisecond, GroupStart: "0"},
+				Options: Options{Stream: StreamOptions{Ack: c.ack, Count: c.count, Block: 100 * time.Millisecond, GroupStart: "0"}},
 			}
 			eng, p := setUpEngine(t, ctx, reg, spec)
 			// The backlog is in place before the consumer starts, so batches fill.
