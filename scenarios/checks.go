@@ -222,12 +222,13 @@ func (s *Scenario) decodeOptions(e *Engine, errs *Errors) {
 func sectionErrors(key string, node *yaml.Node, err error) Errors {
 	var out Errors
 	for _, one := range flatten(err) {
-		field := key
+		field, msg := key, one.Error()
 		var fe interface{ Field() string }
 		if errors.As(one, &fe) && fe.Field() != "" {
 			field += "." + fe.Field()
+			msg = strings.TrimPrefix(msg, fe.Field()+": ") // the Error already names the field
 		}
-		out = append(out, &Error{Field: field, Line: lineOf(node, strings.TrimPrefix(field, key+".")), Msg: one.Error()})
+		out = append(out, &Error{Field: field, Line: lineOf(node, strings.TrimPrefix(field, key+".")), Msg: msg})
 	}
 	return out
 }

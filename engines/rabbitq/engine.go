@@ -48,7 +48,7 @@ func init() {
 		Summary:   "RabbitMQ classic, quorum or stream queue (amqp091-go) on nodes qbench starts (nodes: 1 or 3); needs Debian's rabbitmq-server",
 		New:       newManaged,
 		Faults:    []string{"stall", "server-crash", "power-loss", "disk-full", "command", "partition-leader-kill", "node-restart"},
-		Options:   "rabbitmq", Decode: decodeFor(true),
+		Options:   "rabbitmq", Decode: decodeFor(true), Check: checkPlan,
 		Conformance: map[string]engines.Conformance{
 			DesignClassic: {Promises: queuePromises},
 			DesignQuorum:  {Promises: queuePromises},
@@ -61,7 +61,7 @@ func init() {
 		Summary: "RabbitMQ classic, quorum or stream queue (amqp091-go) on an existing broker at address (amqp://user:pass@host:port/vhost)",
 		New:     newURL,
 		Shared:  true,
-		Options: "rabbitmq", Decode: decodeFor(false), NeedsAddress: true,
+		Options: "rabbitmq", Decode: decodeFor(false), Check: checkPlan, NeedsAddress: true,
 	})
 }
 

@@ -43,8 +43,9 @@ func (o Options) retains() bool {
 	return o.MaxLengthBytes != 0 || o.MaxAge != 0 || o.MaxSegmentSizeBytes != 0
 }
 
-// checkDesign refuses the stream's retention on a queue design. Decode does not know the
-// scenario's design, so the engine checks this when it is made.
+// checkDesign refuses the stream's retention on a queue design: the registrations' Check, so
+// validation names the file and line; the engine checks again when it is made from a spec
+// built without a scenario.
 func (o Options) checkDesign(design string) error {
 	if design == DesignStream || !o.retains() {
 		return nil
@@ -55,10 +56,19 @@ func (o Options) checkDesign(design string) error {
 		set   bool
 	}{{"max_length_bytes", o.MaxLengthBytes != 0}, {"max_age", o.MaxAge != 0}, {"max_segment_size_bytes", o.MaxSegmentSizeBytes != 0}} {
 		if f.set {
-			errs = append(errs, fmt.Errorf("rabbitmq.%s is the stream design's retention: design %s has none", f.field, design))
+			errs = append(errs, fieldError{f.field, fmt.Sprintf("is the stream design's retention: design %s has none", design)})
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkPlan is the registrations' Check: the section against the scenario's design.
+func checkPlan(options any, p engines.Plan) error {
+	o, ok := options.(Options)
+	if !ok || p.AnyDesign {
+		return nil
+	}
+	return o.checkDesign(p.Design)
 }
 
 // maxAgeArg is max_age as x-max-age writes it: whole seconds, in the largest unit that divides

@@ -93,7 +93,7 @@ func TestRetentionOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = optionsOf(engines.Spec{Design: DesignQuorum, Options: o}, true)
-	if err == nil || !strings.Contains(err.Error(), "rabbitmq.max_age") {
+	if err == nil || !strings.Contains(err.Error(), "max_age: is the stream design's retention") {
 		t.Fatalf("quorum design with max_age: %v", err)
 	}
 	if _, err := optionsOf(engines.Spec{Design: DesignStream, Options: o}, true); err != nil {
@@ -327,5 +327,31 @@ func TestBroker(t *testing.T) {
 func TestRetentionStatIsTheResultsName(t *testing.T) {
 	if RetentionDeletedStat != results.StatRetentionDeleted {
 		t.Fatalf("rabbitq writes %q, results reads %q", RetentionDeletedStat, results.StatRetentionDeleted)
+	}
+}
+
+// The stream's retention on a queue design is refused at validation (the registration's Check),
+// naming the key; a matrix over designs defers to each cell.
+func TestRetentionOnAQueueDesignIsRefused(t *testing.T) {
+	o := DefaultOptions()
+	o.MaxAge = time.Minute
+	cases := []struct {
+		plan  engines.Plan
+		field string
+	}{
+		{engines.Plan{Design: DesignClassic}, "max_age"},
+		{engines.Plan{Design: DesignQuorum}, "max_age"},
+		{engines.Plan{Design: DesignStream}, ""},
+		{engines.Plan{Design: DesignClassic, AnyDesign: true}, ""},
+	}
+	for _, c := range cases {
+		err := checkPlan(o, c.plan)
+		var fe interface{ Field() string }
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%+v: %v", c.plan, err)
+		case c.field != "" && (!errors.As(err, &fe) || fe.Field() != c.field):
+			t.Errorf("%+v: got %v, want an error on %s", c.plan, err, c.field)
+		}
 	}
 }
