@@ -110,6 +110,7 @@ var faultRules = map[string]mergeRule{
 	"EndNs":          same("the first result's"),
 	"Instant":        same("the first result's, as its EndNs (an instant in one repetition is an instant in all: the same command)"),
 	"Error":          same("every distinct error, joined"),
+	"Marked":         same("the first result's (a mark is one outside fault: every segment saw the same)"),
 	"Lost":           same("summed (segments: no segment knows a loss: 0, named in not_known, MergeSegments)"),
 	"Duplicates":     same("summed (a segment counts only its own consumers' deliveries, so none twice)"),
 	"ProduceErrors":  same("summed"),

@@ -457,6 +457,10 @@ type FaultWindow struct {
 	Instant bool `json:"instant,omitempty"`
 	// Error is set when the fault could not be injected.
 	Error string `json:"error,omitempty"`
+	// Marked: qbench did not inject this fault; something else did (a chaos tool, an operator)
+	// and marked its start and end while the run was under way (qbench mark). Its times are
+	// when the marks arrived, on qbench's clock; its costs are charged by the same rules.
+	Marked bool `json:"marked,omitempty"`
 	// Lost counts acknowledged messages never delivered (nor found queued) charged to this
 	// fault: each goes to the first destructive window that ended at or after its intended time,
 	// else the first such window (bench/ledger Charge).

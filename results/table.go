@@ -121,6 +121,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 		fmt.Fprintln(fw, "  at\tfault\ttarget\tlasted\tlost\tduplicates\tproduce errors\twrite back after\tread back after\tlag peak")
 		for _, f := range r.Faults {
 			kind := f.Kind
+			if f.Marked {
+				kind += " (marked)" // injected by something else: its times are the marks'
+			}
 			if f.Error != "" {
 				kind += " (failed: " + f.Error + ")"
 			}
