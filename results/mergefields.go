@@ -34,6 +34,7 @@ var resultRules = map[string]mergeRule{
 	"Histograms":    same("added exactly"),
 	"Errors":        same("counts summed per message"),
 	"Lost":          same("concatenated, the first 100 (segments: the joined ledger's)"),
+	"DeadLetters":   same("the first result's (every generator of a merge reads one engine's dead-letter store; a repetition's own stay in its file)"),
 	"Interrupted":   same("true if any was"),
 	"Merged":        same("how the result was merged"),
 	"Faults":        same("aligned by fault index, faultRules (mergeFaults)"),

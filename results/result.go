@@ -41,6 +41,9 @@ type Result struct {
 	Errors []ErrorCount `json:"errors,omitempty"`
 	// Lost lists the first lost messages, for investigation.
 	Lost []MessageID `json:"lost,omitempty"`
+	// DeadLetters lists the messages of this run in the engine's dead-letter store at the end
+	// (the first MaxDeadLetters, oldest first): Summary.DeadLettered counts them all.
+	DeadLetters []MessageID `json:"dead_letters,omitempty"`
 	// Interrupted is true when the run was stopped early (Ctrl-C).
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Merged says how this result was combined from others (qbench merge); nil for one run.
@@ -391,6 +394,9 @@ type ErrorCount struct {
 	Message string `json:"message"`
 	Count   int64  `json:"count"`
 }
+
+// MaxDeadLetters is how many dead letters a result lists.
+const MaxDeadLetters = 1000
 
 // MessageID names one message (and, for a lost message, the receiving group that missed it).
 type MessageID struct {

@@ -91,6 +91,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		fmt.Fprintf(w, "          delivered but not acked %d, phantom %d, unknown %d\n", l.DeliveredUnacked, l.Phantom, l.Unknown)
 	}
 	writeOrder(w, s)
+	writeDeadLetters(w, r)
 	fmt.Fprintf(w, "lag max: %d (load generator's view)", s.LagMax)
 	if s.EngineLagMax > 0 {
 		fmt.Fprintf(w, ", %d (engine: backlog + pending)", s.EngineLagMax)
