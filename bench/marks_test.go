@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"qbench/bench"
+	"qbench/engines/redisq"
 	"qbench/results"
 )
 
@@ -166,4 +168,34 @@ func TestMarkedFaultIsCosted(t *testing.T) {
 	}
 	t.Logf("marked window %s for %s: %d produce errors, write back after %s", results.FormatNs(f.StartNs),
 		results.FormatNs(f.EndNs-f.StartNs), f.ProduceErrors, results.FormatNs(f.RecoverWriteNs))
+}
+
+// A scenario's stall on redis-url, against a redis-server that refuses DEBUG (as most servers
+// someone else runs do): carried out by CLIENT PAUSE ALL, the window has no error, the facts say
+// how, and the messages scheduled during it waited it out (produce max about the stall).
+func TestRedisURLStall(t *testing.T) {
+	needTarget(t, "redis")
+	ctx := context.Background()
+	srv, err := redisq.StartRedis(ctx, t.TempDir(), map[string]string{"enable-debug-command": "no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	sc := scenario(t, fmt.Sprintf("engine: redis-url\naddress: %s\ndesign: stream\nrate: 500\nduration: 2500ms\nseed: 3\nfaults:\n  - {at: 1s, kind: stall, duration: 500ms}\n", srv.Addr()))
+	res, err := bench.Run(ctx, ctx, sc, bench.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Faults) != 1 || res.Faults[0].Error != "" || res.Faults[0].RecoverWriteNs < 0 {
+		t.Fatalf("faults %+v, want the stall carried out and writes back after it", res.Faults)
+	}
+	if got := res.Engine.Settings["stall_by"]; got != "client-pause" {
+		t.Errorf("stall_by %q, want client-pause", got)
+	}
+	if max := res.Summary.Latency["produce"].Max; max < int64(400*time.Millisecond) {
+		t.Errorf("produce max %s: the messages sent during the 500ms pause did not wait", results.FormatNs(max))
+	}
+	if res.Summary.Ledger.Lost != 0 || res.Summary.ProduceErrors != 0 {
+		t.Errorf("lost %d, produce errors %d: a pause delays, it refuses nothing", res.Summary.Ledger.Lost, res.Summary.ProduceErrors)
+	}
 }
