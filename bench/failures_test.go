@@ -28,6 +28,25 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		expect(t, r, len(r.Faults) == 1 && r.Faults[0].Duplicates == r.Summary.Ledger.Duplicates && r.Faults[0].EndNs == r.Faults[0].StartNs,
 			fmt.Sprintf("the crash's row %+v carries the run's %d duplicates", r.Faults, r.Summary.Ledger.Duplicates))
 	},
+	"poison-dead-letters": func(t *testing.T, r *results.Result) {
+		l := r.Summary.Ledger
+		poison := (l.Sent + 49) / 50 // sequence numbers 0, 50, 100 ... of the one producer
+		seen := map[uint64]bool{}
+		for _, m := range r.DeadLetters {
+			if m.Seq%50 != 0 || seen[m.Seq] {
+				t.Errorf("dead letter %+v: not a poison message, or listed twice", m)
+			}
+			seen[m.Seq] = true
+		}
+		expect(t, r, l.Lost == 0 && r.Summary.DeadLettered == poison && int64(len(r.DeadLetters)) == poison && l.PoisonRetries == 2*poison,
+			fmt.Sprintf("all %d poison messages delivered 3 times, then dead-lettered and listed (dead-lettered %d, listed %d, poison retries %d), none lost",
+				poison, r.Summary.DeadLettered, len(r.DeadLetters), l.PoisonRetries))
+		var text strings.Builder
+		if err := results.WriteSummary(&text, r); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, r, strings.Contains(text.String(), "dead letters (producer:seq, oldest first): 0:0 0:50 0:100"), "the summary names the dead letters")
+	},
 	"consumer-crash-list": func(t *testing.T, r *results.Result) {
 		expect(t, r, r.Summary.Ledger.Lost == 1 && r.Summary.Ledger.Duplicates == 0, "exactly the in-flight message lost")
 	},

@@ -34,6 +34,17 @@ type faultWindow struct {
 	heldUntil atomic.Int64
 	// instant marks a fault that was one moment (a command that started no background work).
 	instant atomic.Bool
+	// marked: something other than qbench injected the fault and marked it (marks.go);
+	// markDestructive is then its kind's destructiveness (MarkKinds).
+	marked, markDestructive bool
+}
+
+// destructive reports whether the window's fault can destroy messages (ledger.Window).
+func (w *faultWindow) destructive() bool {
+	if w.marked {
+		return w.markDestructive
+	}
+	return w.fault.Destructive()
 }
 
 // activeWindows returns the windows fired so far.
@@ -317,7 +328,7 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 	ws := r.activeWindows()
 	spans := make([]ledger.Window, len(ws))
 	for i, w := range ws {
-		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: max(w.endNs.Load(), w.heldUntil.Load()), Destructive: w.fault.Destructive()}
+		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: max(w.endNs.Load(), w.heldUntil.Load()), Destructive: w.destructive()}
 	}
 	costs := r.ledger.Attribute(spans)
 	failed := make([][]int64, len(ws))
@@ -332,12 +343,12 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 		fw := results.FaultWindow{
 			Kind: string(w.fault.Kind), Target: "server", StartNs: w.startNs, EndNs: w.endNs.Load(), Instant: w.instant.Load(),
 			Lost: costs[i].Lost, Duplicates: costs[i].Duplicates, ProduceErrors: produceErrs[i],
-			RecoverWriteNs: -1, RecoverReadNs: -1, LastDurableNs: costs[i].LastDurableNs,
+			RecoverWriteNs: -1, RecoverReadNs: -1, LastDurableNs: costs[i].LastDurableNs, Marked: w.marked,
 		}
 		if costs[i].OldestLostNs >= 0 {
 			fw.LossWindowNs = max(0, w.startNs-costs[i].OldestLostNs)
 		}
-		if t, _ := w.fault.Kind.Traits(); t.ConsumerSide {
+		if t, _ := w.fault.Kind.Traits(); t.ConsumerSide && !w.marked {
 			fw.Target = fmt.Sprintf("consumer %d", w.fault.Consumer)
 		}
 		if w.target != "" {

@@ -29,7 +29,7 @@ func (r *run) faultOpen(ns int64) bool {
 // destructiveFired says a fault that can destroy messages has fired by ns.
 func (r *run) destructiveFired(ns int64) bool {
 	for _, w := range r.activeWindows() {
-		if w.startNs <= ns && w.fault.Destructive() {
+		if w.startNs <= ns && w.destructive() {
 			return true
 		}
 	}

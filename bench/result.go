@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -123,6 +124,9 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 	res.Summary.Ledger = results.Ledger(totals)
 	res.Summary.ReorderScope, res.Summary.ReorderNotPromised = r.reorderScope, r.reorderNotPromised
 	res.Summary.DeadLettered = res.Engine.Stats["dead_letters"]
+	if res.Summary.DeadLettered > 0 {
+		res.DeadLetters = r.deadLetters(interrupted)
+	}
 	res.Summary.ProduceErrors = r.produceErrs.Load()
 	res.Summary.Unsent = r.unsent.Load()
 	res.Summary.Generator.InFlight, res.Summary.Generator.InFlightFull = sc.InFlight, r.inFlightFull.Load()
@@ -177,4 +181,32 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		r.opts.Logf("ignored %d foreign messages (no qbench stamp, or another run's)", n)
 	}
 	return res, nil
+}
+
+// deadLetters lists this run's messages in the engine's dead-letter store (the first
+// results.MaxDeadLetters, oldest first), read without consuming them; nil when the engine
+// cannot say or the read failed (noted among the run's errors).
+func (r *run) deadLetters(interrupted bool) []results.MessageID {
+	d, ok := r.eng.(engines.DeadLetterReader)
+	if !ok {
+		return nil
+	}
+	timeout := 5 * time.Second
+	if interrupted {
+		timeout = r.cleanupLeft()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var out []results.MessageID
+	err := d.DeadLetters(ctx, func(p []byte) {
+		st, err := DecodeStamp(p)
+		if err != nil || st.RunTag != r.tag || len(out) >= results.MaxDeadLetters {
+			return // another run's, or not qbench's
+		}
+		out = append(out, results.MessageID{Producer: int(st.Producer), Seq: st.Seq})
+	})
+	if err != nil && !errors.Is(err, engines.ErrNothingStored) {
+		r.noteErr("dead letters", err)
+	}
+	return out
 }

@@ -46,6 +46,8 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// Segment, when set, runs only this segment's share of the scenario (segment.go).
 	Segment *SegmentOptions
+	// Marks, when set, takes external fault marks during the run's load (marks.go).
+	Marks *MarkBoard
 }
 
 // ErrStartInterrupted is a run stopped (stop cancelled: Ctrl-C) before its load began, while the
@@ -374,6 +376,8 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	r.procStart = engineProc(ctx, r.eng)
 	r.procs.start(r.procStart)
 	r.epoch = time.Now()
+	r.opts.Marks.begin(r)
+	defer r.opts.Marks.end(r) // an early return too
 	for _, st := range r.pacerStats {
 		if st != nil {
 			st.from = r.epoch.Add(sc.Warmup.D())
@@ -482,6 +486,7 @@ func (r *run) execute(ctx, stop context.Context) (*results.Result, error) {
 	}
 	stopConsumers()
 	r.waitLoops(&cwg, "consumer")
+	r.opts.Marks.end(r)
 	r.window.drain = time.Since(r.epoch) - producersDoneAt
 	r.cost.stop()
 	if (r.procStart.ok || r.procStart.fsyncsOK || r.procStart.logOK) && stop.Err() == nil {

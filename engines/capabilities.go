@@ -103,6 +103,15 @@ type PendingReporter interface {
 	PendingByConsumer(ctx context.Context, consumers int) (counts []int64, err error)
 }
 
+// DeadLetterReader is implemented by engines that move a message delivered too often to a
+// dead-letter store (a stream design's dead-letter stream, a reliable list's dead-letter list).
+// DeadLetters reads, without consuming, every message there, calling found with each payload
+// (valid only during the call), oldest first; the runner lists their IDs in the result.
+// ErrNothingStored: the design has no such store.
+type DeadLetterReader interface {
+	DeadLetters(ctx context.Context, found func(payload []byte)) error
+}
+
 // ErrNothingStored is returned by Sweep from an engine whose design holds no messages (pub/sub
 // behind an engine type that also serves designs that do).
 var ErrNothingStored = errors.New("the design stores no messages")

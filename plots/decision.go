@@ -203,6 +203,9 @@ func faultRows(r *results.Result) ([]faultRow, error) {
 		if b.Instant {
 			row.Lasting = "instant"
 		}
+		if b.Marked {
+			row.Kind += " (marked)"
+		}
 		if b.Open {
 			row.Lasting = "never came back"
 			if b.Target == "server" || b.Target == "" {

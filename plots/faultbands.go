@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"sort"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -31,9 +32,10 @@ var faultKindColours = map[string]color.NRGBA{
 	"node-restart":          {0x30, 0x50, 0x90, 0x48},
 }
 
-// FaultKindColour is the band colour of a fault kind (FaultColour for a kind it does not know).
+// FaultKindColour is the band colour of a fault kind (FaultColour for a kind it does not know);
+// a marked fault's lane ("stall (marked)") has its kind's colour.
 func FaultKindColour(kind string) color.NRGBA {
-	if c, ok := faultKindColours[kind]; ok {
+	if c, ok := faultKindColours[strings.TrimSuffix(kind, " (marked)")]; ok {
 		return c
 	}
 	return FaultColour
@@ -50,6 +52,8 @@ type Band struct {
 	// Instant marks a fault that was one moment (a command that started no background work):
 	// End equals Start, drawn as a thin band.
 	Instant bool
+	// Marked: something other than qbench injected the fault and marked it (qbench mark).
+	Marked bool
 }
 
 // Bands returns a result's faults as they happened, in start order. An instant (FaultWindow's
@@ -62,7 +66,7 @@ func Bands(r *results.Result) ([]Band, error) {
 	var out []Band
 	if len(r.Faults) > 0 {
 		for _, w := range r.Faults {
-			b := Band{Kind: w.Kind, Target: w.Target, Start: time.Duration(w.StartNs), End: time.Duration(w.EndNs)}
+			b := Band{Kind: w.Kind, Target: w.Target, Start: time.Duration(w.StartNs), End: time.Duration(w.EndNs), Marked: w.Marked}
 			switch {
 			case w.Instant || (w.Kind == "command" && w.EndNs == w.StartNs):
 				b.End, b.Instant = b.Start, true

@@ -34,10 +34,14 @@ func (l *faultLanes) add(b Band) {
 	if l.bands == nil {
 		l.bands = map[string][]Band{}
 	}
-	if _, ok := l.bands[b.Kind]; !ok {
-		l.kinds = append(l.kinds, b.Kind)
+	lane := b.Kind
+	if b.Marked { // injected by something else: a lane of its own, named so
+		lane += " (marked)"
 	}
-	l.bands[b.Kind] = append(l.bands[b.Kind], b)
+	if _, ok := l.bands[lane]; !ok {
+		l.kinds = append(l.kinds, lane)
+	}
+	l.bands[lane] = append(l.bands[lane], b)
 }
 
 // height is the room the lanes take above the plot area.

@@ -262,6 +262,9 @@ func timeline(r reportRun) template.HTML {
 		w := max(x(f.End)-x(f.Start), 2)
 		c := FaultKindColour(f.Kind)
 		label := f.Kind
+		if f.Marked {
+			label += " (marked)"
+		}
 		if f.Target != "" {
 			label += " (" + f.Target + ")"
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -189,6 +190,37 @@ func WriteSeriesCSV(w io.Writer, r *Result) error {
 			row = append(row, i64(l.Count), i64(l.P50), i64(l.P90), i64(l.P99), i64(l.P999), i64(l.Max))
 		}
 		row = append(row, i64(iv.AckedBytes), i64(iv.DeliveredBytes))
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// FaultsCSVHeader names the columns of WriteFaultsCSV: times in nanoseconds since the run's
+// epoch (end_ns is empty for a fault that did not end in the run), recover times -1 when
+// nothing came back; marked is true for a fault injected by something else (qbench mark).
+var FaultsCSVHeader = []string{"index", "kind", "target", "marked", "start_ns", "end_ns", "instant", "error",
+	"lost", "duplicates", "produce_errors", "recover_write_ns", "recover_read_ns", "lag_peak", "engine_lag_peak",
+	"loss_window_ns", "last_durable_ns"}
+
+// WriteFaultsCSV writes one row per fault window.
+func WriteFaultsCSV(w io.Writer, r *Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(FaultsCSVHeader); err != nil {
+		return err
+	}
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for i, f := range r.Faults {
+		end := i64(f.EndNs)
+		if f.EndNs == math.MaxInt64 {
+			end = ""
+		}
+		row := []string{strconv.Itoa(i), f.Kind, f.Target, strconv.FormatBool(f.Marked), i64(f.StartNs), end,
+			strconv.FormatBool(f.Instant), f.Error, i64(f.Lost), i64(f.Duplicates), i64(f.ProduceErrors),
+			i64(f.RecoverWriteNs), i64(f.RecoverReadNs), i64(f.LagPeak), i64(f.EngineLagPeak),
+			i64(f.LossWindowNs), i64(f.LastDurableNs)}
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -150,6 +150,7 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	if len(out.Lost) > 100 {
 		out.Lost = out.Lost[:100]
 	}
+	out.DeadLetters = first.DeadLetters // one engine's store, read by every generator
 	out.Errors = mergeErrors(rs)
 
 	// Whole-run histograms: add exactly, then read the percentiles from the sum.

@@ -34,3 +34,27 @@ func writeOrder(w io.Writer, s Summary) {
 			l.PoisonRetries, s.DeadLettered)
 	}
 }
+
+// summaryDeadLetters is how many dead letters the summary names; the result lists up to
+// MaxDeadLetters.
+const summaryDeadLetters = 40
+
+// writeDeadLetters names the run's dead letters (producer:sequence), ten to a line, so that a
+// poison message can be looked up without opening the result file.
+func writeDeadLetters(w io.Writer, r *Result) {
+	if len(r.DeadLetters) == 0 {
+		return
+	}
+	n := min(len(r.DeadLetters), summaryDeadLetters)
+	fmt.Fprintf(w, "          dead letters (producer:seq, oldest first):")
+	for i, m := range r.DeadLetters[:n] {
+		if i > 0 && i%10 == 0 {
+			fmt.Fprintf(w, "\n           ")
+		}
+		fmt.Fprintf(w, " %d:%d", m.Producer, m.Seq)
+	}
+	if more := r.Summary.DeadLettered - int64(n); more > 0 {
+		fmt.Fprintf(w, " ... and %d more (the result's dead_letters lists up to %d)", more, MaxDeadLetters)
+	}
+	fmt.Fprintln(w)
+}

@@ -41,6 +41,9 @@ type Result struct {
 	Errors []ErrorCount `json:"errors,omitempty"`
 	// Lost lists the first lost messages, for investigation.
 	Lost []MessageID `json:"lost,omitempty"`
+	// DeadLetters lists the messages of this run in the engine's dead-letter store at the end
+	// (the first MaxDeadLetters, oldest first): Summary.DeadLettered counts them all.
+	DeadLetters []MessageID `json:"dead_letters,omitempty"`
 	// Interrupted is true when the run was stopped early (Ctrl-C).
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Merged says how this result was combined from others (qbench merge); nil for one run.
@@ -392,6 +395,9 @@ type ErrorCount struct {
 	Count   int64  `json:"count"`
 }
 
+// MaxDeadLetters is how many dead letters a result lists.
+const MaxDeadLetters = 1000
+
 // MessageID names one message (and, for a lost message, the receiving group that missed it).
 type MessageID struct {
 	Group    int    `json:"group,omitempty"`
@@ -457,6 +463,10 @@ type FaultWindow struct {
 	Instant bool `json:"instant,omitempty"`
 	// Error is set when the fault could not be injected.
 	Error string `json:"error,omitempty"`
+	// Marked: qbench did not inject this fault; something else did (a chaos tool, an operator)
+	// and marked its start and end while the run was under way (qbench mark). Its times are
+	// when the marks arrived, on qbench's clock; its costs are charged by the same rules.
+	Marked bool `json:"marked,omitempty"`
 	// Lost counts acknowledged messages never delivered (nor found queued) charged to this
 	// fault: each goes to the first destructive window that ended at or after its intended time,
 	// else the first such window (bench/ledger Charge).

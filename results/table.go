@@ -91,6 +91,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		fmt.Fprintf(w, "          delivered but not acked %d, phantom %d, unknown %d\n", l.DeliveredUnacked, l.Phantom, l.Unknown)
 	}
 	writeOrder(w, s)
+	writeDeadLetters(w, r)
 	fmt.Fprintf(w, "lag max: %d (load generator's view)", s.LagMax)
 	if s.EngineLagMax > 0 {
 		fmt.Fprintf(w, ", %d (engine: backlog + pending)", s.EngineLagMax)
@@ -121,6 +122,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 		fmt.Fprintln(fw, "  at\tfault\ttarget\tlasted\tlost\tduplicates\tproduce errors\twrite back after\tread back after\tlag peak")
 		for _, f := range r.Faults {
 			kind := f.Kind
+			if f.Marked {
+				kind += " (marked)" // injected by something else: its times are the marks'
+			}
 			if f.Error != "" {
 				kind += " (failed: " + f.Error + ")"
 			}

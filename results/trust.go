@@ -40,6 +40,7 @@ const (
 	CodeHistDropped     = "histogram-dropped"
 	CodeRunNote         = "run-note"
 	CodeRetention       = "retention"
+	CodeMarkedFaults    = "marked-faults"
 )
 
 // StatRetentionDeleted is the engine statistic counting acknowledged messages the engine's own
@@ -55,6 +56,7 @@ var flagTags = map[string]string{
 	CodeMachineBusy: "busy", CodeGCPauses: "gc", CodeTimers: "timers", CodeUnsent: "unsent",
 	CodeFailedSends: "failed", CodeInProcess: "inproc", CodeFewSamples: "few", CodeInterrupted: "intr",
 	CodePartial: "partial", CodeHistDropped: "hdrop", CodeRunNote: "note", CodeRetention: "retention",
+	CodeMarkedFaults: "marked",
 }
 
 // flagMeanings says in a few words what each code means, for the legend under a table.
@@ -79,6 +81,7 @@ var flagMeanings = map[string]string{
 	CodeHistDropped:     "latency values could not be recorded",
 	CodeRunNote:         "the run's own warning",
 	CodeRetention:       "lost includes what the engine's retention deleted by policy",
+	CodeMarkedFaults:    "fault windows marked by an outside tool, not injected by qbench",
 }
 
 // MinSamplesP99 is the fewest latency values from which a p99 is taken as a figure: ten values
@@ -130,6 +133,10 @@ func Assess(r *Result) Trust {
 			flags = append(flags, Flag{Code: CodeFailedSends, Severity: SeverityNote,
 				Text: fmt.Sprintf("failed sends: %d, all during fault windows (the faults' cost, charged to them)", failed)})
 		}
+	}
+	if marked := markedFaults(r.Faults); marked != "" {
+		flags = append(flags, Flag{Code: CodeMarkedFaults, Severity: SeverityNote,
+			Text: "marked faults: " + marked + " injected by something other than qbench (qbench mark): each window runs from when its start mark arrived to when its end mark did, on qbench's clock, and is costed as qbench's own faults are"})
 	}
 	if s.Generator.InProcessEngine {
 		flags = append(flags, Flag{Code: CodeInProcess, Severity: SeverityNote,
@@ -273,4 +280,15 @@ func appendOnce(ss []string, s string) []string {
 		}
 	}
 	return append(ss, s)
+}
+
+// markedFaults names the marked fault windows ("network-partition on node-2"), empty for none.
+func markedFaults(fs []FaultWindow) string {
+	var names []string
+	for _, f := range fs {
+		if f.Marked {
+			names = append(names, f.Kind+" on "+f.Target)
+		}
+	}
+	return strings.Join(names, ", ")
 }

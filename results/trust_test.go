@@ -121,7 +121,7 @@ func TestTrustLabel(t *testing.T) {
 func TestEveryCodeHasTagAndMeaning(t *testing.T) {
 	for _, c := range []string{CodeGeneratorLate, CodeEngineHeld, CodeQbenchCPU, CodeMachineCPU, CodeInFlightLimit, CodeInFlightBound,
 		CodeConsumersBehind, CodeSteal, CodeMachineBusy, CodeGCPauses, CodeTimers, CodeUnsent, CodeFailedSends,
-		CodeInProcess, CodeFewSamples, CodeInterrupted, CodePartial, CodeHistDropped, CodeRunNote} {
+		CodeInProcess, CodeFewSamples, CodeInterrupted, CodePartial, CodeHistDropped, CodeRunNote, CodeMarkedFaults} {
 		if flagTags[c] == "" || flagMeanings[c] == "" {
 			t.Errorf("code %q: tag %q meaning %q", c, flagTags[c], flagMeanings[c])
 		}

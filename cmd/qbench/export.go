@@ -22,6 +22,7 @@ func exportCmd() *cobra.Command {
   NAME.KIND.hgrm     percentile distribution (HdrHistogram's format, values in ms)
   NAME.KIND.hlog     per-second interval log (HdrHistogram log format 1.3, values in ns)
   NAME.series.csv    the per-second series
+  NAME.faults.csv    one row per fault window, marked ones included (only for a run with faults)
 and summary.csv with one row per result. KIND is produce, send_delay and e2e.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,6 +53,11 @@ and summary.csv with one row per result. KIND is produce, send_delay and e2e.`,
 				}
 				if err := write(names[i]+".series.csv", func(w io.Writer) error { return results.WriteSeriesCSV(w, r) }); err != nil {
 					return err
+				}
+				if len(r.Faults) > 0 {
+					if err := write(names[i]+".faults.csv", func(w io.Writer) error { return results.WriteFaultsCSV(w, r) }); err != nil {
+						return err
+					}
 				}
 			}
 			if err := write("summary.csv", func(w io.Writer) error { return results.WriteSummaryCSV(w, names, rs) }); err != nil {

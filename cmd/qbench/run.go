@@ -21,6 +21,7 @@ func runCmd() *cobra.Command {
 	var quiet bool
 	var cpuProfile, memProfile, tracePath string
 	var schedLat, idlePoll bool
+	var marksListen string
 	var g *gating
 	var ov overrides
 	cmd := &cobra.Command{
@@ -85,13 +86,18 @@ makes it 3).`,
 				}
 				defer release()
 			}
+			marks, closeMarks, err := listenMarks(marksListen) // mark.go
+			if err != nil {
+				return err
+			}
+			defer closeMarks()
 			if sweep {
-				return runSweep(cmd, sc, g, rec)
+				return runSweep(cmd, sc, g, rec, marks)
 			}
 			ctx, stop, cancel := loadContext()
 			defer cancel()
 
-			opts := bench.Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "qbench: "+f+"\n", a...) }}
+			opts := bench.Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "qbench: "+f+"\n", a...) }, Marks: marks}
 			if done, err := applySegment(cmd, sc, &opts); done || err != nil { // segment.go
 				return err
 			}
@@ -142,6 +148,7 @@ makes it 3).`,
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write an execution trace of the run (go tool trace) to this file: GC pauses, scheduling, system calls; keep the run short")
 	cmd.Flags().BoolVar(&schedLat, "sched-latencies", false, "print the run's goroutine scheduling latencies (runtime/metrics /sched/latencies:seconds) on stderr")
 	cmd.Flags().BoolVar(&idlePoll, "idle-poll", false, "hold a CPU latency limit of 0 (/dev/cpu_dma_latency, root) for the run: idle CPUs poll instead of halting, for every process on the machine (on a VM a halted vCPU's wake-up is charged as steal)")
+	cmd.Flags().StringVar(&marksListen, "marks-listen", "", "take fault marks from qbench mark (faults something else injects) over HTTP at HOST:PORT (a bare :PORT is loopback; port 0 picks one and says which)")
 	ov.flags(cmd)
 	memoryBudgetFlag(cmd)
 	switchFlag(cmd)

@@ -40,6 +40,9 @@ type engine struct {
 	version string
 	// spin is the connections' busy-polling policy and counts (spin.go).
 	spin *spinner
+	// stallBy is how Stall stops the server answering (pause.go): DEBUG SLEEP unless
+	// prepareStall chose CLIENT PAUSE.
+	stallBy string
 }
 
 // design is the part that differs between queue designs.
@@ -297,8 +300,12 @@ func (e *engine) BackgroundBusy(ctx context.Context) (bool, error) {
 }
 
 // Stall makes the server stop answering for d (engines.Staller): DEBUG SLEEP on a connection of
-// its own. Redis 7 refuses DEBUG unless started with enable-debug-command.
+// its own. Redis 7 refuses DEBUG unless started with enable-debug-command; on a Redis someone
+// else runs, CLIENT PAUSE when prepareStall chose it (pause.go).
 func (e *engine) Stall(ctx context.Context, d time.Duration) error {
+	if e.stallBy == stallClientPause {
+		return e.clientPause(ctx, d)
+	}
 	c := redis.NewClient(&redis.Options{Addr: e.addr, Password: e.client.Options().Password, ReadTimeout: d + 5*time.Second})
 	errc := make(chan error, 1)
 	go func() {
@@ -325,6 +332,9 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 	}
 	if e.pid != nil {
 		f.Settings["pid"] = e.pid()
+	}
+	if e.stallBy != "" {
+		f.Settings["stall_by"] = e.stallBy // how a stall fault was made (pause.go)
 	}
 	f.Stats = map[string]int64{}
 	if st, ok := e.design.(interface {

@@ -61,7 +61,15 @@ func newURLEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error
 	if err != nil {
 		return nil, err
 	}
-	return newEngineWith(ctx, spec, "redis-url", opts)
+	e, err := newEngineWith(ctx, spec, "redis-url", opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.prepareStall(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
 }
 
 func parseAddress(s string) (*redis.Options, error) {
