@@ -92,6 +92,8 @@ func (p *producer) Close() error { return nil } // the engine closes the connect
 // the client's delivery goroutine puts in a buffered channel.
 type consumer struct {
 	e     *engine
+	id    int
+	group int
 	nc    *nats.Conn
 	cons  jetstream.Consumer     // JetStream
 	batch jetstream.MessageBatch // the open pull request, nil when none
@@ -109,7 +111,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 	if err != nil {
 		return nil, err
 	}
-	c := &consumer{e: e, nc: nc, done: make(chan struct{})}
+	c := &consumer{e: e, id: id, group: e.GroupOf(id), nc: nc, done: make(chan struct{})}
 	if e.spec.Design == DesignCore {
 		c.msgs = make(chan *nats.Msg, 4*e.opts.Fetch)
 		c.sub, err = nc.Subscribe(e.subject, func(m *nats.Msg) {
@@ -125,7 +127,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 	} else {
 		var js jetstream.JetStream
 		if js, err = jetstream.New(nc); err == nil {
-			c.cons, err = js.Consumer(ctx, e.stream, e.durable(e.GroupOf(id)))
+			c.cons, err = js.Consumer(ctx, e.stream, e.durable(c.group))
 		}
 	}
 	if err != nil {
@@ -191,7 +193,7 @@ func (c *consumer) receivePull(ctx context.Context) ([]engines.Delivery, error) 
 		if !ok {
 			return nil, c.endBatch(ctx)
 		}
-		c.out = append(c.out, engines.Delivery{Payload: m.Data(), Handle: m})
+		c.take(m)
 	case <-t.C:
 		return nil, ctx.Err()
 	case <-ctx.Done():
@@ -203,11 +205,18 @@ func (c *consumer) receivePull(ctx context.Context) ([]engines.Delivery, error) 
 			if !ok {
 				return c.out, c.endBatch(ctx)
 			}
-			c.out = append(c.out, engines.Delivery{Payload: m.Data(), Handle: m})
+			c.take(m)
 		default:
 			return c.out, nil
 		}
 	}
+}
+
+// take adds a JetStream delivery to the batch Receive returns, held by this consumer until
+// acknowledged (PendingByConsumer).
+func (c *consumer) take(m jetstream.Msg) {
+	c.e.held.delivered(c.group, c.id, m)
+	c.out = append(c.out, engines.Delivery{Payload: m.Data(), Handle: m})
 }
 
 // endBatch closes the pull request that ended; its error, unless it only expired.
@@ -237,11 +246,16 @@ func (c *consumer) Ack(ctx context.Context, ds []engines.Delivery) error {
 		if !ok {
 			continue
 		}
+		var err error
 		if c.e.opts.AckSync {
-			errs = append(errs, m.DoubleAck(ctx))
+			err = m.DoubleAck(ctx)
 		} else {
-			errs = append(errs, m.Ack())
+			err = m.Ack()
 		}
+		if err == nil {
+			c.e.held.acked(c.group, m)
+		}
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
