@@ -17,6 +17,11 @@ import (
 // receiveWait is how long Receive waits for a first message (the seam's "about 100 ms").
 const receiveWait = 100 * time.Millisecond
 
+// publishAckTimeout is how long a publish waits for its acknowledgement before it fails: the
+// client's own default for a synchronous publish (a JetStream API request). The message may
+// still have been stored; if a consumer gets it, the ledger counts it failed but delivered.
+const publishAckTimeout = 5 * time.Second
+
 // producer publishes on a connection of its own; its in-flight Sends share it.
 type producer struct {
 	e  *engine
@@ -32,8 +37,11 @@ func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, err
 	}
 	p := &producer{e: e, nc: nc}
 	if e.spec.Design != DesignCore {
-		// Enough outstanding publishes for every in-flight batch of this producer.
-		if p.js, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(max(4096, 2*e.spec.InFlight*256))); err != nil {
+		// Enough outstanding publishes for every in-flight batch of this producer. An
+		// acknowledgement lost in a leader change would hold its batch to the end of the run:
+		// it times out as a synchronous publish's would (publishAckTimeout).
+		if p.js, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(max(4096, 2*e.spec.InFlight*256)),
+			jetstream.WithPublishAsyncTimeout(publishAckTimeout)); err != nil {
 			nc.Close()
 			return nil, err
 		}

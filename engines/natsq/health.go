@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -33,6 +34,12 @@ type healthState struct {
 // failing the reading, so a stalled or leaderless server shows as such beside the latency it
 // causes. Core NATS has no JetStream state: only the account's part is read.
 func (e *engine) Health(ctx context.Context) (engines.Health, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		// A JetStream API request goes unanswered while a cluster elects its meta leader.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+	}
 	h := engines.Health{Counters: map[string]int64{}, Status: map[string]string{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup

@@ -72,7 +72,11 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 func (m *managed) Setup(ctx context.Context) error {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		err := m.engine.Setup(ctx)
+		// Each attempt is bounded: a request the meta group cannot answer yet waits for its
+		// context, and a caller's may be long.
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := m.engine.Setup(actx)
+		cancel()
 		if err == nil || len(m.cluster.Nodes) == 1 || time.Now().After(deadline) || ctx.Err() != nil {
 			return err
 		}
