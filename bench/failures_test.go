@@ -173,6 +173,31 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		f := faultOf(t, r, "server-crash")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "a process crash loses nothing acknowledged: the page cache survives it")
 	},
+	"jetstream-disk-full": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "disk-full")
+		t.Logf("JetStream disk full: lost %d acknowledged, failed publishes %d, window %s, write back after %s",
+			r.Summary.Ledger.Lost, f.ProduceErrors, results.FormatNs(f.EndNs-f.StartNs), results.FormatNs(f.RecoverWriteNs))
+		diskFull(t, r)
+	},
+	"jetstream-leader-kill": func(t *testing.T, r *results.Result) {
+		f := faultOf(t, r, "partition-leader-kill")
+		t.Logf("JetStream stream leader kill: %s, lost %d acknowledged, failed publishes %d, duplicates %d, window %s, write back after %s",
+			f.Target, r.Summary.Ledger.Lost, f.ProduceErrors, r.Summary.Ledger.Duplicates, results.FormatNs(f.EndNs-f.StartNs), results.FormatNs(f.RecoverWriteNs))
+		expect(t, r, f.Error == "" && strings.Contains(f.Target, "leader now") && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0 &&
+			r.Summary.Ledger.Acked > 5000, "a new stream leader elected, nothing acknowledged lost, writes resume")
+		// The health sampled each second shows the dead node and the leader's change.
+		rows, _ := results.HealthSummary(r)
+		by := map[string]results.HealthRow{}
+		for _, h := range rows {
+			by[h.Name] = h
+		}
+		var node int
+		fmt.Sscanf(f.Target, "broker %d", &node)
+		killed := by[fmt.Sprintf("healthz.n%d", node)]
+		if by["stream_leader_changes"].Max < 1 || !slices.Contains(killed.StatusesSeen, "down") {
+			t.Errorf("the leader kill does not show in health: stream_leader_changes %+v, healthz of node %d %+v", by["stream_leader_changes"], node, killed)
+		}
+	},
 	"rabbitmq-crash-classic-confirms": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "server-crash")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0,

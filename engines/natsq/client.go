@@ -17,6 +17,11 @@ import (
 // receiveWait is how long Receive waits for a first message (the seam's "about 100 ms").
 const receiveWait = 100 * time.Millisecond
 
+// publishAckTimeout is how long a publish waits for its acknowledgement before it fails: the
+// client's own default for a synchronous publish (a JetStream API request). The message may
+// still have been stored; if a consumer gets it, the ledger counts it failed but delivered.
+const publishAckTimeout = 5 * time.Second
+
 // producer publishes on a connection of its own; its in-flight Sends share it.
 type producer struct {
 	e  *engine
@@ -32,8 +37,11 @@ func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, err
 	}
 	p := &producer{e: e, nc: nc}
 	if e.spec.Design != DesignCore {
-		// Enough outstanding publishes for every in-flight batch of this producer.
-		if p.js, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(max(4096, 2*e.spec.InFlight*256))); err != nil {
+		// Enough outstanding publishes for every in-flight batch of this producer. An
+		// acknowledgement lost in a leader change would hold its batch to the end of the run:
+		// it times out as a synchronous publish's would (publishAckTimeout).
+		if p.js, err = jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(max(4096, 2*e.spec.InFlight*256)),
+			jetstream.WithPublishAsyncTimeout(publishAckTimeout)); err != nil {
 			nc.Close()
 			return nil, err
 		}
@@ -92,6 +100,8 @@ func (p *producer) Close() error { return nil } // the engine closes the connect
 // the client's delivery goroutine puts in a buffered channel.
 type consumer struct {
 	e     *engine
+	id    int
+	group int
 	nc    *nats.Conn
 	cons  jetstream.Consumer     // JetStream
 	batch jetstream.MessageBatch // the open pull request, nil when none
@@ -109,7 +119,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 	if err != nil {
 		return nil, err
 	}
-	c := &consumer{e: e, nc: nc, done: make(chan struct{})}
+	c := &consumer{e: e, id: id, group: e.GroupOf(id), nc: nc, done: make(chan struct{})}
 	if e.spec.Design == DesignCore {
 		c.msgs = make(chan *nats.Msg, 4*e.opts.Fetch)
 		c.sub, err = nc.Subscribe(e.subject, func(m *nats.Msg) {
@@ -125,7 +135,7 @@ func (e *engine) NewConsumer(ctx context.Context, id int) (engines.Consumer, err
 	} else {
 		var js jetstream.JetStream
 		if js, err = jetstream.New(nc); err == nil {
-			c.cons, err = js.Consumer(ctx, e.stream, e.durable(e.GroupOf(id)))
+			c.cons, err = js.Consumer(ctx, e.stream, e.durable(c.group))
 		}
 	}
 	if err != nil {
@@ -191,7 +201,7 @@ func (c *consumer) receivePull(ctx context.Context) ([]engines.Delivery, error) 
 		if !ok {
 			return nil, c.endBatch(ctx)
 		}
-		c.out = append(c.out, engines.Delivery{Payload: m.Data(), Handle: m})
+		c.take(m)
 	case <-t.C:
 		return nil, ctx.Err()
 	case <-ctx.Done():
@@ -203,11 +213,18 @@ func (c *consumer) receivePull(ctx context.Context) ([]engines.Delivery, error) 
 			if !ok {
 				return c.out, c.endBatch(ctx)
 			}
-			c.out = append(c.out, engines.Delivery{Payload: m.Data(), Handle: m})
+			c.take(m)
 		default:
 			return c.out, nil
 		}
 	}
+}
+
+// take adds a JetStream delivery to the batch Receive returns, held by this consumer until
+// acknowledged (PendingByConsumer).
+func (c *consumer) take(m jetstream.Msg) {
+	c.e.held.delivered(c.group, c.id, m)
+	c.out = append(c.out, engines.Delivery{Payload: m.Data(), Handle: m})
 }
 
 // endBatch closes the pull request that ended; its error, unless it only expired.
@@ -237,11 +254,16 @@ func (c *consumer) Ack(ctx context.Context, ds []engines.Delivery) error {
 		if !ok {
 			continue
 		}
+		var err error
 		if c.e.opts.AckSync {
-			errs = append(errs, m.DoubleAck(ctx))
+			err = m.DoubleAck(ctx)
 		} else {
-			errs = append(errs, m.Ack())
+			err = m.Ack()
 		}
+		if err == nil {
+			c.e.held.acked(c.group, m)
+		}
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -47,7 +47,7 @@ func init() {
 		Designs: designs,
 		Summary: "NATS JetStream stream + durable pull consumer, or core pub/sub, on nats-server qbench starts (servers: 1 or 3)",
 		New:     newManaged,
-		Faults:  []string{"stall", "server-crash", "power-loss"},
+		Faults:  []string{"stall", "server-crash", "power-loss", "disk-full", "partition-leader-kill", "node-restart"},
 		Options: "jetstream", Decode: decodeFor(true),
 		Conformance: map[string]engines.Conformance{
 			DesignWorkQueue: {
@@ -83,6 +83,8 @@ type engine struct {
 	js    jetstream.JetStream
 
 	opened engines.Closers
+	held   holds       // what each consumer was delivered and has not acknowledged
+	health healthState // what Health counts across readings
 }
 
 func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {

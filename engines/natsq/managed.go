@@ -38,7 +38,7 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 	if spec.LossyFS {
 		if opts.Servers > 1 {
 			os.RemoveAll(dir)
-			return nil, fmt.Errorf("jetstream: power-loss needs a single server (servers: 1), got servers %d", opts.Servers)
+			return nil, fmt.Errorf("jetstream: power-loss and disk-full need a single server (servers: 1), got servers %d", opts.Servers)
 		}
 		// The store is on the power-loss file system; the configuration and log stay outside
 		// it (this process serves the mount).
@@ -72,7 +72,11 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 func (m *managed) Setup(ctx context.Context) error {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		err := m.engine.Setup(ctx)
+		// Each attempt is bounded: a request the meta group cannot answer yet waits for its
+		// context, and a caller's may be long.
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := m.engine.Setup(actx)
+		cancel()
 		if err == nil || len(m.cluster.Nodes) == 1 || time.Now().After(deadline) || ctx.Err() != nil {
 			return err
 		}
@@ -128,14 +132,3 @@ func (m *managed) Close() error {
 	}
 	return errors.Join(err, os.RemoveAll(m.dir))
 }
-
-// The capabilities each type claims; a renamed method breaks the build instead of silently
-// switching a capability off.
-var (
-	_ engines.LagReporter  = (*engine)(nil)
-	_ engines.FactReporter = (*engine)(nil)
-	_ engines.Sweeper      = (*engine)(nil)
-	_ engines.Grouper      = (*engine)(nil)
-	_ engines.Staller      = (*managed)(nil)
-	_ engines.Crasher      = (*managed)(nil)
-)

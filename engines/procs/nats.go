@@ -2,8 +2,10 @@ package procs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -198,6 +200,32 @@ func (s *NATS) healthy(ctx context.Context) error {
 		return fmt.Errorf("healthz: %s", resp.Status)
 	}
 	return nil
+}
+
+// Healthz asks the monitoring port's full /healthz (JetStream, its meta group, and every stream
+// and consumer this node holds current): nil when it answers 200, else the server's reason
+// (such as "JETSTREAM stream 'A > S' is not current"), or the dial's error when the node is
+// down (errors.Is(err, syscall.ECONNREFUSED)).
+func (s *NATS) Healthz(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/healthz", s.mport), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		return nil
+	}
+	var body struct {
+		Error string `json:"error"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&body) == nil && body.Error != "" {
+		return errors.New(body.Error)
+	}
+	return fmt.Errorf("healthz: %s", resp.Status)
 }
 
 // Addr is the client address, 127.0.0.1:<port>.

@@ -2,8 +2,10 @@ package procs
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -38,9 +40,15 @@ func TestNATSStartKillStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Close()
+	if err := n.Healthz(ctx); err != nil {
+		t.Fatalf("healthz of a running node: %v", err)
+	}
 	pid := n.PID()
 	if err := n.Kill(); err != nil || n.PID() != 0 {
 		t.Fatalf("kill: %v, pid after %d", err, n.PID())
+	}
+	if err := n.Healthz(ctx); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("healthz of a killed node: %v, want connection refused", err)
 	}
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
