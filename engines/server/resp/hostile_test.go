@@ -2,7 +2,9 @@ package resp
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -80,5 +82,34 @@ func TestHostileInputs(t *testing.T) {
 	r := NewReader(strings.NewReader(strings.Repeat("\x00", InlineMaxSize+1) + "\n"))
 	if _, err := r.ReadCommand(); !errors.Is(err, ErrTooBigInline) {
 		t.Fatalf("64 KB of NULs: %v, want %v", err, ErrTooBigInline)
+	}
+}
+
+// TestAnnouncedBulkGrowsWithArrivals: while a huge announced bulk arrives, the buffer holds at
+// most about twice what arrived, and the bytes allocated on the way (the doublings) at most 4x.
+// Fill asked room for as much as had arrived, so the buffer doubled once half full: 40 MB of a
+// 512 MB bulk held 128 MB (3.2x) and allocated 256 MB.
+func TestAnnouncedBulkGrowsWithArrivals(t *testing.T) {
+	const head = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$536870912\r\n"
+	for _, sent := range []int{100 << 10, 1<<20 + 1, 8<<20 + 1, 40 << 20} {
+		t.Run(fmt.Sprint(sent), func(t *testing.T) {
+			in := append([]byte(head), make([]byte, sent)...)
+			r := NewReader(&chunkReader{b: in, n: 64 << 10})
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			if _, err := r.ReadCommand(); err != io.EOF {
+				t.Fatalf("err = %v, want EOF", err)
+			}
+			runtime.ReadMemStats(&m1)
+			if r.w != len(in) {
+				t.Fatalf("read %d of %d bytes", r.w, len(in))
+			}
+			if len(r.buf) > 2*len(in)+bigArg {
+				t.Errorf("buffer of %d bytes for %d received", len(r.buf), len(in))
+			}
+			if got := m1.TotalAlloc - m0.TotalAlloc; got > uint64(4*len(in)+(1<<20)) {
+				t.Errorf("%d bytes allocated for %d received", got, len(in))
+			}
+		})
 	}
 }

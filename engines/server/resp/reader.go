@@ -176,10 +176,11 @@ func (r *Reader) Fill() error {
 		// event loop (edge-triggered) a read of its own next turn; pipelined batches are ~5 KB.
 		r.r, r.w, r.raw = 0, 0, nil
 	}
-	// Grow towards what the pending bulk needs, but by at most what has already arrived (and
-	// bigArg): an announced length reserves memory only as its bytes arrive, as Redis's query
-	// buffer does.
-	r.makeRoom(max(4096, min(r.need-(r.w-r.r), max(r.w-r.r, bigArg))))
+	// Room for at most bigArg more of the pending bulk: an announced length reserves memory
+	// only as its bytes arrive, the buffer doubling (makeRoom) when full, so it is never more
+	// than twice what arrived. Asking room for as much as had arrived made the buffer double
+	// once it was half full: up to 4x (40 MB of a 512 MB bulk held a 128 MB buffer).
+	r.makeRoom(max(4096, min(r.need-(r.w-r.r), bigArg)))
 	n, err := r.rd.Read(r.buf[r.w:])
 	r.w += n
 	if n > 0 {
