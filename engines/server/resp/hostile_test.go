@@ -113,3 +113,23 @@ func TestAnnouncedBulkGrowsWithArrivals(t *testing.T) {
 		})
 	}
 }
+
+// TestArgsForgetEarlierCommands: once a command is parsed, no slot of the reader's argument
+// list refers to an earlier command's arguments. A shorter command left them there, so a value
+// SET had adopted (Adopt: a 150 MB query buffer) stayed reachable after a DEL of it; RSS 10 s
+// after the DEL was 174 MB, Redis 12.
+func TestArgsForgetEarlierCommands(t *testing.T) {
+	in := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$5\r\nvalue\r\n*2\r\n$3\r\nDEL\r\n$1\r\nk\r\n*1\r\n$4\r\nPING\r\n"
+	r := NewReader(strings.NewReader(in))
+	for i := range 3 {
+		args, err := r.ReadCommand()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, a := range r.args[len(args):cap(r.args)] {
+			if a != nil {
+				t.Fatalf("after command %d, slot %d holds %q", i+1, len(args)+j, a)
+			}
+		}
+	}
+}

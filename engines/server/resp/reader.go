@@ -55,7 +55,8 @@ type Reader struct {
 	// Unauthenticated applies Redis's tighter limits for clients that have not authenticated.
 	Unauthenticated bool
 
-	args [][]byte
+	args     [][]byte
+	argsUsed int // args's slots that may hold arguments (the last command's length)
 	// need is how many unparsed bytes the pending command needs at least (its bulk lengths
 	// are known), so a large argument arriving in pieces is not re-parsed on every read.
 	need int
@@ -299,7 +300,14 @@ func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
 	for i := 0; i < len(r.mbOffs); i += 2 {
 		args = append(args, b[r.mbOffs[i]:r.mbOffs[i+1]:r.mbOffs[i+1]])
 	}
-	r.args = args
+	// The slots past this command's arguments may still hold an earlier command's, which can
+	// alias a buffer the reader no longer uses: a 150 MB value's query buffer, adopted by SET
+	// (Adopt), stayed reachable after a DEL of the value, and was never freed.
+	// Only up to the last command's length: the rest were cleared before (O(arguments) a command).
+	if r.argsUsed > len(args) {
+		clear(args[len(args):r.argsUsed])
+	}
+	r.args, r.argsUsed = args, len(args)
 	if cap(r.mbOffs) > 1<<16 {
 		r.mbOffs = nil // a huge command's offsets are not kept for the connection's life
 	}
