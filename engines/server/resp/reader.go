@@ -74,11 +74,6 @@ type Reader struct {
 	work int64
 }
 
-// bigArg is Redis's PROTO_MBULK_BIG_ARG: past it a bulk's bytes are awaited in a buffer that
-// grows as they arrive (never reserved whole from the announced length, which costs nothing to
-// send).
-const bigArg = 32 << 10
-
 // NewReader returns a Reader on rd.
 func NewReader(rd io.Reader) *Reader {
 	return &Reader{rd: rd, buf: make([]byte, 16<<10)}
@@ -177,11 +172,16 @@ func (r *Reader) Fill() error {
 		// event loop (edge-triggered) a read of its own next turn; pipelined batches are ~5 KB.
 		r.r, r.w, r.raw = 0, 0, nil
 	}
-	// Room for at most bigArg more of the pending bulk: an announced length reserves memory
-	// only as its bytes arrive, the buffer doubling (makeRoom) when full, so it is never more
-	// than twice what arrived. Asking room for as much as had arrived made the buffer double
-	// once it was half full: up to 4x (40 MB of a 512 MB bulk held a 128 MB buffer).
-	r.makeRoom(max(4096, min(r.need-(r.w-r.r), bigArg)))
+	// Room for a read of at least 4 KB, never past the pending command's end (see makeRoom):
+	// an announced length reserves memory only as its bytes arrive, the buffer doubling when
+	// (nearly) full, so it is never more than twice what arrived. Asking room for as much as
+	// had arrived made it double once half full: up to 4x (40 MB of a 512 MB bulk held a
+	// 128 MB buffer).
+	room := 4096
+	if rest := r.need - (r.w - r.r); rest > 0 {
+		room = min(rest, room)
+	}
+	r.makeRoom(room)
 	n, err := r.rd.Read(r.buf[r.w:])
 	r.w += n
 	if n > 0 {
@@ -212,12 +212,20 @@ func (r *Reader) makeRoom(n int) {
 		}
 	}
 	size := max(2*len(r.buf), r.w+n)
-	if r.need > 0 && r.needBulk >= r.w-r.r {
-		// Doubling, but not past the end of a pending argument at least as large as all the
-		// command holds so far: a 150 MB argument left a 256 MB buffer. Only such a one: for
-		// a command of many smaller arguments the cap would grow the buffer an argument at a
-		// time, copying it each time (quadratic); here each copy is at most the argument.
-		size = min(size, max(r.w+n, r.r+r.need))
+	if r.need > 0 && r.needBulk >= r.need-r.needBulk-2 {
+		// Doubling, but along the sizes end/2^k, where end is where the pending argument ends:
+		// the last growth goes from half the command to all of it, never past it (a 150 MB
+		// argument left a 256 MB buffer), and the buffers outgrown on the way add up to half
+		// the command, not the 128 MB and more of powers of two short of 150 MB. Only for an
+		// argument at least as large as all the command holds so far: for a command of many
+		// smaller arguments it would grow the buffer an argument at a time, copying it each
+		// time (quadratic); here each copy is at most the argument. (Fill asks no room past end.)
+		end := r.r + r.need
+		s := end
+		for s/2 >= r.w+n {
+			s /= 2
+		}
+		size = max(s, r.w+n)
 	}
 	nb := make([]byte, size)
 	copy(nb, r.buf[:r.w])

@@ -33,7 +33,7 @@ type memCase struct {
 
 var cases = []memCase{
 	{"set150-del", "SET of a 150 MB value; also: RSS 10 s after a DEL of it (idle)", caseSetDel},
-	{"append100", "20 APPENDs of 10 B to a 100 MB string; also: their time", caseAppend},
+	{"append100", "20 APPENDs of 10 B to a 100 MB string; also: their time, and the peak over the RSS the SET left", caseAppend},
 	{"xrange500k", "XRANGE - + over 500 k entries (one 16 B field); also: reply time", caseXrange},
 	{"lrange4m", "LRANGE 0 -1 over 4 M elements of 15 B; also: reply time", caseLrange},
 	{"xreadgroup1m", "XREADGROUP > of 1 M entries into one consumer's PEL; also: reply time", caseXreadgroup},
@@ -279,6 +279,10 @@ func caseAppend(e *env) (string, error) {
 	if _, err := c.do("SET", "k", strings.Repeat("v", 100<<20)); err != nil {
 		return "", err
 	}
+	before, err := e.status("VmRSS") // the SET's leftovers included: ours holds its garbage
+	if err != nil {
+		return "", err
+	}
 	if err := e.resetPeak(); err != nil {
 		return "", err
 	}
@@ -288,7 +292,9 @@ func caseAppend(e *env) (string, error) {
 			return "", err
 		}
 	}
-	return fmt.Sprintf("%.0f ms", time.Since(t0).Seconds()*1000), nil
+	d := time.Since(t0)
+	peak, err := e.status("VmHWM")
+	return fmt.Sprintf("%.0f ms, peak +%.1f MB over the RSS after the SET", d.Seconds()*1000, mb(peak-before)), err
 }
 
 func entryID(i int) string { return strconv.Itoa(i+1) + "-1" }
