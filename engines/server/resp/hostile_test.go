@@ -137,7 +137,7 @@ func TestArgsForgetEarlierCommands(t *testing.T) {
 // TestBigArgumentGrowthAllocs: a large argument arriving in pieces grows the buffer along the
 // halvings of the command's end, so the buffers allocated on the way add up to at most twice
 // the command. Doubling from 16 KB allocated powers of two short of it and then the command:
-// 2.5x for 40 MB (a 150 MB SET peaked at 330-366 MB of RSS, now 296-324; Redis, reserving the
+// 3.2x for 40 MB (a 150 MB SET peaked at 330-366 MB of RSS, now 296-324; Redis, reserving the
 // announced length, 162).
 func TestBigArgumentGrowthAllocs(t *testing.T) {
 	size := 40<<20 + 17
