@@ -37,13 +37,23 @@ type outQueue struct {
 	segs []outSeg
 	n    int      // bytes queued
 	iov  [][]byte // scratch for a vectored write (writeTo, loopConn.Writev)
+	// spare is a written-out chunk kept for the next copy: a subscriber sent a message now and
+	// then reuses one chunk (as Redis's client keeps its 16 KB buffer), instead of taking one
+	// from the pool and allocating the pool's pointer to put it back, per batch.
+	spare []byte
 }
 
 var chunks sync.Pool // of *[]byte, empty, capacity outChunk
 
-func getChunk(n int) []byte {
+// chunk returns an empty chunk for n bytes: the spare, one from the pool, or a new one.
+func (q *outQueue) chunk(n int) []byte {
 	if n > outChunk {
 		return make([]byte, 0, n)
+	}
+	if q.spare != nil {
+		b := q.spare
+		q.spare = nil
+		return b
 	}
 	if p, _ := chunks.Get().(*[]byte); p != nil {
 		return (*p)[:0]
@@ -61,7 +71,7 @@ func (q *outQueue) pushCopy(b []byte) {
 		b = b[m:]
 	}
 	if len(b) > 0 {
-		q.segs = append(q.segs, outSeg{b: append(getChunk(len(b)), b...), owned: true})
+		q.segs = append(q.segs, outSeg{b: append(q.chunk(len(b)), b...), owned: true})
 	}
 }
 
@@ -121,8 +131,12 @@ func (q *outQueue) writeTo(w io.Writer) (int64, error) {
 func (q *outQueue) reset() {
 	for i := range q.segs {
 		if s := q.segs[i].b; q.segs[i].owned && cap(s) == outChunk {
-			s = s[:0]
-			chunks.Put(&s)
+			if q.spare == nil {
+				q.spare = s[:0]
+			} else {
+				p := s[:0] // its own variable: taking s's address would move s to the heap
+				chunks.Put(&p)
+			}
 		}
 	}
 	clear(q.segs)

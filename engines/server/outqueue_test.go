@@ -73,6 +73,18 @@ func TestOutQueue(t *testing.T) {
 			}
 		})
 	}
+	// A subscriber sent a few messages per batch reuses its chunk and segment list: no
+	// allocation per batch once warm.
+	var warm outQueue
+	msg := []byte("*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$5\r\nhello\r\n")
+	if a := testing.AllocsPerRun(1000, func() {
+		warm.pushCopy(msg)
+		warm.pushShared(msg)
+		warm.vectors()
+		warm.reset()
+	}); a != 0 {
+		t.Errorf("%.1f allocations per batch of two small messages", a)
+	}
 	var big outQueue
 	for range maxSpareSegs + 1 {
 		big.pushShared(make([]byte, shareMin))
