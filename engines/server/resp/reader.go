@@ -172,14 +172,14 @@ func (r *Reader) Fill() error {
 		// event loop (edge-triggered) a read of its own next turn; pipelined batches are ~5 KB.
 		r.r, r.w, r.raw = 0, 0, nil
 	}
-	// Room for a read of at least 4 KB, never past the pending command's end (see makeRoom):
-	// an announced length reserves memory only as its bytes arrive, the buffer doubling when
-	// (nearly) full, so it is never more than twice what arrived. Asking room for as much as
-	// had arrived made it double once half full: up to 4x (40 MB of a 512 MB bulk held a
-	// 128 MB buffer).
+	// Room for a read of 4 KB: an announced length reserves memory only as its bytes arrive,
+	// the buffer doubling when (nearly) full, so it is never more than twice what arrived.
+	// Asking room for as much as had arrived made it double once half full: up to 4x (40 MB
+	// of a 512 MB bulk held a 128 MB buffer). For a large argument (bigPending), never past
+	// the command's end, where makeRoom's sizes end.
 	room := 4096
-	if rest := r.need - (r.w - r.r); rest > 0 {
-		room = min(rest, room)
+	if rest := r.need - (r.w - r.r); rest > 0 && rest < room && r.bigPending() {
+		room = rest
 	}
 	r.makeRoom(room)
 	n, err := r.rd.Read(r.buf[r.w:])
@@ -212,7 +212,7 @@ func (r *Reader) makeRoom(n int) {
 		}
 	}
 	size := max(2*len(r.buf), r.w+n)
-	if r.need > 0 && r.needBulk >= r.need-r.needBulk-2 {
+	if r.bigPending() {
 		// Doubling, but along the sizes end/2^k, where end is where the pending argument ends:
 		// the last growth goes from half the command to all of it, never past it (a 150 MB
 		// argument left a 256 MB buffer), and the buffers outgrown on the way add up to half
@@ -230,6 +230,12 @@ func (r *Reader) makeRoom(n int) {
 	nb := make([]byte, size)
 	copy(nb, r.buf[:r.w])
 	r.buf = nb
+}
+
+// bigPending says the pending command waits for an argument at least as large as the rest
+// of the command (makeRoom grows the buffer towards the command's end for it).
+func (r *Reader) bigPending() bool {
+	return r.need > 0 && r.needBulk >= r.need-r.needBulk-2
 }
 
 // parse parses one command at the start of b. n == 0 with a nil error means incomplete.
