@@ -138,37 +138,44 @@ func cmdPublish(c *client, args [][]byte) (any, error) {
 	return c.s.publish(string(args[1]), args[2]), nil
 }
 
-// publish delivers msg to subscribers of channel and of matching patterns.
+// publish delivers msg to subscribers of channel and of matching patterns. The message is
+// encoded once per protocol (and pattern) and every subscriber's queue refers to that one
+// encoding (outqueue.go): a burst costs its size once, not once per subscriber.
 func (s *Server) publish(channel string, msg []byte) int {
 	n := 0
-	var enc2, enc3 []byte
+	var enc [4][]byte // by protocol
 	for sub := range s.pubsub.channels[channel] {
-		var b []byte
-		if sub.proto >= 3 {
-			if enc3 == nil {
-				enc3 = resp.AppendValue(nil, pushReply("message", channel, msg), 3)
-			}
-			b = enc3
-		} else {
-			if enc2 == nil {
-				enc2 = resp.AppendValue(nil, pushReply("message", channel, msg), 2)
-			}
-			b = enc2
+		p := sub.proto & 3
+		if enc[p] == nil {
+			enc[p] = encodeMessage(sub.proto, false, "", channel, msg)
 		}
-		s.deliver(sub, b)
+		s.deliver(sub, enc[p])
 		n++
 	}
 	for pat, subs := range s.pubsub.patterns {
 		if !globMatch(pat, channel) {
 			continue
 		}
+		enc = [4][]byte{}
 		for sub := range subs {
-			b := resp.AppendValue(nil, pushReply("pmessage", pat, channel, msg), sub.proto)
-			s.deliver(sub, b)
+			p := sub.proto & 3
+			if enc[p] == nil {
+				enc[p] = encodeMessage(sub.proto, true, pat, channel, msg)
+			}
+			s.deliver(sub, enc[p])
 			n++
 		}
 	}
 	return n
+}
+
+// encodeMessage encodes a message push (a pmessage one for a pattern) in a buffer sized once.
+func encodeMessage(proto int, pattern bool, pat, channel string, msg []byte) []byte {
+	b := make([]byte, 0, len(pat)+len(channel)+len(msg)+64)
+	if pattern {
+		return resp.AppendValue(b, pushReply("pmessage", pat, channel, msg), proto)
+	}
+	return resp.AppendValue(b, pushReply("message", channel, msg), proto)
 }
 
 // deliver queues a message for a subscriber, enforcing the pub/sub output buffer limit: past
@@ -179,7 +186,7 @@ func (s *Server) deliver(c *client, b []byte) {
 	if c.killed {
 		return
 	}
-	c.appendPendingLocked(b)
+	c.appendPendingLocked(b, true)
 	if c.inLoop() {
 		s.loop.noteWritable(c) // the event loop writes it, after the turn's commit
 	} else {
@@ -190,7 +197,7 @@ func (s *Server) deliver(c *client, b []byte) {
 
 // checkLimitLocked applies the output buffer limit to c (c.pmu held).
 func (s *Server) checkLimitLocked(c *client, now time.Time) {
-	n := int64(len(c.pending) + c.inflight) // unsent, as Redis counts its reply list
+	n := int64(c.pending.n + c.inflight) // unsent, as Redis counts its reply list
 	l := s.conf.obuf[obufPubsub]
 	hard, soft, secs := l.hard, l.soft, l.secs
 	over := hard > 0 && n >= hard
@@ -205,7 +212,7 @@ func (s *Server) checkLimitLocked(c *client, now time.Time) {
 	}
 	if over {
 		c.killed = true
-		c.pending = nil
+		c.pending = outQueue{}
 		s.logf("Client id=%d scheduled to be closed ASAP for overcoming of output buffer limits.", c.id)
 		c.conn.Close()
 	}
@@ -218,7 +225,7 @@ func (s *Server) checkOutputLimits() {
 	now := time.Now()
 	for _, c := range s.clients {
 		c.pmu.Lock()
-		if c.async && !c.killed && len(c.pending) > 0 {
+		if c.async && !c.killed && c.pending.n > 0 {
 			s.checkLimitLocked(c, now)
 		}
 		c.pmu.Unlock()

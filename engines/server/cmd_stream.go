@@ -171,15 +171,27 @@ type entriesReply struct {
 	n     int
 	proto int // for the null of a deleted entry (replyFromConsumerPEL)
 	buf   []byte
+	head  int // room kept at buf's start (entriesHead and more for XREAD's prefix)
 	done  bool
+	// prefix goes before the array: XREAD's one-stream reply, [[key, entries]] ({key:
+	// entries} in RESP3), is the entries behind the key (streamsReply).
+	prefix []byte
 }
 
 // entriesHead is the room kept at the start of an entriesReply's buffer for its array header
 // ("*N\r\n", N < 2^31), so a reply that is the whole output can be handed over uncopied.
 const entriesHead = 16
 
-func newEntriesReply(proto int) *entriesReply {
-	return &entriesReply{proto: proto, buf: append(getBuf(0), make([]byte, entriesHead)...)}
+func newEntriesReply(proto int) *entriesReply { return newEntriesReplyRoom(proto, 0) }
+
+// newEntriesReplyRoom keeps extra bytes more at the buffer's start, for a prefix (XREAD's key).
+func newEntriesReplyRoom(proto, extra int) *entriesReply {
+	head := entriesHead + extra
+	b := getBuf(0)
+	if cap(b) < head {
+		b = make([]byte, 0, max(head, smallBuf))
+	}
+	return &entriesReply{proto: proto, buf: append(b, make([]byte, head)...), head: head}
 }
 
 // add appends one entry; addID one ID; addDeleted an ID whose entry is gone: [id, null].
@@ -222,21 +234,21 @@ func (e *entriesReply) AppendRESP(b []byte, _ int) []byte {
 	if e.done {
 		return resp.AppendError(b, "ERR internal: reply encoded twice")
 	}
-	body := e.buf[entriesHead:]
+	body := e.buf[e.head:]
 	e.done = true
-	if len(b) == 0 && len(body) > smallOut {
-		// The whole output (XRANGE, XREVRANGE): the header goes into the room kept before the
-		// entries and the buffer becomes the output, instead of a copy of a reply that can be
-		// hundreds of MB. The empty b is the connection's own: recycled.
-		var h [entriesHead]byte
-		hdr := resp.AppendArrayLen(h[:0], e.n)
-		at := entriesHead - len(hdr)
-		copy(e.buf[at:], hdr)
+	if hdr := len(e.prefix) + len(resp.AppendArrayLen(nil, e.n)); len(b) == 0 && len(body) > smallOut && hdr <= e.head {
+		// The whole output (XRANGE, XREVRANGE, a one-stream XREAD or XREADGROUP): the
+		// header goes into the room kept before the entries and the buffer becomes the
+		// output, instead of a copy of a reply that can be hundreds of MB. The empty b is the
+		// connection's own: recycled.
+		at := e.head - hdr
+		resp.AppendArrayLen(append(e.buf[at:at], e.prefix...), e.n)
 		out := e.buf[at:]
 		e.buf = nil
 		putBuf(b)
 		return out
 	}
+	b = append(b, e.prefix...)
 	if need := len(b) + 16 + len(body); need > cap(b) {
 		// A recycled output buffer instead of append's fresh one; the old b is small (the
 		// connection keeps at most smallOut) or owned by someone else (EXEC's body), so it

@@ -291,14 +291,26 @@ func (a *xreadArgs) serve(c *client, st *store.Stream, key []byte, g *store.Grou
 		cons = c.createConsumer(g, a.consumer, key)
 	}
 	start, _ := gt.Incr()
+	out := newEntriesReplyRoom(c.proto, len(key)+32) // room for streamsReply's prefix
 	if history {
-		return c.s.replyFromConsumerPEL(c.proto, st, cons, start, count)
+		return c.s.replyFromConsumerPEL(out, st, cons, start, count)
 	}
-	return c.s.replyWithRange(c.proto, st, start, count, g, cons, a.noack)
+	return c.s.replyWithRange(out, st, start, count, g, cons, a.noack)
 }
 
 // streamsReply shapes XREAD's reply: [[key, entries], ...] in RESP2, {key: entries} in RESP3.
+// One stream's is its entries with the rest as their prefix: encoded as one buffer, it can
+// become the output uncopied (entriesReply.AppendRESP), as XRANGE's does.
 func streamsReply(proto int, kv []any) any {
+	if e, ok := kv[len(kv)-1].(*entriesReply); ok && len(kv) == 2 {
+		if proto >= 3 {
+			e.prefix = append(e.prefix, "%1\r\n"...)
+		} else {
+			e.prefix = resp.AppendArrayLen(resp.AppendArrayLen(e.prefix, 1), 2)
+		}
+		e.prefix = resp.AppendValue(e.prefix, kv[0], proto)
+		return e
+	}
 	if proto >= 3 {
 		return resp.Map(kv)
 	}
@@ -311,8 +323,7 @@ func streamsReply(proto int, kv []any) any {
 
 // replyWithRange is streamReplyWithRange for XREAD(GROUP): entries from start on, advancing
 // the group and adding to the PELs unless noack.
-func (s *Server) replyWithRange(proto int, st *store.Stream, start store.ID, count int64, g *store.Group, cons *store.Consumer, noack bool) *entriesReply {
-	out := newEntriesReply(proto)
+func (s *Server) replyWithRange(out *entriesReply, st *store.Stream, start store.ID, count int64, g *store.Group, cons *store.Consumer, noack bool) *entriesReply {
 	now := s.store.NowMs()
 	st.Range(start, store.MaxID, int(min(count, math.MaxInt32)), false, func(id store.ID, fv [][]byte) bool {
 		if g != nil {
@@ -336,8 +347,7 @@ func (s *Server) replyWithRange(proto int, st *store.Stream, start store.ID, cou
 }
 
 // replyFromConsumerPEL serves a consumer's own pending history from start on.
-func (s *Server) replyFromConsumerPEL(proto int, st *store.Stream, cons *store.Consumer, start store.ID, count int64) *entriesReply {
-	out := newEntriesReply(proto)
+func (s *Server) replyFromConsumerPEL(out *entriesReply, st *store.Stream, cons *store.Consumer, start store.ID, count int64) *entriesReply {
 	now := s.store.NowMs()
 	cons.PEL.Ascend(start, store.MaxID, func(nk *store.Nack) bool {
 		if count > 0 && int64(out.n) >= count {

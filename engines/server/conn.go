@@ -66,9 +66,9 @@ type client struct {
 	// through pending and a writer goroutine, so publishers never block on a slow socket.
 	pmu     sync.Mutex
 	async   bool
-	pending []byte
-	// pendingSpare is the event loop's written-out pending buffer, kept for reuse (loop goroutine).
-	pendingSpare []byte
+	pending outQueue // unwritten output (outqueue.go)
+	// pendingSpare is the event loop's written-out pending queue, kept for reuse (loop goroutine).
+	pendingSpare outQueue
 	// loopWritable: queued for the event loop to write pending (eventLoop.noteWritable); store lock.
 	loopWritable bool
 	wake         chan struct{}
@@ -235,7 +235,7 @@ func (c *client) inLoop() bool { return c != nil && c.lc != nil }
 func (c *client) writeDirect(b []byte) bool {
 	if c.isAsync() {
 		c.pmu.Lock()
-		c.appendPendingLocked(b)
+		c.appendPendingLocked(b, false)
 		c.pmu.Unlock()
 		return true
 	}
@@ -454,21 +454,27 @@ func (c *client) startWriterLocked() {
 	go c.writer(c.wake)
 }
 
-// queueAsync hands b to the writer goroutine.
+// queueAsync hands a copy of b to the writer goroutine.
 func (c *client) queueAsync(b []byte) {
 	if len(b) == 0 {
 		return
 	}
 	c.pmu.Lock()
-	c.appendPendingLocked(b)
+	c.appendPendingLocked(b, false)
 	c.pmu.Unlock()
 }
 
-func (c *client) appendPendingLocked(b []byte) {
+// appendPendingLocked queues b: a reference to it if shared (an encoded message nobody
+// modifies again, which other subscribers' queues may refer to too), else a copy (c.pmu held).
+func (c *client) appendPendingLocked(b []byte, shared bool) {
 	if c.killed {
 		return
 	}
-	c.pending = append(c.pending, b...)
+	if shared {
+		c.pending.pushShared(b)
+	} else {
+		c.pending.pushCopy(b)
+	}
 	select {
 	case c.wake <- struct{}{}:
 	default:
@@ -477,22 +483,22 @@ func (c *client) appendPendingLocked(b []byte) {
 
 func (c *client) writer(wake chan struct{}) {
 	defer c.s.wg.Done()
-	var buf []byte
+	var buf outQueue
 	for range wake {
 		for {
 			c.pmu.Lock()
-			buf, c.pending = c.pending, buf[:0]
-			c.inflight = len(buf) // still unsent: the soft limit's clock goes on
+			buf, c.pending = c.pending, buf
+			c.inflight = buf.n // still unsent: the soft limit's clock goes on
 			c.pmu.Unlock()
-			if len(buf) == 0 {
+			if buf.n == 0 {
 				break
 			}
-			n, err := c.conn.Write(buf)
-			c.s.stats.netOutput.Add(int64(n))
+			n, err := buf.writeTo(c.conn)
+			c.s.stats.netOutput.Add(n)
 			c.pmu.Lock()
 			c.inflight = 0
 			c.pmu.Unlock()
-			buf = keepSpare(buf)
+			buf.reset()
 			if err != nil {
 				c.conn.Close()
 				for range wake {
@@ -503,17 +509,6 @@ func (c *client) writer(wake chan struct{}) {
 	}
 }
 
-// keepSpare is a written-out pending buffer to reuse: emptied, or nil past 1 MB (more than a
-// busy subscriber's batch), so a burst's buffer (tens of MB per subscriber, twice over as
-// pending and spare swap) goes to the collector once written instead of staying for the
-// connection's life.
-func keepSpare(buf []byte) []byte {
-	if cap(buf) > 1<<20 {
-		return nil
-	}
-	return buf[:0]
-}
-
 // drainAsync waits (briefly) for queued output to be written before a close.
 func (c *client) drainAsync() {
 	if !c.isAsync() {
@@ -521,7 +516,7 @@ func (c *client) drainAsync() {
 	}
 	for i := 0; i < 100; i++ {
 		c.pmu.Lock()
-		n := len(c.pending)
+		n := c.pending.n
 		c.pmu.Unlock()
 		if n == 0 {
 			return
@@ -544,7 +539,7 @@ func (c *client) stopAsync() {
 func (c *client) pendingBytes() int {
 	c.pmu.Lock()
 	defer c.pmu.Unlock()
-	return len(c.pending)
+	return c.pending.n
 }
 
 // protectedModeRefusal is Redis's protected mode: with no password, only loopback clients.

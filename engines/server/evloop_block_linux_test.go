@@ -130,12 +130,13 @@ func TestLoopSubscribers(t *testing.T) {
 		t.Errorf("%d clients left the loop; want 1 (goroutineClient's)", before)
 	}
 
-	// 4 MiB of messages to a subscriber that reads none of them until the end.
+	// 16 MiB of messages to a subscriber that reads none of them until the end (4 MiB could
+	// all fit in loopback's autotuned socket buffers, and the subscriber then stayed).
 	slow := dialRaw(t, s.Addr())
 	writeAll(t, slow, cmd("SUBSCRIBE", "big"))
 	readN(t, slow, 1)
 	msg := strings.Repeat("m", 4096)
-	const n = 1024
+	const n = 4096
 	for i := range n {
 		writeAll(t, pub, cmd("PUBLISH", "big", fmt.Sprintf("%04d%s", i, msg)))
 		readN(t, pub, 1)

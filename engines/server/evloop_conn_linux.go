@@ -85,6 +85,35 @@ func (lc *loopConn) Write(b []byte) (int, error) {
 	return done, nil
 }
 
+// Writev writes bufs in order as far as the socket takes them (writev(2), 1,024 buffers a
+// call); errAgain with fewer bytes than all when it is full. It may change bufs.
+func (lc *loopConn) Writev(bufs [][]byte) (int, error) {
+	if len(bufs) == 1 {
+		return lc.Write(bufs[0])
+	}
+	done := 0
+	for len(bufs) > 0 {
+		n, err := unix.Writev(lc.fd, bufs[:min(len(bufs), 1024)])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return done, errAgain
+		case err != nil:
+			return done, err
+		}
+		done += n
+		for len(bufs) > 0 && n >= len(bufs[0]) {
+			n -= len(bufs[0])
+			bufs = bufs[1:]
+		}
+		if n > 0 {
+			bufs[0] = bufs[0][n:]
+		}
+	}
+	return done, nil
+}
+
 // read and write are read(2) and write(2) on the non-blocking socket. They never block, so
 // they skip the scheduler's system-call bookkeeping (entersyscall/exitsyscall and their atomics:
 // 4-6% of the loop's CPU unpipelined), as the runtime does for its own non-blocking calls.

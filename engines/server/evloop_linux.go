@@ -540,24 +540,27 @@ func (l *eventLoop) flushAsync(c *client) (alive, all bool) {
 		return true, true
 	}
 	buf := c.pending
-	c.pending, c.pendingSpare = c.pendingSpare[:0], nil
+	c.pending, c.pendingSpare = c.pendingSpare, outQueue{}
 	c.softSince = time.Time{}
 	c.pmu.Unlock()
-	if len(buf) == 0 {
+	if buf.n == 0 {
 		c.pendingSpare = buf
 		return true, true
 	}
-	n, err := c.lc.Write(buf)
+	n, err := c.lc.Writev(buf.vectors())
 	l.s.stats.netOutput.Add(int64(n))
 	switch {
 	case err == nil:
-		c.pendingSpare = keepSpare(buf)
+		buf.reset()
+		c.pendingSpare = buf
 		return true, true
 	case err != errAgain:
 		return false, false
 	}
+	// The rest goes back as it is: references to the same chunks and messages, no copy.
+	buf.advance(n)
 	c.pmu.Lock()
-	c.pending = append(append([]byte(nil), buf[n:]...), c.pending...)
+	c.pending.prepend(&buf)
 	c.pmu.Unlock()
 	return true, false
 }

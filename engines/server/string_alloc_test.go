@@ -158,20 +158,6 @@ func TestSetAdoptsLargeValue(t *testing.T) {
 	}
 }
 
-// TestKeepSpare: a subscriber's written-out pending buffer is kept for reuse only up to 1 MB;
-// a burst's is dropped (a 57 MB burst held 130-171 MB, Redis 50-63).
-func TestKeepSpare(t *testing.T) {
-	for _, tc := range []struct {
-		cap  int
-		kept bool
-	}{{0, true}, {64 << 10, true}, {1 << 20, true}, {1<<20 + 1, false}, {57 << 20, false}} {
-		got := keepSpare(make([]byte, 10, max(tc.cap, 10)))
-		if (got != nil) != tc.kept || len(got) != 0 {
-			t.Errorf("cap %d: kept %v (len %d), want kept %v", tc.cap, got != nil, len(got), tc.kept)
-		}
-	}
-}
-
 // TestXrangeHandsOverItsBuffer: an XRANGE reply that is the whole output becomes the output
 // buffer instead of being copied into it, and the entries' buffer grows by doubling, not by
 // append's quarters (a 500 k-entry XRANGE peaked at 365 MB, Redis 167). Bound: the bytes
@@ -213,7 +199,7 @@ func TestPubsubLimitCountsInflight(t *testing.T) {
 	s.conf.obuf[obufPubsub] = obufLimit{hard: 1 << 20}
 	c.pmu.Lock()
 	defer c.pmu.Unlock()
-	c.pending = make([]byte, 100)
+	c.pending.pushCopy(make([]byte, 100))
 	s.checkLimitLocked(c, time.Now())
 	if c.killed {
 		t.Fatal("killed at 100 bytes")

@@ -55,7 +55,8 @@ type Reader struct {
 	// Unauthenticated applies Redis's tighter limits for clients that have not authenticated.
 	Unauthenticated bool
 
-	args [][]byte
+	args     [][]byte
+	argsUsed int // args's slots that may hold arguments (the last command's length)
 	// need is how many unparsed bytes the pending command needs at least (its bulk lengths
 	// are known), so a large argument arriving in pieces is not re-parsed on every read.
 	need int
@@ -72,11 +73,6 @@ type Reader struct {
 	// work counts bytes examined by the parser (tests bound it).
 	work int64
 }
-
-// bigArg is Redis's PROTO_MBULK_BIG_ARG: past it a bulk's bytes are awaited in a buffer that
-// grows as they arrive (never reserved whole from the announced length, which costs nothing to
-// send).
-const bigArg = 32 << 10
 
 // NewReader returns a Reader on rd.
 func NewReader(rd io.Reader) *Reader {
@@ -176,10 +172,16 @@ func (r *Reader) Fill() error {
 		// event loop (edge-triggered) a read of its own next turn; pipelined batches are ~5 KB.
 		r.r, r.w, r.raw = 0, 0, nil
 	}
-	// Grow towards what the pending bulk needs, but by at most what has already arrived (and
-	// bigArg): an announced length reserves memory only as its bytes arrive, as Redis's query
-	// buffer does.
-	r.makeRoom(max(4096, min(r.need-(r.w-r.r), max(r.w-r.r, bigArg))))
+	// Room for a read of 4 KB: an announced length reserves memory only as its bytes arrive,
+	// the buffer doubling when (nearly) full, so it is never more than twice what arrived.
+	// Asking room for as much as had arrived made it double once half full: up to 4x (40 MB
+	// of a 512 MB bulk held a 128 MB buffer). For a large argument (bigPending), never past
+	// the command's end, where makeRoom's sizes end.
+	room := 4096
+	if rest := r.need - (r.w - r.r); rest > 0 && rest < room && r.bigPending() {
+		room = rest
+	}
+	r.makeRoom(room)
 	n, err := r.rd.Read(r.buf[r.w:])
 	r.w += n
 	if n > 0 {
@@ -210,16 +212,30 @@ func (r *Reader) makeRoom(n int) {
 		}
 	}
 	size := max(2*len(r.buf), r.w+n)
-	if r.need > 0 && r.needBulk >= r.w-r.r {
-		// Doubling, but not past the end of a pending argument at least as large as all the
-		// command holds so far: a 150 MB argument left a 256 MB buffer. Only such a one: for
-		// a command of many smaller arguments the cap would grow the buffer an argument at a
-		// time, copying it each time (quadratic); here each copy is at most the argument.
-		size = min(size, max(r.w+n, r.r+r.need))
+	if r.bigPending() {
+		// Doubling, but along the sizes end/2^k, where end is where the pending argument ends:
+		// the last growth goes from half the command to all of it, never past it (a 150 MB
+		// argument left a 256 MB buffer), and the buffers outgrown on the way add up to half
+		// the command, not the 128 MB and more of powers of two short of 150 MB. Only for an
+		// argument at least as large as all the command holds so far: for a command of many
+		// smaller arguments it would grow the buffer an argument at a time, copying it each
+		// time (quadratic); here each copy is at most the argument. (Fill asks no room past end.)
+		end := r.r + r.need
+		s := end
+		for s/2 >= r.w+n {
+			s /= 2
+		}
+		size = max(s, r.w+n)
 	}
 	nb := make([]byte, size)
 	copy(nb, r.buf[:r.w])
 	r.buf = nb
+}
+
+// bigPending says the pending command waits for an argument at least as large as the rest
+// of the command (makeRoom grows the buffer towards the command's end for it).
+func (r *Reader) bigPending() bool {
+	return r.need > 0 && r.needBulk >= r.need-r.needBulk-2
 }
 
 // parse parses one command at the start of b. n == 0 with a nil error means incomplete.
@@ -298,7 +314,14 @@ func (r *Reader) parse(b []byte) (args [][]byte, n int, err error) {
 	for i := 0; i < len(r.mbOffs); i += 2 {
 		args = append(args, b[r.mbOffs[i]:r.mbOffs[i+1]:r.mbOffs[i+1]])
 	}
-	r.args = args
+	// The slots past this command's arguments may still hold an earlier command's, which can
+	// alias a buffer the reader no longer uses: a 150 MB value's query buffer, adopted by SET
+	// (Adopt), stayed reachable after a DEL of the value, and was never freed.
+	// Only up to the last command's length: the rest were cleared before (O(arguments) a command).
+	if r.argsUsed > len(args) {
+		clear(args[len(args):r.argsUsed])
+	}
+	r.args, r.argsUsed = args, len(args)
 	if cap(r.mbOffs) > 1<<16 {
 		r.mbOffs = nil // a huge command's offsets are not kept for the connection's life
 	}
