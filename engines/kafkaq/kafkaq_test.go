@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -14,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	yaml "go.yaml.in/yaml/v3"
-
 	"qbench/engines"
+	"qbench/engines/enginetest"
 	"qbench/engines/procs"
 )
 
@@ -490,14 +488,7 @@ func kafkaOptions(t testing.TB, section string) Options {
 }
 
 func decodeSection(section string, managed bool) (Options, error) {
-	v, err := decodeFor(managed)(func(into any) error {
-		dec := yaml.NewDecoder(strings.NewReader(section))
-		dec.KnownFields(true)
-		if err := dec.Decode(into); err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		return nil
-	})
+	v, err := decodeFor(managed)(enginetest.Section(section))
 	if err != nil {
 		return Options{}, err
 	}

@@ -3,7 +3,6 @@ package rabbitq
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -11,23 +10,16 @@ import (
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
-	yaml "go.yaml.in/yaml/v3"
 
 	"qbench/engines"
+	"qbench/engines/enginetest"
 	"qbench/engines/procs"
 	"qbench/results"
 )
 
 // decodeSection decodes a rabbitmq: section as scenario validation does (unknown keys refused).
 func decodeSection(section string, managed bool) (Options, error) {
-	v, err := decodeFor(managed)(func(into any) error {
-		dec := yaml.NewDecoder(strings.NewReader(section))
-		dec.KnownFields(true)
-		if err := dec.Decode(into); err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		return nil
-	})
+	v, err := decodeFor(managed)(enginetest.Section(section))
 	if err != nil {
 		return Options{}, err
 	}
