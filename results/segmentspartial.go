@@ -25,7 +25,8 @@ type Missing struct {
 	// not known sent, delivered, queued or lost.
 	Scheduled int64 `json:"scheduled"`
 	// OrphanDelivered counts messages of the missing producers that a present segment's
-	// consumers received (in the ledger's Delivered; their sends are not in Sent).
+	// consumers received: neither in the ledger's Sent nor in its Delivered, so that delivered +
+	// queued + lost + unresolved add up to acknowledged.
 	OrphanDelivered int64 `json:"orphan_delivered"`
 	// Unresolved counts acknowledged messages of the present producers that no present segment
 	// received and the sweep did not find, while a missing segment ran consumers: it may have
@@ -107,18 +108,17 @@ func MissingHeadline(r *Result) string {
 		n = r.Segments[0].Count
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "PARTIAL: segment %s of %d missing: its share is unknown, not lost", joinInts(m.Segments), n)
+	fmt.Fprintf(&b, "PARTIAL: segment %s of %d missing: its share is unknown, not lost (%d of the producers", joinInts(m.Segments), n, m.Producers)
 	if m.Scheduled > 0 {
-		fmt.Fprintf(&b, " (%d producers, about %s messages scheduled, not known sent)", m.Producers, commaInt(m.Scheduled))
-	} else {
-		fmt.Fprintf(&b, " (%d producers)", m.Producers)
+		fmt.Fprintf(&b, ", about %s messages scheduled, not known sent", commaInt(m.Scheduled))
 	}
+	b.WriteString(")")
 	if m.Consumers > 0 {
-		fmt.Fprintf(&b, "; %d consumers missing: %s acknowledged messages undelivered in the books present are unresolved, not lost",
+		fmt.Fprintf(&b, "; %d of the consumers missing: %s acknowledged messages no present consumer received are unresolved, not lost",
 			m.Consumers, commaInt(m.Unresolved))
 	}
 	if m.OrphanDelivered > 0 {
-		fmt.Fprintf(&b, "; %s messages of the missing producers were delivered (counted in delivered, not in sent)", commaInt(m.OrphanDelivered))
+		fmt.Fprintf(&b, "; %s deliveries of the missing producers' messages are left out of sent and delivered", commaInt(m.OrphanDelivered))
 	}
 	return b.String()
 }

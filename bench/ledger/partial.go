@@ -11,14 +11,15 @@ type PartialTotals struct {
 	// hold their delivery, so they are not known lost (summed over groups).
 	Unresolved int64
 	// OrphanDelivered counts distinct messages of the missing segments' producers that a present
-	// segment's consumers received: delivered, their sending record lost with the segment.
+	// segment's consumers received (summed over groups): delivered, their sending record lost with
+	// the segment; not in Delivered.
 	OrphanDelivered int64
 }
 
 // UnionPartial joins the books of the segments that finished, when others are missing:
 // missingProducers are the producers only a missing book ran. Their messages were scheduled but
-// whether they were sent is not known: those a present consumer received count as delivered
-// (OrphanDelivered), the rest count nowhere, never as lost. consumersMissing says a missing
+// whether they were sent is not known: those a present consumer received are counted apart
+// (OrphanDelivered), the rest nowhere, never as lost. consumersMissing says a missing
 // segment ran consumers: an acknowledged message no present book delivered is then Unresolved,
 // not lost.
 func UnionPartial(books []Book, missingProducers []int, consumersMissing bool, maxLost int) (PartialTotals, []LostMessage, error) {
@@ -64,8 +65,9 @@ func UnionPartial(books []Book, missingProducers []int, consumersMissing bool, m
 				case missing[p] && d == 0:
 					// Scheduled in a missing segment, never seen: not known sent.
 				case missing[p]:
+					// Kept out of Delivered, so that delivered + queued + lost + unresolved
+					// still add up to acknowledged.
 					t.OrphanDelivered++
-					l.account(&t.Totals, flagSent|flagAcked, d, found, l.Poison(uint64(seq)))
 				case consumersMissing && f&flagAcked != 0 && d == 0 && !found:
 					t.Unresolved++
 				default:
