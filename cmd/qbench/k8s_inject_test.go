@@ -79,4 +79,26 @@ func TestK8sNameCannotInjectObjects(t *testing.T) {
 			t.Fatalf("with a crafted name and claim: kinds %v\n%s", got, out)
 		}
 	})
+	// The scenario file, address and password included, goes into the Secret as one encoded
+	// string, and a crafted address reaches no argument: whatever they hold stays data.
+	t.Run("crafted address and file stay in the Secret", func(t *testing.T) {
+		sc, err := loadScenario("testdata/k8s-scenario.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.Address = "redis.bench.svc:6379\n---\nkind: ClusterRoleBinding\nmetadata: {name: pwned}"
+		raw := []byte("address: x\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: pwned}\n...\n")
+		o := k8sOptions{Segments: 2, Image: "x", RunID: "r", CPU: "1", Memory: "1Gi", Storage: "1Gi",
+			BarrierTimeout: time.Minute, Lead: time.Second, Hold: time.Hour}
+		out, err := k8sManifests(sc, raw, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := k8sKinds(t, out); !slices.Equal(got, want) {
+			t.Fatalf("kinds %v, want %v\n%s", got, want, out)
+		}
+		if strings.Contains(string(out), "\n---\napiVersion: v1\nkind: ConfigMap") || strings.Contains(string(out), "ClusterRoleBinding") {
+			t.Errorf("the crafted text reached the stream unencoded:\n%s", out)
+		}
+	})
 }
