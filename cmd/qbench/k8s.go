@@ -58,6 +58,9 @@ const (
 	// k8sMargin is how long after the scenario's own end (warm-up, duration, drain) the
 	// tear-down waits: the segments' settle and final sweep.
 	k8sMargin = 2 * time.Minute
+	// k8sShortStart is how far ahead an absolute start should be for pods to pull an image and
+	// start: less is warned about.
+	k8sShortStart = 2 * time.Minute
 )
 
 func k8sCmd() *cobra.Command {
@@ -109,6 +112,9 @@ pods: a loopback address is refused (exit 2).`,
 			out, err := k8sManifests(sc, raw, o)
 			if err != nil {
 				return err
+			}
+			if ahead := o.StartAt.Sub(o.Now); !o.StartAt.IsZero() && ahead < k8sShortStart {
+				fmt.Fprintf(os.Stderr, "qbench: warning: --start-at is only %s ahead: a pod whose image pull or scheduling takes longer misses its share (the barrier, on redis-url, has no such limit)\n", ahead.Round(time.Second))
 			}
 			_, err = cmd.OutOrStdout().Write(out)
 			return err

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 	batchv1 "k8s.io/api/batch/v1"
@@ -300,6 +301,20 @@ func TestK8sRefuses(t *testing.T) {
 				t.Errorf("the password reached stderr: %q", stderr)
 			}
 		})
+	}
+}
+
+// An absolute start close ahead is accepted with a warning; far ahead, without one.
+func TestK8sWarnsOfAShortStart(t *testing.T) {
+	for _, tc := range []struct {
+		ahead time.Duration
+		warn  bool
+	}{{30 * time.Second, true}, {time.Hour, false}} {
+		at := time.Now().Add(tc.ahead).UTC().Format(time.RFC3339)
+		_, stderr, code := qbench(t, "k8s", "testdata/k8s-scenario.yaml", "--segments", "2", "--image", "x", "--start-at", at)
+		if code != 0 || strings.Contains(stderr, "only") != tc.warn {
+			t.Errorf("start %s ahead: exit %d, stderr %q; want exit 0, a warning %v", tc.ahead, code, stderr, tc.warn)
+		}
 	}
 }
 
