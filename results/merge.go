@@ -25,6 +25,9 @@ type Merged struct {
 	// Interrupted are the sources that were stopped early (Ctrl-C): the merge is partial, and
 	// its headline says so (PartialHeadline).
 	Interrupted []string `json:"interrupted,omitempty"`
+	// Missing, for segments merged with some missing (qbench merge --allow-missing), says what
+	// is missing: the merge is partial, and its headline says so (MissingHeadline).
+	Missing *Missing `json:"missing,omitempty"`
 }
 
 // Repetition is one repetition's own figures inside a merged result.

@@ -79,12 +79,25 @@ func IsSegment(rs []*Result) bool {
 // of one run ID, one scenario as run (seed included), one engine, one N and one start instant,
 // every index from 0 to N-1 present once. It returns them ordered by index.
 func CheckSegments(rs []*Result) ([]*Result, error) {
+	out, missing, err := checkSegments(rs)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: run %s has %d segments; missing %s (qbench merge --allow-missing merges the others, marked partial)",
+			ErrSegments, out[0].RunID, out[0].Segment.Count, joinInts(missing))
+	}
+	return out, nil
+}
+
+// checkSegments is CheckSegments that reports the missing indices instead of refusing them.
+func checkSegments(rs []*Result) ([]*Result, []int, error) {
 	if len(rs) == 0 {
-		return nil, fmt.Errorf("%w: nothing to merge", ErrSegments)
+		return nil, nil, fmt.Errorf("%w: nothing to merge", ErrSegments)
 	}
 	for i, r := range rs {
 		if r.Segment == nil {
-			return nil, fmt.Errorf("%w: result %d (run %s) is not a segment (qbench run --segment); merge segments only with each other", ErrSegments, i+1, r.RunID)
+			return nil, nil, fmt.Errorf("%w: result %d (run %s) is not a segment (qbench run --segment); merge segments only with each other", ErrSegments, i+1, r.RunID)
 		}
 	}
 	first := rs[0]
@@ -94,34 +107,39 @@ func CheckSegments(rs []*Result) ([]*Result, error) {
 		g := r.Segment
 		switch {
 		case r.RunID != first.RunID:
-			return nil, fmt.Errorf("%w: result %d is of run %s, result 1 of run %s", ErrSegments, i+1, r.RunID, first.RunID)
+			return nil, nil, fmt.Errorf("%w: result %d is of run %s, result 1 of run %s", ErrSegments, i+1, r.RunID, first.RunID)
 		case g.Count != n:
-			return nil, fmt.Errorf("%w: result %d is segment %d/%d, result 1 is of %d segments", ErrSegments, i+1, g.Index, g.Count, n)
+			return nil, nil, fmt.Errorf("%w: result %d is segment %d/%d, result 1 is of %d segments", ErrSegments, i+1, g.Index, g.Count, n)
 		case !bytes.Equal(r.Scenario, first.Scenario):
-			return nil, fmt.Errorf("%w: result %d (segment %d/%d) ran a different scenario from result 1", ErrSegments, i+1, g.Index, g.Count)
+			return nil, nil, fmt.Errorf("%w: result %d (segment %d/%d) ran a different scenario from result 1", ErrSegments, i+1, g.Index, g.Count)
 		case r.Engine.Name != first.Engine.Name || r.Engine.Design != first.Engine.Design:
-			return nil, fmt.Errorf("%w: result %d ran %s/%s, result 1 %s/%s", ErrSegments, i+1, r.Engine.Name, r.Engine.Design, first.Engine.Name, first.Engine.Design)
+			return nil, nil, fmt.Errorf("%w: result %d ran %s/%s, result 1 %s/%s", ErrSegments, i+1, r.Engine.Name, r.Engine.Design, first.Engine.Name, first.Engine.Design)
 		case !g.StartAt.Equal(first.Segment.StartAt):
-			return nil, fmt.Errorf("%w: result %d started at %s, result 1 at %s", ErrSegments, i+1, g.StartAt.Format(time.RFC3339Nano), first.Segment.StartAt.Format(time.RFC3339Nano))
+			return nil, nil, fmt.Errorf("%w: result %d started at %s, result 1 at %s", ErrSegments, i+1, g.StartAt.Format(time.RFC3339Nano), first.Segment.StartAt.Format(time.RFC3339Nano))
 		case g.Index < 0 || g.Index >= n:
-			return nil, fmt.Errorf("%w: result %d is segment %d of %d", ErrSegments, i+1, g.Index, n)
+			return nil, nil, fmt.Errorf("%w: result %d is segment %d of %d", ErrSegments, i+1, g.Index, n)
 		}
 		if seen[g.Index]++; seen[g.Index] > 1 {
-			return nil, fmt.Errorf("%w: segment %d/%d is given more than once", ErrSegments, g.Index, n)
+			return nil, nil, fmt.Errorf("%w: segment %d/%d is given more than once", ErrSegments, g.Index, n)
 		}
 	}
-	var missing []string
+	var missing []int
 	for i, k := range seen {
 		if k == 0 {
-			missing = append(missing, fmt.Sprint(i))
+			missing = append(missing, i)
 		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%w: run %s has %d segments; missing %s", ErrSegments, first.RunID, n, strings.Join(missing, ", "))
 	}
 	out := append([]*Result(nil), rs...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Segment.Index < out[j].Segment.Index })
-	return out, nil
+	return out, missing, nil
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // MergeSegments joins the N segments of one run into the run's result. Histograms add exactly
@@ -133,6 +151,12 @@ func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return mergeSegments(rs, join)
+}
+
+// mergeSegments merges segments CheckSegments (or checkSegments) ordered, joining their books
+// with join.
+func mergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 	out, err := Merge(rs, MergeOptions{Mode: MergeMachines})
 	if err != nil {
 		return nil, err

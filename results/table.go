@@ -26,6 +26,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if h := PartialHeadline(r); h != "" {
 		fmt.Fprintln(w, h)
 	}
+	if h := MissingHeadline(r); h != "" {
+		fmt.Fprintln(w, h)
+	}
 	offered := "closed loop (max)"
 	switch {
 	case s.Role == "consume":

@@ -148,6 +148,9 @@ func Assess(r *Result) Trust {
 	if r.Interrupted {
 		flags = append(flags, suspect(CodeInterrupted, "interrupted: the run was stopped early; its figures cover what ran"))
 	}
+	if h := MissingHeadline(r); h != "" {
+		flags = append(flags, suspect(CodePartial, "%s", strings.TrimPrefix(h, "PARTIAL: ")))
+	}
 	if r.Segment != nil {
 		flags = append(flags, suspect(CodePartial, "partial: segment %d/%d of run %s: lost, queued and duplicates are known only after qbench merge joins every segment",
 			r.Segment.Index, r.Segment.Count, r.RunID))

@@ -97,7 +97,7 @@ func readResults(paths []string) ([]*results.Result, []string, error) {
 
 func mergeCmd() *cobra.Command {
 	var out string
-	var repetitions, force bool
+	var repetitions, force, allowMissing bool
 	var wait time.Duration
 	cmd := &cobra.Command{
 		Use:   "merge RESULT.json... -o MERGED.json",
@@ -111,23 +111,31 @@ is kept so that compare --noise can tell noise from a regression.
 
 Segments of one run (qbench run --segment i/N) are joined as one run: their ledgers are matched
 message by message, so a message produced in one segment and consumed in another counts as
-delivered; results that are not exactly the N segments of one run are refused (exit 2).`,
+delivered; results that are not exactly the N segments of one run are refused (exit 2).
+With --allow-missing a run some of whose segments are missing (a lost pod) is merged from the
+others, marked PARTIAL: the missing segments' messages are unknown, never counted lost; with
+--wait, an input still absent when the wait ends is then treated as missing.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageError{fmt.Errorf("-o MERGED.json is required")}
 			}
 			if wait > 0 {
-				if err := waitForResults(args, wait); err != nil {
+				present, err := waitForResults(args, wait, allowMissing)
+				if err != nil {
 					return err
 				}
+				args = present
+			}
+			if len(args) == 0 {
+				return usageError{fmt.Errorf("--allow-missing: none of the inputs is there: nothing to merge")}
 			}
 			rs, _, err := readResults(args)
 			if err != nil {
 				return err
 			}
 			if results.IsSegment(rs) {
-				m, err := mergeSegments(rs)
+				m, err := mergeSegments(rs, allowMissing)
 				if err != nil {
 					return err
 				}
@@ -148,6 +156,7 @@ delivered; results that are not exactly the N segments of one run are refused (e
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the merged result to this file")
 	cmd.Flags().BoolVar(&repetitions, "repetitions", false, "the results are repetitions of one scenario, not parallel load generators")
 	cmd.Flags().BoolVar(&force, "force", false, "merge even if the scenarios differ")
+	cmd.Flags().BoolVar(&allowMissing, "allow-missing", false, "merge the segments of a run that are there, marked partial, when some are missing (a lost pod)")
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,8 +25,16 @@ func segmentFlags(cmd *cobra.Command) {
 	cmd.Flags().Bool("teardown-only", false, "remove what the run with --run-id created on the engine, and run nothing (after all segments are done)")
 }
 
-// parseStartAt reads --start-at: RFC 3339, or unix milliseconds.
+// parseStartAt reads --start-at: RFC 3339, or unix milliseconds, or @FILE holding either (the
+// start a readiness barrier wrote, qbench k8s barrier).
 func parseStartAt(s string) (time.Time, error) {
+	if file, ok := strings.CutPrefix(s, "@"); ok {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("--start-at %s: %w", s, err)
+		}
+		s = strings.TrimSpace(string(raw))
+	}
 	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return time.UnixMilli(ms), nil
 	}
@@ -108,8 +117,14 @@ func refuseSegmentedSweep(cmd *cobra.Command) error {
 
 // mergeSegments is qbench merge for segments' partial results: refused (exit 2) unless they are
 // exactly the N segments of one run.
-func mergeSegments(rs []*results.Result) (*results.Result, error) {
-	m, err := results.MergeSegments(rs, bench.JoinSegmentLedgers)
+func mergeSegments(rs []*results.Result, allowMissing bool) (*results.Result, error) {
+	merge := results.MergeSegments
+	if allowMissing {
+		merge = func(rs []*results.Result, join results.LedgerJoin) (*results.Result, error) {
+			return results.MergeSegmentsPartial(rs, join, bench.JoinPartialSegmentLedgers)
+		}
+	}
+	m, err := merge(rs, bench.JoinSegmentLedgers)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -117,20 +132,27 @@ func mergeSegments(rs []*results.Result) (*results.Result, error) {
 }
 
 // waitForResults waits until every path holds a complete result (segments still running write
-// theirs at the end), up to wait.
-func waitForResults(paths []string, wait time.Duration) error {
+// theirs at the end), up to wait, and returns the paths. With allowMissing, the paths still
+// without a result at the end are left out, each named on stderr.
+func waitForResults(paths []string, wait time.Duration, allowMissing bool) ([]string, error) {
 	deadline := time.Now().Add(wait)
+	var present []string
 	for _, p := range paths {
 		for {
 			_, err := results.ReadFile(p)
 			if err == nil {
+				present = append(present, p)
 				break
 			}
 			if time.Now().After(deadline) {
-				return fmt.Errorf("--wait %s: %s is not there yet: %w", wait, p, err)
+				if allowMissing {
+					fmt.Fprintf(os.Stderr, "qbench: --wait %s: %s is not there: merged as missing\n", wait, p)
+					break
+				}
+				return nil, fmt.Errorf("--wait %s: %s is not there yet: %w", wait, p, err)
 			}
 			time.Sleep(time.Second)
 		}
 	}
-	return nil
+	return present, nil
 }

@@ -126,6 +126,23 @@ func TestSegmentsEndToEnd(t *testing.T) {
 		})
 	}
 
+	// The same missing segment with --allow-missing: merged from the other three, PARTIAL, the
+	// missing share unknown and nothing lost.
+	t.Run("a missing segment allowed", func(t *testing.T) {
+		p := filepath.Join(dir, "partial.json")
+		out, stderr, code := qbench(t, "merge", "--allow-missing", paths[0], paths[1], paths[3], "-o", p)
+		if code != 0 || !strings.Contains(out, "PARTIAL: segment 2 of 4 missing") {
+			t.Fatalf("merge --allow-missing: exit %d, %s\n%s", code, stderr, out)
+		}
+		m, err := results.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if miss := m.Merged.Missing; miss == nil || len(miss.Segments) != 1 || miss.Segments[0] != 2 || miss.Producers != 1 || m.Summary.Ledger.Lost != 0 {
+			t.Errorf("missing %+v, ledger %+v", m.Merged.Missing, m.Summary.Ledger)
+		}
+	})
+
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	defer rdb.Close()
 	keys := func() []string {
