@@ -138,7 +138,7 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 				f.Settings[k] = strconv.FormatInt(v, 10)
 			}
 		}
-		if n := e.swept.Load(); n >= 0 {
+		if n := e.swept.Load(); n >= 0 && e.opts.retains() { // without retention a gap is a loss, not a deletion
 			f.Stats = map[string]int64{RetentionDeletedStat: max(e.published.Load()-n, 0)}
 		}
 	}
