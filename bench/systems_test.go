@@ -24,12 +24,19 @@ var systemPromises = map[string]map[string]func(r *results.Result, cut results.F
 		"jetstream-default-sync":    lostSome, // fsync every 2 minutes: the backlog, and the stream
 		"jetstream-sync-always":     lostNoneWritesBack,
 		"rabbitmq-quorum":           lostNoneWritesBack,
+		"rabbitmq-stream":           lostToTheCut, // confirmed before fsync: one node has no replica to fall back on
 	},
 }
 
 // Every loss of the systems matrix is charged to its one power cut.
 func lostSome(r *results.Result, cut results.FaultWindow) bool {
 	return r.Summary.Ledger.Lost > 0 && cut.Lost == r.Summary.Ledger.Lost
+}
+
+// lostToTheCut: acknowledged messages lost, some of them charged to the cut (others may be
+// charged to no window: lost after it).
+func lostToTheCut(r *results.Result, cut results.FaultWindow) bool {
+	return r.Summary.Ledger.Lost > 0 && cut.Lost > 0
 }
 
 func lostUpTo(seconds float64) func(*results.Result, results.FaultWindow) bool {
