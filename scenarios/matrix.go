@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -262,6 +263,7 @@ func (s *Scenario) clone() *Scenario {
 			c.Persistence[k] = v
 		}
 	}
+	c.Names = maps.Clone(s.Names) // a matrix may sweep names.stream
 	c.Faults = append([]Fault(nil), s.Faults...)
 	c.Gates = append([]string(nil), s.Gates...)
 	c.keys = make(map[string]int, len(s.keys))
