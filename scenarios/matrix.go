@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"reflect"
@@ -308,7 +309,8 @@ func fieldFor(v reflect.Value, parts []string) (f reflect.Value, mapKey string, 
 	}
 	switch {
 	case v.Kind() == reflect.Map:
-		return reflect.Value{}, "", fmt.Errorf("sweep one setting, e.g. %s.appendfsync", strings.Join(parts, "."))
+		example := map[string]string{"persistence": "appendfsync"}[parts[0]] // names: keys are the engine's
+		return reflect.Value{}, "", fmt.Errorf("sweep one setting, e.g. %s.%s", strings.Join(parts, "."), cmp.Or(example, "<key>"))
 	case v.Kind() == reflect.Struct && !reflect.PointerTo(v.Type()).Implements(unmarshalerType):
 		return reflect.Value{}, "", fmt.Errorf("%s is a group of fields; sweep one of them", strings.Join(parts, "."))
 	}
