@@ -15,7 +15,7 @@ func Checks() scenarios.Checks {
 	for _, r := range engines.All() {
 		es = append(es, &scenarios.Engine{
 			Name: r.Name, Designs: r.Designs, Sections: r.Sections, Options: r.Options, Decode: r.Decode,
-			Check: checkFor(r.Check), Groups: r.Groups, Moved: r.Moved,
+			Check: checkFor(r.Check), Groups: r.Groups, Moved: r.Moved, Names: r.Names, CheckNames: checkNamesFor(r.CheckNames),
 			Faults: r.Faults, NeedsAddress: r.NeedsAddress, ClosedLoopBatch: r.ClosedLoop.Batch, ClosedLoopInFlight: r.ClosedLoop.InFlight,
 		})
 	}
@@ -32,7 +32,17 @@ func checkFor(check func(any, engines.Plan) error) func(any, scenarios.Plan) err
 	if check == nil {
 		return nil
 	}
-	return func(o any, p scenarios.Plan) error {
-		return check(o, engines.Plan{Design: p.Design, Consumers: p.Consumers, NamedGroup: p.NamedGroup, AnyDesign: p.AnyDesign})
+	return func(o any, p scenarios.Plan) error { return check(o, planFor(p)) }
+}
+
+// checkNamesFor is checkFor for a registration's CheckNames.
+func checkNamesFor(check func(engines.Plan) error) func(scenarios.Plan) error {
+	if check == nil {
+		return nil
 	}
+	return func(p scenarios.Plan) error { return check(planFor(p)) }
+}
+
+func planFor(p scenarios.Plan) engines.Plan {
+	return engines.Plan{Design: p.Design, Consumers: p.Consumers, Names: p.Names, Consumes: p.Consumes, AnyDesign: p.AnyDesign}
 }

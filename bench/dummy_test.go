@@ -40,4 +40,15 @@ func TestEngineByRegistrationAlone(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `d.yaml:2: design: engine dummy has no design "stream"`) {
 		t.Fatalf("a design the dummy lacks: %v", err)
 	}
+	// Its names: come from its registration too: the keys its design takes, and their rule.
+	for _, c := range []struct{ yaml, want string }{
+		{"names: {queue: orders}\n", ""},
+		{"names:\n  queue: Orders\n", "d.yaml:4: names.queue: must be lowercase letters a to z"},
+		{"names:\n  stream: s\n", "d.yaml:4: names.stream: is not a name design queue uses (it takes [queue])"},
+	} {
+		_, err := scenarios.Parse("d.yaml", []byte("engine: dummy\nrate: 10\n"+c.yaml), bench.Checks())
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("names on the dummy engine, %q: %v, want %q", c.yaml, err, c.want)
+		}
+	}
 }

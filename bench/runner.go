@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -176,13 +177,19 @@ func (r *run) cleanupLeft() time.Duration {
 }
 
 // stampTag is the run tag messages are stamped with: the run's own, except in a produce-only or
-// consume-only run against named keys, which stamp with (and recognise) a tag derived from the
-// names, so that a consume-only run knows the messages a produce-only run left there and counts
-// anything else as foreign. (Two produce-only runs into the same names between consume runs
-// therefore look like one run sending every sequence number twice.)
+// consume-only run against a named queue, which stamp with (and recognise) a tag derived from the
+// design and the queue's name (the first name the engine's registration declares for the
+// design), so that a consume-only run knows the messages a produce-only run left there and
+// counts anything else as foreign. (Two produce-only runs into the same queue between consume
+// runs therefore look like one run sending every sequence number twice.)
 func stampTag(sc *scenarios.Scenario, runID string) uint64 {
-	if n := sc.Names; n.Set() && !(sc.Produces() && sc.Consumes()) {
-		return runTag("names\x00" + sc.Design + "\x00" + n.Stream + "\x00" + n.List + "\x00" + n.Topic + "\x00" + n.Channel)
+	if sc.Produces() && sc.Consumes() {
+		return runTag(runID)
+	}
+	if r, err := engines.Lookup(sc.Engine); err == nil {
+		if keys := r.Names[sc.Design]; len(keys) > 0 && sc.Names[keys[0]] != "" {
+			return runTag("names\x00" + sc.Design + "\x00" + keys[0] + "\x00" + sc.Names[keys[0]])
+		}
 	}
 	return runTag(runID)
 }
@@ -205,7 +212,7 @@ func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
 		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas, InFlight: sc.InFlight,
 		Shards: sc.Shards, ShardRouting: sc.ShardRouting, Faults: faultKinds(sc), ShardSkew: sc.ShardSkew, Seed: sc.Seed,
-		Names:   engines.Names{Stream: sc.Names.Stream, Group: sc.Names.Group, List: sc.Names.List, Topic: sc.Names.Topic, Channel: sc.Names.Channel},
+		Names:   maps.Clone(sc.Names),
 		LossyFS: sc.NeedsLossyFS(),
 		// The engine's own section (redis:, kafka:) as its registration decoded it.
 		Address: sc.Address, Persistence: sc.EffectivePersistence(), Options: sc.Options,

@@ -17,7 +17,7 @@ func TestSpecForCopiesEveryField(t *testing.T) {
 	sc := &scenarios.Scenario{
 		Design: "stream", Producers: 2, Consumers: 3, Replicas: 1, InFlight: 4, Shards: 2,
 		ShardRouting: "zipf", ShardSkew: 1.5, Seed: 7, Address: "127.0.0.1:1", Policy: "aof-always",
-		Names:   scenarios.Names{Stream: "s", Group: "g", List: "l", Topic: "t", Channel: "c"},
+		Names:   scenarios.Names{"stream": "s", "group": "g"},
 		Faults:  []scenarios.Fault{{Kind: scenarios.FaultPowerLoss}},
 		Options: struct{ Any int }{1},
 	}
@@ -54,7 +54,7 @@ func TestPlanCopyComplete(t *testing.T) {
 	}
 	var got engines.Plan
 	check := checkFor(func(_ any, p engines.Plan) error { got = p; return nil })
-	_ = check(nil, scenarios.Plan{Design: "d", Consumers: 2, NamedGroup: true, AnyDesign: true})
+	_ = check(nil, scenarios.Plan{Design: "d", Consumers: 2, Names: map[string]string{"queue": "q"}, Consumes: true, AnyDesign: true})
 	checkAllSet(t, "plan", reflect.ValueOf(got))
 }
 

@@ -35,10 +35,11 @@ type Spec struct {
 	// ShardRouting is how producers choose a shard: round-robin (default), producer (producer i
 	// writes shard i mod Shards) or zipf (a hot-key skew, seeded).
 	ShardRouting string
-	// Names, when set, replace the RunID-derived names of the queue with those of an existing
-	// system (producer-only and consumer-only runs). An engine never deletes a named key, topic or
-	// group; it may create a missing one.
-	Names Names
+	// Names, when set, replace the RunID-derived names of the queue's objects with those of an
+	// existing system (producer-only and consumer-only runs), under the keys the registration's
+	// Names declares for the design ("stream", "topic", "queue"), validated by its CheckNames.
+	// An engine never deletes a named object; it may create a missing one.
+	Names map[string]string
 	// ShardSkew is the Zipf exponent (s > 1) of zipf routing.
 	ShardSkew float64
 	// Seed is the scenario's seed, for the engine's own seeded choices (zipf routing).
@@ -53,16 +54,6 @@ type Spec struct {
 	// type-asserts it to its own type. Nil when the spec was built without a scenario: the
 	// engine's defaults. Spec itself carries only what every engine shares.
 	Options any
-}
-
-// Names name the queue of an existing system; empty fields keep the run's own names.
-type Names struct {
-	// Stream and Group: the stream design's stream and its one consumer group (no Group on a
-	// named stream: no group is created, for a producer-only run).
-	Stream, Group string
-	// List is the list design's list; Channel the pub/sub channel; Topic the Kafka topic (Group
-	// its consumer group).
-	List, Channel, Topic string
 }
 
 // Factory makes an engine for a run. It may start servers; Close stops them.
@@ -95,9 +86,20 @@ type Registration struct {
 	// scenario has none, so the defaults are filled and recorded in the result.
 	Decode func(decode func(into any) error) (any, error)
 	// Check holds what Decode made against the rest of the scenario (Plan: the design, the
-	// consumers, a named group), with Decode's kind of errors (Field() names the key within the
+	// consumers, the names), with Decode's kind of errors (Field() names the key within the
 	// section). Nil: nothing to check.
 	Check func(options any, p Plan) error
+	// Names are the objects of an existing system a scenario's names: may name, by design: the
+	// first is the queue itself (a stream, list, topic or queue), which a produce-only or
+	// consume-only run on an engine that NeedsAddress must name; the others go with it (a
+	// consumer group). A design not listed runs against no named objects (it has run-private
+	// ones its tear-down deletes). The engine reads the values in Spec.Names under these keys.
+	Names map[string][]string
+	// CheckNames checks the names a scenario gives (Plan.Names: only keys the design takes,
+	// none empty) by the system's own rules and against the run (Plan.Consumes: consumers read
+	// them). An error with a Field() string method naming the key ("topic") is reported as
+	// names.topic at its line; several may be joined. Nil: any non-empty value is a name.
+	CheckNames func(p Plan) error
 	// Groups is how many receiving groups (each owed every message) the options make for a
 	// design and a number of consumers, known before the engine exists: the ledger's size and
 	// the memory budget read it. Nil: one, or one per consumer for pubsub.
@@ -136,8 +138,10 @@ type Plan struct {
 	Design string
 	// Consumers is the number of consumers.
 	Consumers int
-	// NamedGroup: consumers read in the consumer group of an existing system (names.group).
-	NamedGroup bool
+	// Names are the scenario's names: (the objects of an existing system), nil for none.
+	Names map[string]string
+	// Consumes: the run has consumers (its role is both or consume).
+	Consumes bool
 	// AnyDesign: a matrix sweeps the design, so settings for several designs are in order.
 	AnyDesign bool
 }
@@ -161,6 +165,9 @@ func Register(r Registration) {
 		panic("engines: duplicate registration of " + r.Name)
 	}
 	if err := r.checkConformance(); err != nil {
+		panic("engines: " + r.Name + ": " + err.Error())
+	}
+	if err := r.checkNames(); err != nil {
 		panic("engines: " + r.Name + ": " + err.Error())
 	}
 	// The one check of a spec's design, for every caller of New (scenario validation reports it
@@ -233,6 +240,20 @@ func (r Registration) checkConformance() error {
 			if !slices.Contains(c.Promises, p) {
 				return fmt.Errorf("design %s: scenario for promise %q, which it does not make", design, p)
 			}
+		}
+	}
+	return nil
+}
+
+// checkNames refuses names declared for a design the engine does not have, or a design with no
+// name (its first is the queue a half run must name).
+func (r Registration) checkNames() error {
+	for design, keys := range r.Names {
+		if !r.Supports(design) {
+			return fmt.Errorf("names declared for design %q, which the engine does not support (%v)", design, r.Designs)
+		}
+		if len(keys) == 0 || slices.Contains(keys, "") {
+			return fmt.Errorf("design %s: names %q: the first is the queue, and none may be empty", design, keys)
 		}
 	}
 	return nil

@@ -1,6 +1,11 @@
 package scenarios
 
-import "regexp"
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+)
 
 // Backlog fills the queue with consumers off before the measured phase, then starts them and
 // measures the drain (see bench/backlog.go). One of Messages and Duration is set.
@@ -18,18 +23,14 @@ type Backlog struct {
 // Set says the scenario has a backlog phase.
 func (b Backlog) Set() bool { return b.Messages != 0 || b.Duration != 0 || b.Producers != "" }
 
-// Names name the keys, group or topic of an existing system, in place of the run-specific names
-// qbench derives from the run ID: a team measures its own queue. What a run names it never deletes.
-type Names struct {
-	Stream  string `yaml:"stream,omitempty" json:"stream,omitempty"`
-	Group   string `yaml:"group,omitempty" json:"group,omitempty"`
-	List    string `yaml:"list,omitempty" json:"list,omitempty"`
-	Topic   string `yaml:"topic,omitempty" json:"topic,omitempty"`
-	Channel string `yaml:"channel,omitempty" json:"channel,omitempty"`
-}
+// Names name the objects of an existing system (a stream and its group, a topic, a queue) in
+// place of the run-specific names qbench derives from the run ID: a team measures its own queue.
+// The keys are the engine's (its registration declares which each design takes, and checks the
+// values); what a run names it never deletes.
+type Names map[string]string
 
 // Set says a name is given.
-func (n Names) Set() bool { return n != Names{} }
+func (n Names) Set() bool { return len(n) > 0 }
 
 // Roles a run may take: both produces and consumes (the default); produce only sends, consume
 // only reads what another run (or system) put there.
@@ -43,18 +44,6 @@ const (
 // that scenarios without one are written as before).
 func (s *Scenario) Produces() bool { return s.Role != RoleConsume }
 func (s *Scenario) Consumes() bool { return s.Role != RoleProduce }
-
-// namesByDesign is which names each design takes. reliable-list keeps run-private processing
-// lists that its tear-down deletes, so it does not run against a named queue.
-var namesByDesign = map[string][]string{
-	"stream": {"stream", "group"},
-	"list":   {"list"},
-	"pubsub": {"channel"},
-	"topic":  {"topic", "group"},
-}
-
-// kafkaTopic is what Kafka accepts as a topic name.
-var kafkaTopic = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
 
 func (s *Scenario) validateBacklog(bad func(field, format string, args ...any)) {
 	b := s.Backlog
@@ -95,56 +84,84 @@ func (s *Scenario) validateBacklog(bad func(field, format string, args ...any)) 
 	}
 }
 
-func (s *Scenario) validateRole(c Checks, bad func(field, format string, args ...any)) {
+func (s *Scenario) validateRole(c Checks, bad func(field, format string, args ...any), errs *Errors) {
 	switch s.Role {
 	case "", RoleBoth, RoleProduce, RoleConsume:
 	default:
 		bad("role", "must be produce, consume or both (got %q)", s.Role)
 		return
 	}
-	n := s.Names
-	given := map[string]string{"stream": n.Stream, "group": n.Group, "list": n.List, "topic": n.Topic, "channel": n.Channel}
-	allowed, known := namesByDesign[s.Design]
-	for _, k := range []string{"stream", "group", "list", "topic", "channel"} {
-		if given[k] == "" {
-			continue
-		}
-		ok := false
-		for _, a := range allowed {
-			ok = ok || a == k
-		}
-		if !ok {
-			if !known {
-				bad("names."+k, "design %s does not run against named keys (names are for stream, list, pubsub and topic)", s.Design)
-			} else {
-				bad("names."+k, "is not a name design %s uses (it takes %v)", s.Design, allowed)
-			}
-		}
-	}
-	if n.Topic != "" && !kafkaTopic.MatchString(n.Topic) {
-		bad("names.topic", "must be 1 to 249 characters from a-z A-Z 0-9 . _ - (got %q)", n.Topic)
-	}
-	// An engine that connects to an existing server (its registration's NeedsAddress) is where a
-	// half run must name the queue.
-	url := false
-	if e, err := c.engine(s.Engine); err == nil {
-		url = e.NeedsAddress
-	}
-	if !(s.Produces() && s.Consumes()) && url && known {
-		// The queue itself must be named: a run-specific key on a shared system holds nothing
-		// for a consumer and would be left behind by a producer.
-		if queue := allowed[0]; given[queue] == "" {
-			bad("role", "%s on %s needs names.%s: the %s of the existing system to use", s.Role, s.Engine, queue, queue)
-		}
-	}
-	needsGroup := s.Design == "stream" || s.Design == "topic"
-	if needsGroup && s.Consumes() && n.Group == "" && (n.Stream != "" || n.Topic != "") {
-		bad("names.group", "is required when consumers read a named %s: the consumer group to read in", s.Design)
-	}
-	if n.Set() && s.Shards > 1 {
+	if s.Names.Set() && s.Shards > 1 {
 		bad("shards", "spreads the queue over keys of the run's own; a named %s is one key (got %d shards)", s.Design, s.Shards)
 	}
 	if s.Role == RoleConsume && s.PoisonEvery > 0 {
 		bad("poison_every", "picks messages by their producer's sequence number; a consume-only run does not choose them")
 	}
+	keys := slices.Sorted(maps.Keys(s.Names))
+	for _, k := range keys {
+		if s.Names[k] == "" {
+			bad("names."+k, "is empty: name the existing system's %s, or leave the key out for the run's own", k)
+		}
+	}
+	// Which names a design takes is the engine's: with the engine unknown or swept, each cell
+	// checks its own.
+	e, err := c.engine(s.Engine)
+	if err != nil || s.sweepsEngine() {
+		return
+	}
+	s.validateNames(c, e, keys, bad, errs)
+}
+
+// validateNames checks names: against the engine's registration: the keys its design takes, the
+// queue a half run on an existing system must name, and the values by the engine's own rules.
+func (s *Scenario) validateNames(c Checks, e *Engine, keys []string, bad func(field, format string, args ...any), errs *Errors) {
+	takes, named := e.Names[s.Design]
+	var wrong bool
+	for _, k := range keys {
+		switch {
+		case slices.Contains(takes, k):
+			continue
+		case len(e.Names) == 0:
+			can := c.names(func(o *Engine) bool { return len(o.Names) > 0 })
+			bad("names."+k, "engine %s does not run against named objects (engines that do: %s)", s.Engine, strings.Join(can, ", "))
+		case !named:
+			bad("names."+k, "design %s does not run against named keys (names are for designs %s)", s.Design, strings.Join(e.namedDesigns(), ", "))
+		default:
+			bad("names."+k, "is not a name design %s uses (it takes %v)", s.Design, takes)
+		}
+		wrong = true
+	}
+	// An engine that connects to an existing server (its registration's NeedsAddress) is where a
+	// half run must name the queue: a run-specific one on a shared system holds nothing for a
+	// consumer and would be left behind by a producer.
+	if !(s.Produces() && s.Consumes()) && e.NeedsAddress && named {
+		if queue := takes[0]; s.Names[queue] == "" {
+			bad("role", "%s on %s needs names.%s: the %s of the existing system to use", s.Role, s.Engine, queue, queue)
+		}
+	}
+	if wrong || !s.Names.Set() || e.CheckNames == nil {
+		return
+	}
+	if err := e.CheckNames(s.plan()); err != nil {
+		for _, one := range flatten(err) {
+			field, msg := "names", one.Error()
+			var fe interface{ Field() string }
+			if errors.As(one, &fe) && fe.Field() != "" {
+				field += "." + fe.Field()
+				msg = strings.TrimPrefix(msg, fe.Field()+": ") // the Error already names the field
+			}
+			*errs = append(*errs, &Error{Field: field, Msg: msg})
+		}
+	}
+}
+
+// namedDesigns are the engine's designs that take names, in its order.
+func (e *Engine) namedDesigns() []string {
+	var out []string
+	for _, d := range e.Designs {
+		if _, ok := e.Names[d]; ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }

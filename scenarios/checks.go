@@ -42,6 +42,12 @@ type Engine struct {
 	// Check holds what Decode made against the rest of the scenario; see
 	// engines.Registration.Check. Errors name keys within the section as Decode's do.
 	Check func(options any, p Plan) error
+	// Names are the objects of an existing system each design takes, its queue first; see
+	// engines.Registration.Names.
+	Names map[string][]string
+	// CheckNames checks the names given by the engine's rules (Field() names the key under
+	// names:); see engines.Registration.CheckNames.
+	CheckNames func(p Plan) error
 	// Groups is how many receiving groups the options make for a design and a number of
 	// consumers (the ledger's size); see engines.Registration.Groups.
 	Groups func(options any, design string, consumers int) int
@@ -64,8 +70,10 @@ type Plan struct {
 	Design string
 	// Consumers is the number of consumers.
 	Consumers int
-	// NamedGroup: consumers read in the consumer group of an existing system (names.group).
-	NamedGroup bool
+	// Names are the scenario's names: (the objects of an existing system), nil for none.
+	Names map[string]string
+	// Consumes: the run has consumers (its role is both or consume).
+	Consumes bool
 	// AnyDesign: a matrix sweeps the design, so settings for several designs are in order.
 	AnyDesign bool
 }
@@ -208,13 +216,18 @@ func (s *Scenario) decodeOptions(e *Engine, errs *Errors) {
 		return
 	}
 	if e.Check != nil {
-		p := Plan{Design: s.Design, Consumers: s.Consumers, NamedGroup: s.Names.Group != "", AnyDesign: s.sweepsDesign() || s.designSwept}
-		if err := e.Check(opts, p); err != nil {
+		if err := e.Check(opts, s.plan()); err != nil {
 			*errs = append(*errs, sectionErrors(e.Options, node, err)...)
 			return
 		}
 	}
 	s.Options, s.optionsKey = opts, e.Options
+}
+
+// plan is what an engine's Check and CheckNames see of the scenario.
+func (s *Scenario) plan() Plan {
+	return Plan{Design: s.Design, Consumers: s.Consumers, Names: s.Names, Consumes: s.Consumes(),
+		AnyDesign: s.sweepsDesign() || s.designSwept}
 }
 
 // sectionErrors are an engine's errors about its section (key), each at the line of the key it

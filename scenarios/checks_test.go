@@ -3,6 +3,7 @@ package scenarios
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,13 @@ type redisOptions struct {
 // redisLike gives e the stand-in redis: section, as redisq.WithSection gives the real ones.
 func redisLike(e *Engine) *Engine {
 	e.Options, e.Moved = "redis", []string{"stream", "list", "pubsub", "wait"}
+	e.Names = map[string][]string{"stream": {"stream", "group"}, "list": {"list"}, "pubsub": {"channel"}}
+	e.CheckNames = func(p Plan) error {
+		if p.Design == "stream" && p.Consumes && p.Names["stream"] != "" && p.Names["group"] == "" {
+			return fieldErr{"group", "is required when consumers read a named stream: the consumer group to read in"}
+		}
+		return nil
+	}
 	e.Decode = func(decode func(any) error) (any, error) {
 		var o redisOptions
 		if err := decode(&o); err != nil {
@@ -68,6 +76,18 @@ func redisLike(e *Engine) *Engine {
 	return e
 }
 
+// kafkaLike gives e the stand-in names: of the Kafka registrations (engines/kafkaq).
+func kafkaLike(e *Engine) *Engine {
+	e.Names = map[string][]string{"topic": {"topic", "group"}}
+	e.CheckNames = func(p Plan) error {
+		if t := p.Names["topic"]; t != "" && strings.ContainsAny(t, " /") {
+			return fieldErr{"topic", fmt.Sprintf("must be 1 to 249 characters from a-z A-Z 0-9 . _ - (got %q)", t)}
+		}
+		return nil
+	}
+	return e
+}
+
 type fieldErr struct{ field, msg string }
 
 func (e fieldErr) Error() string { return e.msg }
@@ -78,7 +98,7 @@ func (e fieldErr) Field() string { return e.field }
 var testChecks = Checks{
 	Engines: []*Engine{
 		redisLike(&Engine{Name: "embedded", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "command"}}),
-		{Name: "kafka", Designs: []string{"topic"}, Options: "kafka", Faults: []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
+		kafkaLike(&Engine{Name: "kafka", Designs: []string{"topic"}, Options: "kafka", Faults: []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
 			Decode: func(decode func(any) error) (any, error) {
 				o := kafkaOptions{Acks: "all"}
 				if err := decode(&o); err != nil {
@@ -88,16 +108,16 @@ var testChecks = Checks{
 					return nil, fieldErr{"acks", "want all or leader"}
 				}
 				return o, nil
-			}},
+			}}),
 		redisLike(&Engine{Name: "redis", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"}}),
 		redisLike(&Engine{Name: "redis-cluster", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"primary-kill", "node-restart", "partition"}}),
 		redisLike(&Engine{Name: "redis-cluster-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true}),
 		redisLike(&Engine{Name: "redis-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true}),
-		{Name: "kafka-url", Designs: []string{"topic"}, Options: "kafka", NeedsAddress: true,
+		kafkaLike(&Engine{Name: "kafka-url", Designs: []string{"topic"}, Options: "kafka", NeedsAddress: true,
 			Decode: func(decode func(any) error) (any, error) {
 				var o kafkaOptions
 				return o, decode(&o)
-			}},
+			}}),
 		redisLike(&Engine{Name: "server", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "command"}}),
 	},
 	Gate: func(expr string) error {

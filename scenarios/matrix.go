@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -262,6 +264,7 @@ func (s *Scenario) clone() *Scenario {
 			c.Persistence[k] = v
 		}
 	}
+	c.Names = maps.Clone(s.Names) // a matrix may sweep names.stream
 	c.Faults = append([]Fault(nil), s.Faults...)
 	c.Gates = append([]string(nil), s.Gates...)
 	c.keys = make(map[string]int, len(s.keys))
@@ -306,7 +309,8 @@ func fieldFor(v reflect.Value, parts []string) (f reflect.Value, mapKey string, 
 	}
 	switch {
 	case v.Kind() == reflect.Map:
-		return reflect.Value{}, "", fmt.Errorf("sweep one setting, e.g. %s.appendfsync", strings.Join(parts, "."))
+		example := map[string]string{"persistence": "appendfsync"}[parts[0]] // names: keys are the engine's
+		return reflect.Value{}, "", fmt.Errorf("sweep one setting, e.g. %s.%s", strings.Join(parts, "."), cmp.Or(example, "<key>"))
 	case v.Kind() == reflect.Struct && !reflect.PointerTo(v.Type()).Implements(unmarshalerType):
 		return reflect.Value{}, "", fmt.Errorf("%s is a group of fields; sweep one of them", strings.Join(parts, "."))
 	}

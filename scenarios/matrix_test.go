@@ -81,6 +81,7 @@ func TestMatrixErrors(t *testing.T) {
 		{"unsweepable", "name: x\nrate: 10\nmatrix:\n  name: [a, b]\n", "bad.yaml:4: matrix.name: name cannot be swept"},
 		{"group", "name: x\nrate: 10\nmatrix:\n  redis: [a]\n", "bad.yaml:4: matrix.redis: redis is a group of fields"},
 		{"whole map", "name: x\nrate: 10\nmatrix:\n  persistence: [a]\n", "bad.yaml:4: matrix.persistence: sweep one setting"},
+		{"whole names", "name: x\nrate: 10\nmatrix:\n  names: [a]\n", "bad.yaml:4: matrix.names: sweep one setting, e.g. names.<key>"},
 		{"empty", "name: x\nrate: 10\nmatrix:\n  rate: []\n", "bad.yaml:4: matrix.rate: needs at least one value"},
 		{"bad value type", "name: x\nrate: 10\nmatrix:\n  producers: [1,\n    many]\n", "bad.yaml:5: matrix.producers.1: cannot unmarshal"},
 		{"invalid cell", "name: x\nmatrix:\n  rate: [10,\n    -5]\n", "bad.yaml:4: matrix.rate.1: must be a positive number of messages per second, or max (got -5) (in cell rate=-5)"},

@@ -229,7 +229,7 @@ func (s *Scenario) validate(c Checks) Errors {
 	// After the engine's section is decoded: the ledger's size depends on its receiving groups.
 	s.validateLimits(bad)
 	// After the engine's check, which fills in its default design: names depend on the design.
-	s.validateRole(c, bad)
+	s.validateRole(c, bad, &errs)
 	return s.validateSweep(errs, c)
 }
 

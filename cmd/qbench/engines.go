@@ -24,8 +24,8 @@ func enginesCmd() *cobra.Command {
 	}
 }
 
-// writeEngines prints one block per engine: its name and what it is, then the designs and
-// scenario sections it reads, each wrapped to enginesWidth.
+// writeEngines prints one block per engine: its name and what it is, then the designs, the
+// scenario sections it reads and the names: each design takes, each wrapped to enginesWidth.
 func writeEngines(w io.Writer, regs []engines.Registration) error {
 	indent := 0
 	for _, r := range regs {
@@ -47,6 +47,9 @@ func writeEngines(w io.Writer, regs []engines.Registration) error {
 		lines := wrap(r.Summary, enginesWidth-indent)
 		lines = append(lines, wrapLabelled("designs:  ", strings.Join(r.Designs, ", "), enginesWidth-indent)...)
 		lines = append(lines, wrapLabelled("sections: ", strings.Join(reads, ", "), enginesWidth-indent)...)
+		if names := namesOf(r); names != "" {
+			lines = append(lines, wrapLabelled("names:    ", names, enginesWidth-indent)...)
+		}
 		for j, l := range lines {
 			lead := pad
 			if j == 0 {
@@ -58,6 +61,18 @@ func writeEngines(w io.Writer, regs []engines.Registration) error {
 		}
 	}
 	return nil
+}
+
+// namesOf is what names: each design takes, in the registration's order of designs:
+// "stream: stream, group; list: list"; "" for an engine without names.
+func namesOf(r engines.Registration) string {
+	var parts []string
+	for _, d := range r.Designs {
+		if keys, ok := r.Names[d]; ok {
+			parts = append(parts, d+": "+strings.Join(keys, ", "))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // wrapLabelled wraps text after label, continuation lines indented under the text.

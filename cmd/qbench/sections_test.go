@@ -22,6 +22,8 @@ func TestValidateEngineSections(t *testing.T) {
 		{"null engine's section", "engine: nullq\nrate: 100\nnullq:\n  capacity: 0\n", 2, "s.yaml:4: nullq.capacity: must be 1 to"},
 		{"shards on the null engine", "engine: nullq\nrate: 100\nshards: 4\n", 2, "s.yaml:3: shards: engine nullq does not read shards"},
 		{"default design is the engine's", "engine: kafka\nrate: 100\n", 0, ""},
+		{"bad topic name", "engine: kafka-url\naddress: 127.0.0.1:9\nrole: produce\nrate: 100\nnames:\n  topic: \"a b\"\n", 2, `s.yaml:6: names.topic: must be 1 to 249 characters from a-z A-Z 0-9 . _ - (got "a b")`},
+		{"named queue", "engine: rabbitmq-url\naddress: amqp://127.0.0.1:9\nrole: consume\nnames: {queue: orders}\n", 0, ""},
 		{"swept kafka key", "engine: kafka\nrate: 100\nmatrix:\n  kafka.acks: [all, sometimes]\n", 2, "s.yaml:4: matrix.kafka.acks.1: want none, leader or all"},
 	}
 	t.Run("qbench engines lists the sections", func(t *testing.T) {
@@ -31,7 +33,8 @@ func TestValidateEngineSections(t *testing.T) {
 				t.Errorf("a line of %d columns, more than %d: %q", len(line), enginesWidth, line)
 			}
 		}
-		for _, want := range []string{"sections: ", "kafka:", "redis:, persistence, policy, replicas", "nullq:"} {
+		for _, want := range []string{"sections: ", "kafka:", "redis:, persistence, policy, replicas", "nullq:",
+			"names:    stream: stream, group; list: list; pubsub: channel\n", "names:    topic: topic, group\n", "names:    classic: queue; quorum: queue; stream: queue\n"} {
 			if code != 0 || !strings.Contains(stdout, want) {
 				t.Errorf("exit %d, stdout lacks %q:\n%s", code, want, stdout)
 			}

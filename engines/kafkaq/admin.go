@@ -100,7 +100,7 @@ func (e *engine) Teardown(ctx context.Context) error {
 	if err := e.teardownClock(ctx); err != nil { // qbench's own, even beside a named topic
 		errs = append(errs, err)
 	}
-	if e.spec.Names.Topic != "" {
+	if e.spec.Names[NameTopic] != "" {
 		return errors.Join(errs...) // an existing system's topic and group stay as they are
 	}
 	if r, err := e.client.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{e.topic}}); err != nil {

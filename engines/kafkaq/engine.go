@@ -35,6 +35,7 @@ func init() {
 		New:       newManaged,
 		Faults:    []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
 		Options:   "kafka", Decode: decodeFor(true),
+		Names: designNames, CheckNames: checkNames,
 		ClosedLoop: ClosedLoopShape,
 		Conformance: map[string]engines.Conformance{Design: {
 			Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers, engines.PromiseRedelivery},
@@ -51,6 +52,7 @@ func init() {
 		New:     newURL,
 		Shared:  true,
 		Options: "kafka", Decode: decodeFor(false), NeedsAddress: true,
+		Names: designNames, CheckNames: checkNames,
 		ClosedLoop: ClosedLoopShape,
 	})
 }
@@ -132,22 +134,6 @@ func newEngine(name string, spec engines.Spec, opts options, bootstrap []string,
 		transport: t,
 		client:    &kafka.Client{Addr: kafka.TCP(bootstrap...), Transport: t, Timeout: 10 * time.Second},
 	}
-}
-
-// topicFor is the named topic of an existing system, else the run's own (topicName); groupFor
-// likewise for the consumer group. Named ones are never deleted (Teardown).
-func topicFor(spec engines.Spec) string {
-	if spec.Names.Topic != "" {
-		return spec.Names.Topic
-	}
-	return topicName(spec.RunID)
-}
-
-func groupFor(spec engines.Spec) string {
-	if spec.Names.Group != "" {
-		return spec.Names.Group
-	}
-	return "qbench-" + spec.RunID
 }
 
 // topicName is "qbench-<RunID>" made legal for Kafka: at most 249 characters from

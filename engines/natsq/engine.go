@@ -99,7 +99,7 @@ func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
 }
 
 func newEngine(name string, spec engines.Spec, opts Options, urls string) (*engine, error) {
-	if spec.Names != (engines.Names{}) {
+	if len(spec.Names) > 0 {
 		return nil, fmt.Errorf("%s: named queues (produce-only and consume-only runs) are not supported yet", name)
 	}
 	e := &engine{name: name, spec: spec, opts: opts, urls: urls}

@@ -130,7 +130,7 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	confirms := make([]*amqp.DeferredConfirmation, len(payloads))
 	for i, b := range payloads {
 		// The frame is written before this returns: the runner may reuse b afterwards.
-		confirms[i], errs[i] = ch.PublishWithDeferredConfirmWithContext(ctx, p.e.exchange, "", false, false,
+		confirms[i], errs[i] = ch.PublishWithDeferredConfirmWithContext(ctx, p.e.exchange, p.e.routingKey, false, false,
 			amqp.Publishing{DeliveryMode: mode, Body: b})
 	}
 	for i, dc := range confirms {

@@ -49,6 +49,7 @@ func init() {
 		New:       newManaged,
 		Faults:    []string{"stall", "server-crash", "power-loss", "disk-full", "command", "partition-leader-kill", "node-restart"},
 		Options:   "rabbitmq", Decode: decodeFor(true), Check: checkPlan,
+		Names: designNames, CheckNames: checkNames,
 		Conformance: map[string]engines.Conformance{
 			DesignClassic: {Promises: queuePromises},
 			DesignQuorum:  {Promises: queuePromises},
@@ -62,6 +63,7 @@ func init() {
 		New:     newURL,
 		Shared:  true,
 		Options: "rabbitmq", Decode: decodeFor(false), Check: checkPlan, NeedsAddress: true,
+		Names: designNames, CheckNames: checkNames,
 	})
 }
 
@@ -72,7 +74,11 @@ type engine struct {
 	opts     Options
 	urls     []string
 	exchange string
-	queue    string // the queues' name prefix: queue.<group>
+	queue    string // the queues' name prefix: queue.<group>; a named queue's whole name
+	// named: the scenario names an existing queue (names.queue): it is the one queue, published
+	// to through the default exchange with its name as routing key, and never deleted.
+	named      bool
+	routingKey string
 
 	admin *amqp.Connection
 
@@ -104,13 +110,13 @@ func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
 }
 
 func newEngine(name string, spec engines.Spec, opts Options, urls []string) (*engine, error) {
-	if spec.Names != (engines.Names{}) {
-		return nil, fmt.Errorf("%s: named queues (produce-only and consume-only runs) are not supported yet", name)
-	}
 	e := &engine{name: name, spec: spec, opts: opts, urls: urls,
 		exchange: "qbench." + spec.RunID, queue: "qbench." + spec.RunID,
 		pending: make([]atomic.Int64, max(spec.Consumers, 0))}
 	e.swept.Store(-1)
+	if err := e.useNamedQueue(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	conn, err := e.dial(0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -141,6 +147,9 @@ func (e *engine) GroupOf(consumer int) int { return consumer % e.Groups() }
 
 // queueOf is the queue consumer or group g reads.
 func (e *engine) queueOf(group int) string {
+	if e.named {
+		return e.queue
+	}
 	if e.spec.Design == DesignStream {
 		return e.queue + ".0"
 	}
@@ -149,7 +158,7 @@ func (e *engine) queueOf(group int) string {
 
 // queues is how many queues the run declares.
 func (e *engine) queues() int {
-	if e.spec.Design == DesignStream {
+	if e.spec.Design == DesignStream || e.named {
 		return 1
 	}
 	return e.opts.Groups
@@ -177,7 +186,11 @@ func (e *engine) queueArgs() amqp.Table {
 
 // Setup declares the fanout exchange and its queues, durable: quorum queues and streams are
 // always durable, and a classic queue that is not would lose even persistent messages on restart.
+// A named queue is only made sure of (setupNamed).
 func (e *engine) Setup(ctx context.Context) error {
+	if e.named {
+		return e.setupNamed()
+	}
 	ch, err := e.admin.Channel()
 	if err != nil {
 		return err
@@ -198,8 +211,11 @@ func (e *engine) Setup(ctx context.Context) error {
 	return nil
 }
 
-// Teardown deletes the run's queues and exchange.
+// Teardown deletes the run's queues and exchange; a named queue stays as it is.
 func (e *engine) Teardown(ctx context.Context) error {
+	if e.named {
+		return nil
+	}
 	conn := e.admin
 	if conn.IsClosed() {
 		var err error

@@ -131,6 +131,9 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 			"replicas":   strconv.Itoa(e.opts.Replicas),
 			"groups":     strconv.Itoa(e.opts.Groups),
 		}}
+	if e.named { // an existing system's queue, published to through the default exchange
+		f.Settings["exchange"], f.Settings["queue"] = "(default)", e.queue
+	}
 	if e.spec.Design == DesignStream {
 		for k, v := range map[string]int64{"max_length_bytes": e.opts.MaxLengthBytes,
 			"max_age_seconds": int64(e.opts.MaxAge / time.Second), "max_segment_size_bytes": e.opts.MaxSegmentSizeBytes} {
@@ -138,7 +141,9 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 				f.Settings[k] = strconv.FormatInt(v, 10)
 			}
 		}
-		if n := e.swept.Load(); n >= 0 && e.opts.retains() { // without retention a gap is a loss, not a deletion
+		// Without retention a gap is a loss, not a deletion; a named stream holds other runs'
+		// messages too, so the sweep's count says nothing of this run's retention.
+		if n := e.swept.Load(); n >= 0 && e.opts.retains() && !e.named {
 			f.Stats = map[string]int64{RetentionDeletedStat: max(e.published.Load()-n, 0)}
 		}
 	}

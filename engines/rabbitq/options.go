@@ -62,13 +62,21 @@ func (o Options) checkDesign(design string) error {
 	return errors.Join(errs...)
 }
 
-// checkPlan is the registrations' Check: the section against the scenario's design.
+// checkPlan is the registrations' Check: the section against the scenario's design and a named
+// queue (one queue: one group).
 func checkPlan(options any, p engines.Plan) error {
 	o, ok := options.(Options)
-	if !ok || p.AnyDesign {
+	if !ok {
 		return nil
 	}
-	return o.checkDesign(p.Design)
+	var errs []error
+	if p.Names[NameQueue] != "" && o.Groups > 1 {
+		errs = append(errs, fieldError{"groups", fmt.Sprintf("must be 1 with names.queue (one named queue; got %d)", o.Groups)})
+	}
+	if !p.AnyDesign {
+		errs = append(errs, o.checkDesign(p.Design))
+	}
+	return errors.Join(errs...)
 }
 
 // maxAgeArg is max_age as x-max-age writes it: whole seconds, in the largest unit that divides

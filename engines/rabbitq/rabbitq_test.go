@@ -265,6 +265,72 @@ func TestBroker(t *testing.T) {
 		counts(t, e, 5, 0) // what c0 held went back to the queue
 	})
 
+	// A produce-only run into a named queue that does not exist yet creates it, publishes
+	// through the default exchange and leaves the queue (with its messages) at tear-down; a
+	// consume-only run then reads them from it, and leaves it too.
+	t.Run("named queue", func(t *testing.T) {
+		const name = "orders"
+		spec := engines.Spec{RunID: "named", Design: DesignQuorum, Producers: 1, Consumers: 1, Names: map[string]string{NameQueue: name}}
+		run := func(do func(e *engine)) {
+			e, err := newEngine("rabbitmq-url", spec, DefaultOptions().fill(), c.URLs())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Setup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			do(e)
+			if err := errors.Join(e.Teardown(ctx), e.Close()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run(func(e *engine) {
+			if e.queueOf(0) != name || e.exchange != "" {
+				t.Fatalf("queue %q, exchange %q; want the named queue through the default exchange", e.queueOf(0), e.exchange)
+			}
+			p, err := e.NewProducer(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			send(t, p, [][]byte{[]byte("a"), []byte("b")})
+			counts(t, e, 2, 0)
+		})
+		var got []string
+		run(func(e *engine) {
+			cons, err := e.NewConsumer(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(10 * time.Second); len(got) < 2 && time.Now().Before(deadline); {
+				ds, err := cons.Receive(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range ds {
+					got = append(got, string(d.Payload))
+				}
+				if err := cons.Ack(ctx, ds); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := cons.Close(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if strings.Join(got, ",") != "a,b" {
+			t.Fatalf("the consume-only run read %q, want a,b", got)
+		}
+		// Both tear-downs left the queue; the producer's run declared no exchange of its own.
+		out, err := c.Nodes[0].Ctl(ctx, "list_queues", "name", "type", "--no-table-headers", "--quiet")
+		if err != nil || !strings.Contains(out, name+"\tquorum") {
+			t.Fatalf("queues after both runs:\n%s (%v); want %s, a quorum queue", out, err, name)
+		}
+		out, err = c.Nodes[0].Ctl(ctx, "list_exchanges", "name", "--no-table-headers", "--quiet")
+		if err != nil || strings.Contains(out, "qbench.named") {
+			t.Fatalf("exchanges after both runs:\n%s (%v); want none of the run's", out, err)
+		}
+	})
+
 	// A small retention deletes the stream's oldest segments: the sweep no longer finds them,
 	// the offset of the first message it finds counts them, and every message published is
 	// either found or counted there.
@@ -313,6 +379,45 @@ func TestBroker(t *testing.T) {
 			t.Errorf("a stream's pending by consumer: %v, want ErrNothingStored", err)
 		}
 	})
+}
+
+// A named queue is checked by RabbitMQ's rules, each error naming names.queue; with it the
+// section's groups must be 1 (one queue).
+func TestNamedQueueChecks(t *testing.T) {
+	cases := []struct {
+		name, queue string
+		groups      int
+		want        string // "" for valid; else the field and the start of the message
+	}{
+		{"plain", "orders", 1, ""},
+		{"unicode", "commandes-été", 1, ""},
+		{"255 bytes", strings.Repeat("q", 255), 1, ""},
+		{"256 bytes", strings.Repeat("q", 256), 1, "queue: must be at most 255 bytes of UTF-8 (got 256 bytes)"},
+		{"not UTF-8", "q\xff", 1, "queue: must be UTF-8"},
+		{"reserved", "amq.orders", 1, "queue: must not start with amq."},
+		{"two groups", "orders", 2, "groups: must be 1 with names.queue (one named queue; got 2)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := engines.Plan{Design: DesignClassic, Names: map[string]string{NameQueue: c.queue}, Consumes: true}
+			o := DefaultOptions()
+			o.Groups = c.groups
+			err := errors.Join(checkNames(p), checkPlan(o, p))
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			// The engine refuses the same names when a spec is built without a scenario.
+			if _, err := newEngine("rabbitmq-url", engines.Spec{Design: DesignClassic, Names: p.Names}, o, []string{"amqp://127.0.0.1:1"}); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("newEngine: %v, want %q", err, c.want)
+			}
+		})
+	}
 }
 
 // The trust verdict's retention note reads the statistic by results' name for it.

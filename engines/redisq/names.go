@@ -9,10 +9,35 @@ import (
 // The queue's names: the run's own, under keyPrefix, unless the scenario names an existing
 // system's (engines.Spec.Names). A named key is never deleted by the tear-down.
 
+// The keys of a scenario's names: the Redis designs take (Names, declared by WithSection).
+const (
+	NameStream  = "stream"
+	NameGroup   = "group"
+	NameList    = "list"
+	NameChannel = "channel"
+)
+
+// designNames are the names each design takes, the queue's key first. reliable-list keeps run-private
+// processing lists that its tear-down deletes, so it does not run against a named queue.
+var designNames = map[string][]string{
+	"stream": {NameStream, NameGroup},
+	"list":   {NameList},
+	"pubsub": {NameChannel},
+}
+
+// CheckNames is the registrations' CheckNames. Redis takes any non-empty string as a key, group
+// or channel; what it checks is that consumers reading a named stream name the group to read in.
+func CheckNames(p engines.Plan) error {
+	if p.Design == "stream" && p.Consumes && p.Names[NameStream] != "" && p.Names[NameGroup] == "" {
+		return bad(NameGroup, "is required when consumers read a named stream: the consumer group to read in")
+	}
+	return nil
+}
+
 // streamKey is the stream producers XADD to.
 func streamKey(spec engines.Spec) string {
-	if spec.Names.Stream != "" {
-		return spec.Names.Stream
+	if spec.Names[NameStream] != "" {
+		return spec.Names[NameStream]
 	}
 	return keyPrefix(spec) + "stream"
 }
@@ -21,9 +46,9 @@ func streamKey(spec engines.Spec) string {
 // stream without a named group has none (a producer-only run adds entries and creates no group).
 func streamGroups(spec engines.Spec) []string {
 	switch {
-	case spec.Names.Group != "":
-		return []string{spec.Names.Group}
-	case spec.Names.Stream != "":
+	case spec.Names[NameGroup] != "":
+		return []string{spec.Names[NameGroup]}
+	case spec.Names[NameStream] != "":
 		return nil
 	}
 	var out []string
@@ -35,23 +60,23 @@ func streamGroups(spec engines.Spec) []string {
 
 // listKey is the list and reliable-list designs' ready list.
 func listKey(spec engines.Spec) string {
-	if spec.Names.List != "" {
-		return spec.Names.List
+	if spec.Names[NameList] != "" {
+		return spec.Names[NameList]
 	}
 	return keyPrefix(spec) + "ready"
 }
 
 // channelName is the pub/sub channel; subscribePattern what a pattern subscriber subscribes to.
 func channelName(spec engines.Spec) string {
-	if spec.Names.Channel != "" {
-		return spec.Names.Channel
+	if spec.Names[NameChannel] != "" {
+		return spec.Names[NameChannel]
 	}
 	return keyPrefix(spec) + "channel"
 }
 
 func subscribePattern(spec engines.Spec) string {
-	if spec.Names.Channel != "" {
-		return spec.Names.Channel
+	if spec.Names[NameChannel] != "" {
+		return spec.Names[NameChannel]
 	}
 	return keyPrefix(spec) + "chan*"
 }
@@ -60,7 +85,7 @@ func subscribePattern(spec engines.Spec) string {
 func ownKeys(spec engines.Spec, keys ...string) []string {
 	out := keys[:0]
 	for _, k := range keys {
-		if k != spec.Names.Stream && k != spec.Names.List && k != "" {
+		if k != spec.Names[NameStream] && k != spec.Names[NameList] && k != "" {
 			out = append(out, k)
 		}
 	}

@@ -150,9 +150,10 @@ func (o Options) Defaults() Options {
 }
 
 // WithSection gives r what every Redis registration shares: the redis: section, its decoding
-// and its checks (the cluster's registrations use it too).
+// and its checks, and the names: its designs take (the cluster's registrations use it too).
 func WithSection(r engines.Registration) engines.Registration {
 	r.Options, r.Decode, r.Check, r.Groups, r.Moved = section, Decode, Check, Groups, movedKeys
+	r.Names, r.CheckNames = designNames, CheckNames
 	return r
 }
 
@@ -259,7 +260,7 @@ func Check(options any, p engines.Plan) error {
 	if g := o.Stream.Groups; p.Consumers > 0 && g > p.Consumers {
 		errs = append(errs, bad("stream.groups", "must be between 1 and the number of consumers, %d (got %d)", p.Consumers, g))
 	}
-	if p.NamedGroup && o.Stream.Groups > 1 {
+	if p.Names[NameGroup] != "" && o.Stream.Groups > 1 {
 		errs = append(errs, bad("stream.groups", "must be 1 with names.group (one named group; got %d)", o.Stream.Groups))
 	}
 	if !p.AnyDesign {

@@ -7,6 +7,7 @@ package dummy
 
 import (
 	"context"
+	"strings"
 
 	"qbench/engines"
 	"qbench/engines/nullq"
@@ -27,8 +28,24 @@ func init() {
 		Conformance: map[string]engines.Conformance{
 			Design: {Promises: []string{engines.PromiseExactlyOnceInOrder, engines.PromiseCompetingConsumers}},
 		},
+		// The names: its design takes and their rule, to prove that validation learns them from
+		// the registration (the null engine's channel is the run's own whatever the name).
+		Names: map[string][]string{Design: {"queue"}}, CheckNames: checkNames,
 	})
 }
+
+// checkNames stands in for a system's naming rule.
+func checkNames(p engines.Plan) error {
+	if q := p.Names["queue"]; strings.Trim(q, "abcdefghijklmnopqrstuvwxyz") != "" {
+		return nameError("must be lowercase letters a to z")
+	}
+	return nil
+}
+
+type nameError string
+
+func (e nameError) Error() string { return string(e) }
+func (e nameError) Field() string { return "queue" }
 
 // engine is the null engine, naming itself for the result.
 type engine struct{ *nullq.Engine }
