@@ -1,0 +1,48 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"qbench/results"
+)
+
+// The cost of observing one latency per message, against the HDR record the hot path already
+// makes, to decide where the live histograms are fed from (metrics.go):
+// go test ./bench -run '^$' -bench 'BenchmarkMetricsCost' -benchtime 2000000x
+func BenchmarkMetricsCost(b *testing.B) {
+	classic := prometheus.ExponentialBuckets(50e-6, 2, 18)
+	b.Run("hdr-record", func(b *testing.B) {
+		h := results.NewHistogram()
+		for i := 0; b.Loop(); i++ {
+			_ = h.RecordValue(int64(100_000 + i%1_000_000))
+		}
+	})
+	for _, c := range []struct {
+		name   string
+		native bool
+	}{{"prom-classic", false}, {"prom-native+classic", true}} {
+		opts := prometheus.HistogramOpts{Name: "x_seconds", Help: "x", Buckets: classic}
+		if c.native {
+			opts.NativeHistogramBucketFactor = 1.1
+			opts.NativeHistogramMaxBucketNumber = 160
+		}
+		b.Run(c.name, func(b *testing.B) {
+			h := prometheus.NewHistogram(opts)
+			for i := 0; b.Loop(); i++ {
+				h.Observe(float64(100_000+i%1_000_000) / 1e9)
+			}
+		})
+		b.Run(c.name+"-parallel", func(b *testing.B) {
+			h := prometheus.NewHistogram(opts)
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					h.Observe(float64(100_000+i%1_000_000) / 1e9)
+					i++
+				}
+			})
+		})
+	}
+}
