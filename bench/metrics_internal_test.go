@@ -28,7 +28,6 @@ func TestMetricsNativeIndex(t *testing.T) {
 	}
 }
 
-
 // An HDR histogram of known values becomes a histogram whose native and classic buckets hold
 // them where they belong. Each HDR bucket is placed by its middle: a 0 recorded is in HDR's
 // first bucket, 0-511 ns, so at 255.5 ns (native index -175), not in the zero bucket.
