@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"qbench/results"
+)
+
+// --metrics-addr and --metrics-linger refuse bad input before anything runs, exit 2.
+func TestMetricsFlagErrors(t *testing.T) {
+	sc := writeFile(t, "m.yaml", "name: m\nengine: embedded\nrate: 100\nduration: 1s\nseed: 1\n")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	cases := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"no port", []string{"--metrics-addr", "localhost"}, `--metrics-addr "localhost": want HOST:PORT`},
+		{"port taken", []string{"--metrics-addr", busy.Addr().String()}, "--metrics-addr " + busy.Addr().String() + ": listen tcp"},
+		{"linger alone", []string{"--metrics-linger", "3s"}, "--metrics-linger is for --metrics-addr"},
+		{"negative linger", []string{"--metrics-addr", "127.0.0.1:0", "--metrics-linger", "-1s"}, "--metrics-linger -1s: want a duration >= 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := qbench(t, append([]string{"run", sc}, c.args...)...)
+			if code != 2 || !strings.Contains(stderr, c.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, c.wantErr)
+			}
+		})
+	}
+}
+
+// A real Prometheus (Debian's package) scrapes a short embedded run every second: once the run
+// has finished, its delivered counter as PromQL reads it equals the result file's delivered
+// count, and the end-to-end native histogram holds as many values as the run's per-second series.
+// Under CI=true a missing prometheus binary fails the test.
+func TestMetricsPrometheusScrape(t *testing.T) {
+	promBin, err := exec.LookPath("prometheus")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("prometheus not installed (Debian: apt-get install prometheus); required under CI=true")
+		}
+		t.Skip("prometheus not installed (Debian: apt-get install prometheus)")
+	}
+	dir := t.TempDir()
+	const runID = "metrics-prom-test"
+	sc := writeFile(t, "m.yaml", "name: m\nengine: embedded\nrate: 500\nduration: 3s\nwarmup: 500ms\nseed: 9\n")
+	out := filepath.Join(dir, "r.json")
+	run := exec.Command(qbenchBin, "run", sc, "-o", out, "--run-id", runID, "--metrics-addr", "127.0.0.1:0", "--metrics-linger", "5s")
+	errPipe, err := run.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer run.Process.Kill()
+	addrRe := regexp.MustCompile(`live metrics at http://([0-9.:]+)/metrics`)
+	lines := bufio.NewScanner(errPipe)
+	var target string
+	for target == "" && lines.Scan() {
+		if m := addrRe.FindStringSubmatch(lines.Text()); m != nil {
+			target = m[1]
+		}
+	}
+	go io.Copy(io.Discard, errPipe)
+	if target == "" {
+		t.Fatal("qbench run did not say where its metrics are")
+	}
+
+	// Prometheus takes a port of its own choosing no better than this: taken and let go.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	promAddr := ln.Addr().String()
+	ln.Close()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	body := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n  - job_name: qbench\n    static_configs:\n      - targets: [%q]\n", target)
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prom := exec.Command(promBin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
+		"--web.listen-address="+promAddr, "--enable-feature=native-histograms", "--log.level=warn")
+	var promLog strings.Builder
+	prom.Stdout, prom.Stderr = &promLog, &promLog
+	if err := prom.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = prom.Process.Kill()
+		_ = prom.Wait()
+		if t.Failed() {
+			t.Logf("prometheus log:\n%s", promLog.String())
+		}
+	}()
+
+	// The delivered counter, once the run says it has finished (the counters then hold the
+	// result's figures), in one query: before that it answers nothing.
+	sel := fmt.Sprintf(`{run=%q,engine="embedded",design="stream"}`, runID)
+	finished := "qbench_delivered_total" + sel + " and on(run) (qbench_run_finished" + sel + " == 1)"
+	var delivered float64
+	var at string
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v, ts, ok, err := promQuery(promAddr, finished, "")
+		if err == nil && ok {
+			delivered, at = v, ts
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no finished run in Prometheus within 60 s (last error: %v)", err)
+		}
+		time.Sleep(200 * time.Millisecond) // polling another process's state
+	}
+	e2eCount, _, ok, err := promQuery(promAddr, "histogram_count(qbench_e2e_latency_seconds"+sel+")", at)
+	if err != nil || !ok {
+		t.Fatalf("native histogram count: %v (found %v)", err, ok)
+	}
+	if err := run.Wait(); err != nil {
+		t.Fatalf("qbench run: %v", err)
+	}
+	res, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := res.Summary.Ledger.Delivered; want == 0 || delivered != float64(want) {
+		t.Fatalf("Prometheus has qbench_delivered_total %v, the result file %d (> 0)", delivered, want)
+	}
+	var want int64
+	for _, iv := range res.Series {
+		want += iv.E2E.Count
+	}
+	if e2eCount != float64(want) {
+		t.Fatalf("Prometheus has %v end-to-end latencies in the native histogram, the per-second series %d", e2eCount, want)
+	}
+}
+
+// promQuery asks Prometheus's HTTP API for one instant value (at a time, when at is set): ok
+// says the answer held a sample; ts is its time, as the API wrote it.
+func promQuery(addr, q, at string) (v float64, ts string, ok bool, err error) {
+	form := url.Values{"query": {q}}
+	if at != "" {
+		form.Set("time", at)
+	}
+	resp, err := http.PostForm("http://"+addr+"/api/v1/query", form)
+	if err != nil {
+		return 0, "", false, err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Value [2]json.RawMessage `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return 0, "", false, err
+	}
+	if body.Status != "success" {
+		return 0, "", false, fmt.Errorf("query %s: %s", q, body.Error)
+	}
+	if len(body.Data.Result) != 1 {
+		return 0, "", false, fmt.Errorf("query %s: %d series", q, len(body.Data.Result))
+	}
+	var s string
+	if err := json.Unmarshal(body.Data.Result[0].Value[1], &s); err != nil {
+		return 0, "", false, err
+	}
+	v, err = strconv.ParseFloat(s, 64)
+	return v, string(body.Data.Result[0].Value[0]), err == nil, err
+}
