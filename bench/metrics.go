@@ -116,6 +116,10 @@ type liveRun struct {
 	mu    sync.Mutex
 	hists [3]*hdrhistogram.Histogram
 	start time.Time
+	// built are the histograms as last exposed, rebuilt at a scrape only when a harvest has
+	// merged something since (a million values spread wide take ~5 ms to convert).
+	built [3]prometheus.Metric
+	fresh bool
 	// epoch is the run's schedule's time zero, once the first second is harvested: a scrape
 	// reads the fault windows against it.
 	epoch atomic.Pointer[time.Time]
@@ -217,7 +221,10 @@ func (l *liveRun) interval(s *sampler, iv *results.Interval) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i, k := range kinds {
-		l.hists[i].Merge(s.merged[k])
+		if s.merged[k].TotalCount() > 0 {
+			l.hists[i].Merge(s.merged[k])
+			l.fresh = false
+		}
 	}
 }
 
@@ -264,8 +271,14 @@ func (c metricsCollector) Collect(ch chan<- prometheus.Metric) {
 	c.m.mu.Unlock()
 	for _, l := range runs {
 		l.mu.Lock()
-		for i, h := range l.hists {
-			if mt, err := latencyMetric(c.m.latencyDesc[i], h, l.start, l.labels); err == nil {
+		if !l.fresh {
+			for i, h := range l.hists {
+				l.built[i], _ = latencyMetric(c.m.latencyDesc[i], h, l.start, l.labels)
+			}
+			l.fresh = true
+		}
+		for _, mt := range l.built {
+			if mt != nil {
 				ch <- mt
 			}
 		}

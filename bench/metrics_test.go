@@ -2,14 +2,18 @@ package bench_test
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
 	"qbench/bench"
+	"qbench/engines/redisq"
 	"qbench/results"
 )
 
@@ -161,5 +165,99 @@ func TestMetricsEmpty(t *testing.T) {
 	n, err := testutil.GatherAndCount(m.Registry())
 	if err != nil || n != 0 {
 		t.Fatalf("an unused view gathers %d series (%v), want 0", n, err)
+	}
+}
+
+// Two segments of one run report to one view (as two pods would to one Prometheus): each its
+// own series, labelled by segment, whose counters equal its result's; the sum over segments
+// equals the merged run's; neither says lost (a segment does not know it), and each carries the
+// partial flag.
+func TestMetricsSegments(t *testing.T) {
+	needTarget(t, "redis")
+	srv, err := redisq.StartRedis(context.Background(), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	yaml := fmt.Sprintf("name: metrics-segments\nengine: redis-url\naddress: %s\ndesign: stream\nproducers: 2\nconsumers: 2\nrate: 600\nduration: 1500ms\nwarmup: 0s\nseed: 4\n", srv.Addr())
+	m := bench.NewMetrics()
+	ctx := context.Background()
+	start := time.Now().Add(2 * time.Second)
+	segs := make([]*results.Result, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range segs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			segs[i], errs[i] = bench.Run(ctx, ctx, scenario(t, yaml), bench.Options{Logf: t.Logf, Metrics: m,
+				Segment: &bench.SegmentOptions{Index: i, Count: 2, StartAt: start}})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("segment %d: %v", i, err)
+		}
+	}
+	merged, err := results.MergeSegments(segs, bench.JoinSegmentLedgers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// name|segment (|code for trust flags) -> value
+	value := map[string]float64{}
+	for _, f := range fams {
+		for _, mt := range f.GetMetric() {
+			key := f.GetName()
+			var code string
+			for _, lp := range mt.GetLabel() {
+				switch lp.GetName() {
+				case "segment":
+					key += "|" + lp.GetValue()
+				case "run":
+					if lp.GetValue() != segs[0].RunID {
+						t.Errorf("%s: run %q, want %q", f.GetName(), lp.GetValue(), segs[0].RunID)
+					}
+				case "code":
+					code = lp.GetValue()
+				}
+			}
+			if code != "" {
+				key += "|" + code
+			}
+			if mt.Counter != nil {
+				value[key] = mt.Counter.GetValue()
+			} else if mt.Gauge != nil {
+				value[key] = mt.Gauge.GetValue()
+			}
+		}
+	}
+	for _, name := range []string{"qbench_sent_total", "qbench_acked_total", "qbench_delivered_total", "qbench_duplicates_total"} {
+		var sum float64
+		for i, res := range segs {
+			l := res.Summary.Ledger
+			want := map[string]int64{"qbench_sent_total": l.Sent, "qbench_acked_total": l.Acked, "qbench_delivered_total": l.Delivered, "qbench_duplicates_total": l.Duplicates}[name]
+			got := value[fmt.Sprintf("%s|%d/2", name, i)]
+			if got != float64(want) {
+				t.Errorf("%s segment %d/2 = %v, its result %d", name, i, got, want)
+			}
+			sum += got
+		}
+		l := merged.Summary.Ledger
+		if want := map[string]int64{"qbench_sent_total": l.Sent, "qbench_acked_total": l.Acked, "qbench_delivered_total": l.Delivered, "qbench_duplicates_total": l.Duplicates}[name]; sum != float64(want) || want == 0 && name != "qbench_duplicates_total" {
+			t.Errorf("%s summed over segments = %v, the merged run %d", name, sum, want)
+		}
+	}
+	for i := range segs {
+		if _, ok := value[fmt.Sprintf("qbench_lost_messages|%d/2", i)]; ok {
+			t.Errorf("segment %d/2 exposes lost, which only the merge knows", i)
+		}
+		if value[fmt.Sprintf("qbench_trust_flag|%d/2|%s", i, results.CodePartial)] != 1 {
+			t.Errorf("segment %d/2 has no %s trust flag", i, results.CodePartial)
+		}
 	}
 }
