@@ -120,6 +120,10 @@ type liveRun struct {
 	// merged something since (a million values spread wide take ~5 ms to convert).
 	built [3]prometheus.Metric
 	fresh bool
+	// finalFaults are the fault windows' counts once the run is over; nil until then. At the
+	// end the view lets go of the run and of its HDR histograms (a sweep's cells would
+	// otherwise each keep theirs, ledger included, as long as the process lives).
+	finalFaults []faultCount
 	// epoch is the run's schedule's time zero, once the first second is harvested: a scrape
 	// reads the fault windows against it.
 	epoch atomic.Pointer[time.Time]
@@ -244,12 +248,22 @@ func (l *liveRun) finish(res *results.Result) {
 	m.inFlight.WithLabelValues(lv...).Set(0)
 	m.warmup.WithLabelValues(lv...).Set(0)
 	m.queued.WithLabelValues(lv...).Set(float64(t.Queued))
-	if res.Segment == nil && l.r.sc.Produces() && l.r.sc.Consumes() {
+	if sc := l.r.sc; res.Segment == nil && sc.Produces() && sc.Consumes() {
 		m.lost.WithLabelValues(lv...).Set(float64(t.Lost))
 	}
 	for _, f := range results.Assess(res).Flags {
 		m.trust.WithLabelValues(append(append([]string{}, lv...), f.Code, string(f.Severity))...).Set(1)
 	}
+	faults := l.faultCounts(true)
+	l.mu.Lock()
+	for i, h := range l.hists {
+		l.built[i], _ = latencyMetric(m.latencyDesc[i], h, l.start, l.labels)
+		l.hists[i] = nil
+	}
+	l.fresh = true
+	l.finalFaults = faults
+	l.r = nil
+	l.mu.Unlock()
 	m.done.WithLabelValues(lv...).Set(1)
 }
 
@@ -282,39 +296,61 @@ func (c metricsCollector) Collect(ch chan<- prometheus.Metric) {
 				ch <- mt
 			}
 		}
-		l.mu.Unlock()
 		l.collectFaults(ch)
+		l.mu.Unlock()
 	}
 }
 
 // collectFaults reports each kind and target's windows: how many opened, and whether one is
 // open now. The scenario's faults name their target by the fault's own fields (the target an
 // engine chose, "broker 2", is set while the fault runs and read only by the result).
+// Called with l.mu held.
 func (l *liveRun) collectFaults(ch chan<- prometheus.Metric) {
-	r := l.r
+	final := l.finalFaults
+	if final == nil {
+		final = l.faultCounts(false)
+	}
+	for _, f := range final {
+		lv := append(append([]string{}, l.labels...), f.kind, f.target)
+		ch <- prometheus.MustNewConstMetric(l.m.faultActive, prometheus.GaugeValue, boolGauge(f.open), lv...)
+		ch <- prometheus.MustNewConstMetric(l.m.faultsFd, prometheus.CounterValue, float64(f.fired), lv...)
+	}
+}
+
+// faultCount is one kind and target's windows.
+type faultCount struct {
+	kind, target string
+	fired        int
+	open         bool
+}
+
+// faultCounts counts the run's windows by kind and target, in firing order; ended says the
+// run is over (no window is open any more, a crash's that never recovered included).
+func (l *liveRun) faultCounts(ended bool) []faultCount {
 	epoch := l.epoch.Load()
 	if epoch == nil {
-		return
+		return []faultCount{}
 	}
 	now := int64(time.Since(*epoch))
-	type key struct{ kind, target string }
-	var order []key
-	fired, open := map[key]int{}, map[key]bool{}
-	for _, w := range r.activeWindows() {
-		k := key{string(w.fault.Kind), windowTarget(w)}
-		if _, ok := fired[k]; !ok {
-			order = append(order, k)
+	var out []faultCount
+	at := map[[2]string]int{}
+	for _, w := range l.r.activeWindows() {
+		k := [2]string{string(w.fault.Kind), windowTarget(w)}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, faultCount{kind: k[0], target: k[1]})
 		}
-		fired[k]++
-		if w.startNs <= now && now < w.endNs.Load() {
-			open[k] = true
+		out[i].fired++
+		if !ended && w.startNs <= now && now < w.endNs.Load() {
+			out[i].open = true
 		}
 	}
-	for _, k := range order {
-		lv := append(append([]string{}, l.labels...), k.kind, k.target)
-		ch <- prometheus.MustNewConstMetric(l.m.faultActive, prometheus.GaugeValue, boolGauge(open[k]), lv...)
-		ch <- prometheus.MustNewConstMetric(l.m.faultsFd, prometheus.CounterValue, float64(fired[k]), lv...)
+	if out == nil {
+		out = []faultCount{}
 	}
+	return out
 }
 
 // windowTarget is what a window's label names as its target.

@@ -26,7 +26,31 @@ func TestMetricsExposition(t *testing.T) {
 		"faults:\n  - {at: 1s, kind: consumer-pause, duration: 300ms}\n")
 	m := bench.NewMetrics()
 	ctx := context.Background()
+	// Scraped all the while, as Prometheus would (under -race this is what finds a read of the
+	// run's state that is not safe).
+	scraping, scrapes := make(chan struct{}), make(chan int)
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond) // a scraper's pace, not a busy loop
+		defer tick.Stop()
+		n := 0
+		for {
+			select {
+			case <-scraping:
+				scrapes <- n
+				return
+			case <-tick.C:
+			}
+			if _, err := m.Registry().Gather(); err != nil {
+				t.Errorf("gather during the run: %v", err)
+			}
+			n++
+		}
+	}()
 	res, err := bench.Run(ctx, ctx, sc, bench.Options{RunID: "metrics-test", Metrics: m, Cell: "rate=400", Logf: t.Logf})
+	close(scraping)
+	if n := <-scrapes; n == 0 {
+		t.Error("never scraped during the run")
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
