@@ -47,6 +47,15 @@ func BenchmarkMetricsCost(b *testing.B) {
 			})
 		})
 	}
+	// What the view adds to the hot path: one atomic add per batch sent, from every producer.
+	b.Run("note-sending-parallel", func(b *testing.B) {
+		l := &liveRun{}
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				l.noteSending(1)
+			}
+		})
+	})
 	// What the view costs instead, off the hot path: once a second per kind, merging the
 	// interval's histogram into the run's running one; at each scrape, turning a histogram of a
 	// million values (spread over 100 us - 1.1 s) into a native and classic histogram.
