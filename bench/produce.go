@@ -293,6 +293,7 @@ func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batc
 	if r.backlog != nil {
 		r.backlog.noteSending(intended)
 	}
+	r.live.noteSending(n)
 	sentAt := r.since()
 	p.Send(ctx, s.bufs[:n], errs)
 	ackAt := r.since()

@@ -49,6 +49,10 @@ type Options struct {
 	Segment *SegmentOptions
 	// Marks, when set, takes external fault marks during the run's load (marks.go).
 	Marks *MarkBoard
+	// Metrics, when set, is the live Prometheus view the run reports to (metrics.go); Cell
+	// labels it with a matrix cell's name.
+	Metrics *Metrics
+	Cell    string
 }
 
 // ErrStartInterrupted is a run stopped (stop cancelled: Ctrl-C) before its load began, while the
@@ -151,8 +155,10 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	r.msgCap.limit = sc.MessageCap() // rate: max only (msgcap.go)
 	r.joinSegment()
 	r.reserveLedger()
+	r.live = opts.Metrics.attach(r)
 	res, err := r.segmentResult(r.execute(ctx, stop))
 	r.capWarning(res)
+	r.live.finish(res)
 	return res, err
 }
 
@@ -296,6 +302,8 @@ type run struct {
 	// first success after each one's end.
 	windowsMu sync.Mutex
 	windows   []*faultWindow
+
+	live *liveRun // the live metrics' view of this run; nil without one (metrics.go)
 }
 
 func (r *run) since() int64 { return int64(time.Since(r.epoch)) }

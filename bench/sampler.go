@@ -187,6 +187,7 @@ func (s *sampler) harvest(final bool) {
 		}
 	}
 	s.series = append(s.series, iv)
+	r.live.interval(s, &iv)
 	if r.opts.Progress != nil && !final {
 		r.opts.Progress(Progress{
 			Elapsed: time.Duration(now), Duration: r.sc.Duration.D(), Warmup: iv.Warmup,

@@ -54,6 +54,7 @@ func Sweep(ctx, stop context.Context, sc *scenarios.Scenario, opts SweepOptions)
 			}
 			o := opts.Options
 			o.RunID = ""
+			o.Cell = c.Name
 			res, err := Run(ctx, stop, c.Scenario, o)
 			if err != nil {
 				return out, fmt.Errorf("cell %s: %w", c.Name, err)

@@ -91,13 +91,18 @@ makes it 3).`,
 				return err
 			}
 			defer closeMarks()
+			live, closeLive, err := startMetrics(cmd) // metrics.go
+			if err != nil {
+				return err
+			}
+			defer closeLive()
 			if sweep {
-				return runSweep(cmd, sc, g, rec, marks)
+				return runSweep(cmd, sc, g, rec, bench.Options{Marks: marks, Metrics: live})
 			}
 			ctx, stop, cancel := loadContext()
 			defer cancel()
 
-			opts := bench.Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "qbench: "+f+"\n", a...) }, Marks: marks}
+			opts := bench.Options{Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "qbench: "+f+"\n", a...) }, Marks: marks, Metrics: live}
 			if done, err := applySegment(cmd, sc, &opts); done || err != nil { // segment.go
 				return err
 			}
@@ -153,6 +158,7 @@ makes it 3).`,
 	memoryBudgetFlag(cmd)
 	switchFlag(cmd)
 	segmentFlags(cmd)
+	metricsFlags(cmd)
 	g = addGating(cmd)
 	return cmd
 }

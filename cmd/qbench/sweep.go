@@ -42,14 +42,15 @@ func checkSweepOutput(sc *scenarios.Scenario, out string, g *gating) error {
 
 // runSweep runs a scenario's matrix: (one result per cell) or repeat: (one merged result), for
 // qbench run, which has loaded sc and prepared g.
-func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating, rec *record, marks *bench.MarkBoard) error {
+func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating, rec *record, base bench.Options) error {
 	out, _ := cmd.Flags().GetString("output")
 	quiet, _ := cmd.Flags().GetBool("quiet")
 	matrix := len(sc.Matrix.Axes) > 0
 	ctx, stop, cancel := loadContext()
 	defer cancel()
 	ix := &results.Index{Kind: "matrix", Scenario: sc.Name, StartedAt: time.Now().UTC()}
-	opts := bench.SweepOptions{Options: bench.Options{Logf: logf(false), Marks: marks}}
+	base.Logf = logf(false)
+	opts := bench.SweepOptions{Options: base}
 	opts.OnRun = func(p bench.SweepProgress) {
 		name := p.Name
 		if name == "" {
