@@ -47,8 +47,11 @@ type k8sOptions struct {
 	// ones ready start without the others; Lead is how long after the release they start.
 	BarrierTimeout, Lead time.Duration
 	Hold                 time.Duration
-	MergeWait            time.Duration
-	TTL                  time.Duration
+	// MetricsPort is where each segment's run serves its live Prometheus metrics (0: none),
+	// announced to scrapers by the pod's prometheus.io annotations.
+	MetricsPort int
+	MergeWait   time.Duration
+	TTL         time.Duration
 }
 
 const (
@@ -132,6 +135,7 @@ pods: a loopback address is refused (exit 2).`,
 	f.DurationVar(&o.BarrierTimeout, "barrier-timeout", 10*time.Minute, "how long the barrier waits for every segment to be ready; then the ready ones start without the rest")
 	f.DurationVar(&o.Lead, "lead", 10*time.Second, "how long after the barrier's release the segments start")
 	f.DurationVar(&o.Hold, "hold", 2*time.Hour, "how long a segment's pod keeps its result for qbench k8s collect after its run")
+	f.IntVar(&o.MetricsPort, "metrics-port", 9464, "the port each segment serves live Prometheus metrics on, with the pod's prometheus.io scrape annotations (0: no metrics)")
 	f.DurationVar(&o.TTL, "ttl", 24*time.Hour, "how long finished Jobs stay before Kubernetes deletes them (ttlSecondsAfterFinished)")
 	f.StringVar(&o.ResultsClaim, "results-claim", "", "an existing ReadWriteMany PersistentVolumeClaim for the results, with a merge Job, instead of collect")
 	f.BoolVar(&o.RWX, "rwx", false, "emit a ReadWriteMany claim for the results, with a merge Job, instead of collect")
@@ -226,6 +230,9 @@ func k8sCheck(sc *scenarios.Scenario, o *k8sOptions) error {
 	}
 	if o.ResultsClaim != "" && o.RWX {
 		return errors.New("--results-claim names an existing claim; --rwx emits one: give one of them")
+	}
+	if o.MetricsPort < 0 || o.MetricsPort > 65535 {
+		return fmt.Errorf("--metrics-port must be 0 (no metrics) to 65535 (got %d)", o.MetricsPort)
 	}
 	if o.BarrierTimeout <= 0 || o.Lead <= 0 || o.Hold <= 0 {
 		return errors.New("--barrier-timeout, --lead and --hold must be positive")
@@ -327,8 +334,18 @@ func k8sManifests(sc *scenarios.Scenario, scenarioFile []byte, o k8sOptions) ([]
 	if barrier {
 		runMounts = append(runMounts, volumeMount{Name: "gate", MountPath: gateDir, ReadOnly: true})
 	}
-	run := qb("run", resources{Requests: map[string]string{"cpu": o.CPU, "memory": o.Memory}, Limits: map[string]string{"cpu": o.CPU, "memory": o.Memory}}, runMounts,
-		"run", scenarioPath, fmt.Sprintf("--segment=%s/%d", index, n), start, "--run-id="+runID, "--quiet", "--output="+segmentFile(index))
+	runArgs := []string{"run", scenarioPath, fmt.Sprintf("--segment=%s/%d", index, n), start, "--run-id=" + runID, "--quiet", "--output=" + segmentFile(index)}
+	podMeta := k8sMeta{Labels: labels("segment")}
+	if o.MetricsPort > 0 {
+		// The pod's own network namespace: the scraper reaches it at the pod's address. The
+		// linger covers a scrape interval or two after the run, so the final figures are seen.
+		runArgs = append(runArgs, fmt.Sprintf("--metrics-addr=0.0.0.0:%d", o.MetricsPort), "--metrics-linger=30s")
+		podMeta.Annotations = map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": fmt.Sprint(o.MetricsPort), "prometheus.io/path": "/metrics"}
+	}
+	run := qb("run", resources{Requests: map[string]string{"cpu": o.CPU, "memory": o.Memory}, Limits: map[string]string{"cpu": o.CPU, "memory": o.Memory}}, runMounts, runArgs...)
+	if o.MetricsPort > 0 {
+		run.Ports = []containerPort{{Name: "metrics", ContainerPort: o.MetricsPort, Protocol: "TCP"}}
+	}
 	var containers []container
 	if shared {
 		containers = []container{run}
@@ -350,7 +367,7 @@ func k8sManifests(sc *scenarios.Scenario, scenarioFile []byte, o k8sOptions) ([]
 			{Action: "Ignore", OnPodConditions: []onPodCondition{{Type: "DisruptionTarget", Status: "True"}}},
 		}},
 		TTLSecondsAfterFinished: &ttl,
-		Template: podTemplate{Metadata: k8sMeta{Labels: labels("segment")}, Spec: podSpec{
+		Template: podTemplate{Metadata: podMeta, Spec: podSpec{
 			RestartPolicy:   "Never",
 			SecurityContext: podSecurity,
 			// One segment per machine where the cluster has machines enough: the point is to

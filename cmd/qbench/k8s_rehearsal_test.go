@@ -31,8 +31,11 @@ type pod struct {
 // the mount paths mapped to the pod's directories.
 func (p pod) localArgs(args []string) []string {
 	out := make([]string, len(args))
+	// The pods share this machine's network, not one each: their metrics go to a free loopback
+	// port, and nothing waits for a scraper after the run.
 	r := strings.NewReplacer("$(JOB_COMPLETION_INDEX)", fmt.Sprint(p.index),
-		scenarioDir, filepath.Join(p.dir, "etc-qbench"), resultsDir, filepath.Join(p.dir, "results"), gateDir, filepath.Join(p.dir, "gate"))
+		scenarioDir, filepath.Join(p.dir, "etc-qbench"), resultsDir, filepath.Join(p.dir, "results"), gateDir, filepath.Join(p.dir, "gate"),
+		"--metrics-addr=0.0.0.0:9464", "--metrics-addr=127.0.0.1:0", "--metrics-linger=30s", "--metrics-linger=0s")
 	for i, a := range args {
 		out[i] = r.Replace(a)
 	}

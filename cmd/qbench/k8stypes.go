@@ -93,8 +93,15 @@ type container struct {
 	Command         []string         `yaml:"command"`
 	Args            []string         `yaml:"args"`
 	Resources       resources        `yaml:"resources"`
+	Ports           []containerPort  `yaml:"ports,omitempty"`
 	SecurityContext *securityContext `yaml:"securityContext,omitempty"`
 	VolumeMounts    []volumeMount    `yaml:"volumeMounts"`
+}
+
+type containerPort struct {
+	Name          string `yaml:"name"`
+	ContainerPort int    `yaml:"containerPort"`
+	Protocol      string `yaml:"protocol"`
 }
 
 type resources struct {
