@@ -95,13 +95,19 @@ func (s *session) Close() error {
 type producer struct {
 	e *engine
 	s *session
+	// rets watches the current channel's returns (confirms only: a confirmed publish counts as
+	// acknowledged unless the broker returned it).
+	rets atomic.Pointer[returns]
 }
 
 // NewProducer opens producer id's connection.
 func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, error) {
 	p := &producer{e: e, s: &session{e: e, node: id}}
 	if *e.opts.Confirms {
-		p.s.setup = func(ch *amqp.Channel) error { return ch.Confirm(false) }
+		p.s.setup = func(ch *amqp.Channel) error {
+			p.rets.Store(watchReturns(ch))
+			return ch.Confirm(false)
+		}
 	}
 	if _, err := p.s.channel(); err != nil {
 		return nil, fmt.Errorf("%s: producer %d: %w", e.name, id, err)
@@ -115,6 +121,10 @@ func (e *engine) NewProducer(ctx context.Context, id int) (engines.Producer, err
 // Send publishes the batch and, with confirms, waits for the broker to confirm each message
 // (for a persistent message to a durable queue: written to disk, and for a quorum queue to a
 // majority). Without confirms a message counts as acknowledged once written to the socket.
+//
+// With confirms the publishes are mandatory: RabbitMQ confirms a message it routed to no queue
+// as well, and says so only to a mandatory publish (basic.return before the confirm). Such a
+// message failed; counted acknowledged, it would be lost without any fault of the store.
 func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	ch, err := p.s.channel()
 	if err != nil {
@@ -123,6 +133,10 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 		}
 		return
 	}
+	rets := p.rets.Load()
+	if rets != nil && rets.ch != ch {
+		rets = nil // replaced since: ch has closed, and its publishes fail
+	}
 	mode := amqp.Transient
 	if *p.e.opts.Persistent {
 		mode = amqp.Persistent
@@ -130,7 +144,7 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	confirms := make([]*amqp.DeferredConfirmation, len(payloads))
 	for i, b := range payloads {
 		// The frame is written before this returns: the runner may reuse b afterwards.
-		confirms[i], errs[i] = ch.PublishWithDeferredConfirmWithContext(ctx, p.e.exchange, p.e.routingKey, false, false,
+		confirms[i], errs[i] = ch.PublishWithDeferredConfirmWithContext(ctx, p.e.exchange, p.e.routingKey, *p.e.opts.Confirms, false,
 			amqp.Publishing{DeliveryMode: mode, Body: b})
 	}
 	for i, dc := range confirms {
@@ -144,6 +158,9 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 		case !acked:
 			errs[i] = errNacked
 		}
+	}
+	if rets != nil {
+		rets.fail(payloads, errs)
 	}
 	for _, err := range errs {
 		if err == nil {

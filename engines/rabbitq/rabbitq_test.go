@@ -211,6 +211,44 @@ func TestBroker(t *testing.T) {
 		counts(t, e, 3, 0) // the blocked publish was not lost: the broker read it once unblocked
 	})
 
+	// RabbitMQ confirms a message it routed to no queue (as it does to a stream after a restart,
+	// until the stream coordinator has restarted it): Send fails it, and counts only the rest.
+	t.Run("unroutable publish fails", func(t *testing.T) {
+		e := open(t, engines.Spec{Design: DesignStream, Producers: 1, Consumers: 1}, DefaultOptions())
+		p, err := e.NewProducer(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bind := func(bound bool) {
+			ch, err := e.adminChannel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ch.Close()
+			if bound {
+				err = ch.QueueBind(e.queueOf(0), "", e.exchange, false, nil)
+			} else {
+				err = ch.QueueUnbind(e.queueOf(0), "", e.exchange, nil)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		bind(false)
+		errs := make([]error, 3)
+		p.Send(ctx, [][]byte{[]byte("r0"), []byte("r1"), []byte("r2")}, errs)
+		for i, err := range errs {
+			if !errors.Is(err, errReturned) {
+				t.Errorf("publish %d to no queue: %v, want %v", i, err, errReturned)
+			}
+		}
+		bind(true)
+		send(t, p, [][]byte{[]byte("a0"), []byte("a1")})
+		if n := e.published.Load(); n != 2 {
+			t.Errorf("published %d, want 2 (the routed ones)", n)
+		}
+	})
+
 	// Each consumer's pending count is its channel's unacknowledged deliveries as the broker
 	// counts them, those prefetched but never received included, and they go back to the queue.
 	t.Run("pending by consumer", func(t *testing.T) {
