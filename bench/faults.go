@@ -263,6 +263,16 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 		}
 		sleepCtx(ctx, f.Duration.D())
 		return d.DiskFull(context.WithoutCancel(ctx), false)
+	case scenarios.FaultIOError:
+		d, ok := r.eng.(engines.IOFailer)
+		if !ok {
+			return fmt.Errorf("engine %s cannot fail its disk's I/O", r.sc.Engine)
+		}
+		if err := d.IOError(ctx, f.Point); err != nil {
+			return err
+		}
+		sleepCtx(ctx, f.Duration.D())
+		return d.IOError(context.WithoutCancel(ctx), "")
 	case scenarios.FaultCommand:
 		c, ok := r.eng.(engines.Commander)
 		if !ok {

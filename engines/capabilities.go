@@ -235,6 +235,12 @@ type DiskFiller interface {
 	DiskFull(ctx context.Context, full bool) error
 }
 
+// IOFailer is implemented by engines whose data directory can be made to fail with EIO, as a
+// failing disk would: at point "write" (writes fail) or "fsync" (fsyncs fail); "" turns it off.
+type IOFailer interface {
+	IOError(ctx context.Context, point string) error
+}
+
 // Grouper is implemented by engines whose consumers form several receiving groups, each owed
 // every message: pub/sub subscribers, several consumer groups on one stream or topic. Without it,
 // all consumers form one group of competing consumers.

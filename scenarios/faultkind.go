@@ -16,8 +16,11 @@ const (
 	FaultServerCrash FaultKind = "server-crash"
 	FaultPowerLoss   FaultKind = "power-loss"
 	FaultDiskFull    FaultKind = "disk-full"
-	FaultFailover    FaultKind = "failover"
-	FaultCommand     FaultKind = "command"
+	// FaultIOError: the server's data directory fails with EIO at Point (write or fsync) for
+	// Duration: a failing disk, not a full one.
+	FaultIOError  FaultKind = "io-error"
+	FaultFailover FaultKind = "failover"
+	FaultCommand  FaultKind = "command"
 	// Cluster faults: a Redis Cluster primary (primary-kill, node-restart) or the Kafka broker
 	// leading partition 0 (partition-leader-kill, node-restart).
 	FaultPrimaryKill         FaultKind = "primary-kill"
@@ -63,6 +66,7 @@ var faultTraits = map[FaultKind]FaultTraits{
 	FaultServerCrash: {Destructive: true, NeedsDuration: true, EndsOnRecovery: true, HoldsEngine: true},
 	FaultPowerLoss:   {Destructive: true, NeedsDuration: true, NeedsLossyFS: true, EndsOnRecovery: true, HoldsEngine: true},
 	FaultDiskFull:    {NeedsDuration: true, NeedsLossyFS: true, HoldsEngine: true},
+	FaultIOError:     {NeedsDuration: true, NeedsLossyFS: true, HoldsEngine: true},
 	FaultFailover:    {Destructive: true, EndsOnRecovery: true, HoldsEngine: true},
 	FaultCommand:     {},
 	// A cluster's own failover ends the window: a promoted replica, a new leader, the node back.
@@ -80,7 +84,7 @@ var faultTraits = map[FaultKind]FaultTraits{
 
 // FaultKinds lists every kind, in documentation order.
 var FaultKinds = []FaultKind{
-	FaultStall, FaultServerCrash, FaultPowerLoss, FaultDiskFull, FaultFailover, FaultCommand,
+	FaultStall, FaultServerCrash, FaultPowerLoss, FaultDiskFull, FaultIOError, FaultFailover, FaultCommand,
 	FaultPrimaryKill, FaultPartitionLeaderKill, FaultNodeRestart, FaultPartition,
 	FaultSlowConsumer, FaultConsumerCrash, FaultConsumerPause, FaultSubscriberOffline,
 }

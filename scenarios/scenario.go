@@ -134,6 +134,8 @@ type Fault struct {
 	//   server-crash: the server process is killed without warning and restarted after Duration;
 	//   power-loss: like server-crash, and every byte not yet fsynced is gone;
 	//   disk-full: the server's data directory refuses writes (ENOSPC) for Duration;
+	//   io-error: the server's data directory fails with EIO for Duration, at Point: write (writes
+	//     and creates fail) or fsync (writes are accepted, every fsync fails);
 	//   failover: the primary is killed and a replica promoted; clients move to it;
 	//   command: the server is sent Command (BGSAVE, BGREWRITEAOF, CONFIG SET ...);
 	//   consumer-crash: consumer Consumer dies holding a batch, after its work (Point after-work,
@@ -155,7 +157,8 @@ type Fault struct {
 	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
 	// Consumer is the index of the consumer a consumer fault hits.
 	Consumer int `yaml:"consumer,omitempty" json:"consumer,omitempty"`
-	// Point is where a consumer crash happens: after-work (default) or before-work.
+	// Point is where a consumer crash happens: after-work (default) or before-work; for an
+	// io-error, what fails: write or fsync.
 	Point string `yaml:"point,omitempty" json:"point,omitempty"`
 	// Work is a slow-consumer fault's processing time per message.
 	Work *WorkDist `yaml:"work,omitempty" json:"work,omitempty"`

@@ -183,6 +183,10 @@ func (s *Scenario) validate(c Checks) Errors {
 			if len(f.Command) == 0 {
 				bad(field+".command", "a command fault needs the command, e.g. [BGREWRITEAOF]")
 			}
+		case FaultIOError:
+			if f.Point != "write" && f.Point != "fsync" {
+				bad(field+".point", "an io-error needs point: write (writes fail with EIO) or fsync (fsyncs fail with EIO) (got %q)", f.Point)
+			}
 		case FaultFailover:
 			if s.Replicas == 0 {
 				bad(field+".kind", "failover needs replicas: 1 or more")
@@ -194,6 +198,9 @@ func (s *Scenario) validate(c Checks) Errors {
 			if f.RestartAfter < 0 {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
+		}
+		if f.Point != "" && f.Kind != FaultConsumerCrash && f.Kind != FaultIOError {
+			bad(field+".point", "only consumer-crash and io-error take a point (kind is %s)", f.Kind)
 		}
 		if f.Shard != 0 && !traits.HitsShard {
 			bad(field+".shard", "only %s hit a shard (kind is %s)", shardKindList(), f.Kind)

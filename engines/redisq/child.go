@@ -264,13 +264,18 @@ func (e *lossyChildEngine) DiskFull(_ context.Context, full bool) error {
 	return nil
 }
 
+// IOError makes the data directory fail with EIO at point, or stop ("") (engines.IOFailer).
+func (e *lossyChildEngine) IOError(_ context.Context, point string) error {
+	return e.child.mount.ioError(point)
+}
+
 func init() {
 	engines.Register(WithSection(engines.Registration{
 		Name:        "server",
 		Designs:     designs,
 		Summary:     "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
 		New:         newChildEngine,
-		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
+		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "command"},
 		Sections:    startedSections,
 		Conformance: conformance,
 	}))
