@@ -10,6 +10,7 @@ import (
 	"qbench/results"
 	"qbench/scenarios"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -444,4 +445,27 @@ func (r *run) firePartition(ctx context.Context, f scenarios.Fault, w *faultWind
 		w.target += ", primary now " + now
 	}
 	return err
+}
+
+// noteDeath reports the engine's server exiting on its own (engines.DeathReporter): the result
+// says how and with the server's last log lines, and the fault window it died in (the latest
+// begun before it) is marked, so a run whose server exited on an AOF error is never read as one
+// that only saw "connection refused".
+func (r *run) noteDeath(res *results.Result) {
+	dr, ok := r.eng.(engines.DeathReporter)
+	if !ok {
+		return
+	}
+	d, died := dr.Died()
+	if !died {
+		return
+	}
+	at := d.At.Sub(r.epoch).Nanoseconds()
+	res.Engine.Died = &results.EngineDeath{AtNs: at, Status: d.Status, Log: d.Log}
+	for i := len(res.Faults) - 1; i >= 0; i-- {
+		if f := res.Faults[i]; f.StartNs <= at && !strings.HasPrefix(f.Target, "consumer ") {
+			res.Faults[i].EngineDied = true
+			break
+		}
+	}
 }

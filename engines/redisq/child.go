@@ -97,6 +97,8 @@ type childServer struct {
 	ownDir bool
 	// mount is the power-loss file system under the data directory, when the run needs one.
 	mount *lossyMount
+	// stderr keeps the tail of the child's log (its standard error), for a death's report.
+	stderr stderrTail
 }
 
 func startChildServer(ctx context.Context, persistence map[string]string, lossy bool) (*childServer, error) {
@@ -149,12 +151,25 @@ func (c *childServer) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := procs.Start(procs.Command{Path: c.exe, Dir: dir, Env: []string{childEnv + "=" + string(raw)}, Stdout: w, Stderr: os.Stderr})
-	w.Close() // the child holds its own copy
+	er, ew, err := os.Pipe()
 	if err != nil {
 		r.Close()
+		w.Close()
 		return err
 	}
+	p, err := procs.Start(procs.Command{Path: c.exe, Dir: dir, Env: []string{childEnv + "=" + string(raw)}, Stdout: w, Stderr: ew})
+	w.Close() // the child holds its own copies
+	ew.Close()
+	if err != nil {
+		r.Close()
+		er.Close()
+		return err
+	}
+	// Its log still reaches qbench's stderr, and its tail is kept for a death's report.
+	go func() {
+		defer er.Close()
+		_, _ = io.Copy(io.MultiWriter(os.Stderr, &c.stderr), er)
+	}()
 	c.proc = p
 	line := make(chan string, 1)
 	go func() {
