@@ -126,6 +126,15 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 	"redis-power-loss-always":   powerLossAlways,
 	"redis-disk-full":           diskFull,
 	"server-disk-full":          diskFull,
+	"redis-disk-full-always": func(t *testing.T, r *results.Result) {
+		diedOf(t, r, "disk-full", "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+	},
+	"redis-io-error-fsync-always": func(t *testing.T, r *results.Result) {
+		diedOf(t, r, "io-error", "Can't persist AOF for fsync error when the AOF fsync policy is 'always': Input/output error. Exiting...")
+	},
+	"server-io-error-fsync-always": func(t *testing.T, r *results.Result) {
+		diedOf(t, r, "io-error", "Can't persist AOF for fsync error when the AOF fsync policy is 'always': Input/output error. Exiting...")
+	},
 	"kafka-crash-page-cache": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "server-crash")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "a broker process crash loses nothing acknowledged")
@@ -316,6 +325,31 @@ func diskFull(t *testing.T, r *results.Result) {
 	f := faultOf(t, r, "disk-full")
 	expect(t, r, f.Error == "" && r.Summary.Ledger.Failed > 0 && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0,
 		"writers get errors while the disk is full, nothing acknowledged is lost, writes resume")
+}
+
+// diedOf: the server exited of the fault on its own with words in its last log lines, and qbench
+// said so (the result's death, the window's mark, the engine-died flag, the summary); a
+// supervisor's restart brought it back and nothing acknowledged was lost.
+func diedOf(t *testing.T, r *results.Result, kind, words string) {
+	t.Helper()
+	f := faultOf(t, r, kind)
+	d := r.Engine.Died
+	if d == nil {
+		t.Fatalf("the server's death was not reported (fault %+v)", f)
+	}
+	t.Logf("%s: died at %s (%s), last log lines %q; window %s, produce errors %d, recover_write %s, lost %d",
+		kind, results.FormatNs(d.AtNs), d.Status, d.Log, results.FormatNs(f.EndNs-f.StartNs), f.ProduceErrors, results.FormatNs(f.RecoverWriteNs), r.Summary.Ledger.Lost)
+	expect(t, r, slices.ContainsFunc(d.Log, func(l string) bool { return strings.Contains(l, words) }) && d.Status == "exit status 1",
+		fmt.Sprintf("the death reported with exit status 1 and the log line %q", words))
+	expect(t, r, f.EngineDied && d.AtNs >= f.StartNs && slices.Contains(results.Assess(r).Codes(), results.CodeEngineDied),
+		"the window marked engine_died, the engine-died flag raised")
+	var text strings.Builder
+	if err := results.WriteSummary(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, r, strings.Contains(text.String(), "(server died)") && strings.Contains(text.String(), "engine died:"), "the summary shows the death")
+	expect(t, r, f.Error == "" && f.ProduceErrors > 0 && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0,
+		"writes failed while it was down, nothing acknowledged lost, writes back after the restart")
 }
 
 // The persistence explorer: acknowledged writes lost per policy, for each crash kind, on real

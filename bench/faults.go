@@ -263,7 +263,10 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 			return err
 		}
 		sleepCtx(ctx, f.Duration.D())
-		return d.DiskFull(context.WithoutCancel(ctx), false)
+		if err := d.DiskFull(context.WithoutCancel(ctx), false); err != nil {
+			return err
+		}
+		return r.restartDead(ctx, f, w)
 	case scenarios.FaultIOError:
 		d, ok := r.eng.(engines.IOFailer)
 		if !ok {
@@ -273,7 +276,10 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 			return err
 		}
 		sleepCtx(ctx, f.Duration.D())
-		return d.IOError(context.WithoutCancel(ctx), "")
+		if err := d.IOError(context.WithoutCancel(ctx), ""); err != nil {
+			return err
+		}
+		return r.restartDead(ctx, f, w)
 	case scenarios.FaultCommand:
 		c, ok := r.eng.(engines.Commander)
 		if !ok {
@@ -295,6 +301,27 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 		return r.firePartition(ctx, f, w)
 	}
 	return fmt.Errorf("fault %q not supported", f.Kind)
+}
+
+// restartDead starts the server again when it exited of a disk-full or io-error on its own (Redis
+// under appendfsync always), RestartAfter after the fault ended, as a supervisor would: the
+// window then lasts until the server answers again. Without restart_after, or a server that did
+// not die, it does nothing. The dead process's cost cannot be read, so the engine's cost figures
+// are marked unknown (procTracker), as for any process qbench could not sample before it went.
+func (r *run) restartDead(ctx context.Context, f scenarios.Fault, w *faultWindow) error {
+	dr, ok := r.eng.(engines.DeathReporter)
+	if f.RestartAfter <= 0 || !ok {
+		return nil
+	}
+	if _, died := dr.Died(); !died {
+		return nil
+	}
+	w.endNs.Store(math.MaxInt64) // until it answers again
+	w.firstWrite.Store(0)
+	w.firstRead.Store(0)
+	sleepCtx(ctx, f.RestartAfter.D())
+	// A process crash of what is left (its group), then the restart: the engine keeps the death.
+	return r.crashAndRestart(ctx, scenarios.Fault{Kind: scenarios.FaultServerCrash}, w)
 }
 
 // crashAndRestart kills the server without warning (a power cut too, for power-loss), waits the

@@ -167,7 +167,9 @@ type Fault struct {
 	// Shard is the shard whose primary a primary-kill or node-restart hits (redis-cluster), 0 to
 	// shards-1; default 0.
 	Shard int `yaml:"shard,omitempty" json:"shard,omitempty"`
-	// RestartAfter brings a crashed consumer back after this delay; 0 keeps it down.
+	// RestartAfter brings a crashed consumer back after this delay; 0 keeps it down. On a
+	// disk-full or io-error, a server that exited of the fault on its own is started again this
+	// long after the fault ends, as a supervisor would; 0 leaves it down.
 	RestartAfter Duration `yaml:"restart_after,omitempty" json:"restart_after,omitempty"`
 }
 

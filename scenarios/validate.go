@@ -199,6 +199,11 @@ func (s *Scenario) validate(c Checks) Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		}
+		if f.RestartAfter != 0 && f.Kind != FaultConsumerCrash && !traits.RestartsDead {
+			bad(field+".restart_after", "only consumer-crash, disk-full and io-error take restart_after (kind is %s)", f.Kind)
+		} else if f.RestartAfter < 0 && f.Kind != FaultConsumerCrash {
+			bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
+		}
 		if f.Point != "" && f.Kind != FaultConsumerCrash && f.Kind != FaultIOError {
 			bad(field+".point", "only consumer-crash and io-error take a point (kind is %s)", f.Kind)
 		}
@@ -216,7 +221,9 @@ func (s *Scenario) validate(c Checks) Errors {
 		} else if limit, what := s.faultEnd(traits); s.Duration > 0 && f.Duration > 0 && f.At+f.Duration > limit {
 			// It would stretch the run, or be cut short by its end: neither is the plan written.
 			bad(field+".duration", "a %s at %s for %s ends at %s, after %s at %s; shorten it to at most %s or start it earlier", f.Kind, f.At, f.Duration, f.At+f.Duration, what, limit, limit-f.At)
-		} else if end := f.At + f.RestartAfter; s.Duration > 0 && f.RestartAfter > 0 && end > limit {
+		} else if end := f.At + f.RestartAfter; traits.RestartsDead && s.Duration > 0 && f.RestartAfter > 0 && end+f.Duration > limit {
+			bad(field+".restart_after", "a server that died of it would be restarted at %s, after %s at %s; at most %s, or 0 to leave it down", end+f.Duration, what, limit, limit-f.At-f.Duration)
+		} else if s.Duration > 0 && f.RestartAfter > 0 && end > limit && !traits.RestartsDead {
 			bad(field+".restart_after", "the consumer would come back at %s, after %s at %s; at most %s, or 0 to keep it down", end, what, limit, limit-f.At)
 		}
 	}

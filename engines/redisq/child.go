@@ -99,6 +99,8 @@ type childServer struct {
 	mount *lossyMount
 	// stderr keeps the tail of the child's log (its standard error), for a death's report.
 	stderr stderrTail
+	// death is the first time the child exited on its own, kept across a kill and restart.
+	death *engines.Death
 }
 
 func startChildServer(ctx context.Context, persistence map[string]string, lossy bool) (*childServer, error) {
@@ -205,6 +207,9 @@ func (c *childServer) pid() int {
 }
 
 func (c *childServer) kill() {
+	if d, died := deathOf(c.proc, c.stderr.String()); died && c.death == nil {
+		c.death = &d // it had exited on its own: the kill only clears it away
+	}
 	if c.proc != nil {
 		_ = c.proc.Kill()
 		c.proc = nil

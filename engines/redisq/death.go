@@ -13,7 +13,8 @@ import (
 const deathLines = 5
 
 // deathOf reports p's death when it exited on its own: a process killed by a fault or stopped
-// is no longer p (its owner forgets it), so an exited p is one nobody ended.
+// is no longer p (its owner forgets it), so an exited p is one nobody ended. The owner keeps the
+// first death across a restart (a supervisor's, restart_after).
 func deathOf(p *procs.Proc, log string) (engines.Death, bool) {
 	if p == nil || !p.Exited() {
 		return engines.Death{}, false
@@ -42,6 +43,9 @@ func lastLines(s string, n int) []string {
 // Died reports whether redis-server exited on its own, with its exit status and last log lines
 // (engines.DeathReporter).
 func (m *ManagedRedis) Died() (engines.Death, bool) {
+	if m.death != nil {
+		return *m.death, true
+	}
 	if m.proc == nil {
 		return engines.Death{}, false
 	}
@@ -56,6 +60,9 @@ func (e *lossyEngine) Died() (engines.Death, bool) { return e.server.Died() }
 
 // Died reports the child server's own exit (engines.DeathReporter).
 func (e *childEngine) Died() (engines.Death, bool) {
+	if e.child.death != nil {
+		return *e.child.death, true
+	}
 	if e.child.proc == nil {
 		return engines.Death{}, false
 	}

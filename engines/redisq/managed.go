@@ -45,6 +45,8 @@ type ManagedRedis struct {
 	proc *procs.Proc
 	// ownDir is removed on Stop.
 	ownDir bool
+	// death is the first time the server exited on its own, kept across a Kill and Restart.
+	death *engines.Death
 }
 
 // StartRedis starts redis-server with config (Redis setting names and values) in a fresh
@@ -131,6 +133,9 @@ func (m *ManagedRedis) start(ctx context.Context) error {
 func (m *ManagedRedis) Kill() error {
 	if m.PID() == 0 {
 		return errors.New("redis-server is not running")
+	}
+	if d, died := deathOf(m.proc, m.proc.LogTail(4096)); died && m.death == nil {
+		m.death = &d // it had exited on its own: the kill only clears it away
 	}
 	err := m.proc.Kill()
 	m.proc = nil
