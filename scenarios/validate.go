@@ -199,13 +199,8 @@ func (s *Scenario) validate(c Checks) Errors {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
 		}
-		if f.RestartAfter != 0 && f.Kind != FaultConsumerCrash && !traits.RestartsDead {
-			bad(field+".restart_after", "only consumer-crash, disk-full and io-error take restart_after (kind is %s)", f.Kind)
-		} else if f.RestartAfter < 0 && f.Kind != FaultConsumerCrash {
+		if f.RestartAfter < 0 && traits.RestartsDead { // which kinds take it: checkFaultKeys
 			bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
-		}
-		if f.Point != "" && f.Kind != FaultConsumerCrash && f.Kind != FaultIOError {
-			bad(field+".point", "only consumer-crash and io-error take a point (kind is %s)", f.Kind)
 		}
 		if f.Shard != 0 && !traits.HitsShard {
 			bad(field+".shard", "only %s hit a shard (kind is %s)", shardKindList(), f.Kind)
