@@ -10,7 +10,6 @@ import (
 	"qbench/results"
 	"qbench/scenarios"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -365,8 +364,13 @@ func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault, w *faultWi
 func (r *run) faultWindows(series []results.Interval, samples []results.LagSample) []results.FaultWindow {
 	ws := r.activeWindows()
 	spans := make([]ledger.Window, len(ws))
+	died, diedIn, down := r.engineDeath(ws)
+	r.died = died
 	for i, w := range ws {
 		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: max(w.endNs.Load(), w.heldUntil.Load()), Destructive: w.destructive()}
+		if i == diedIn && down {
+			spans[i].EndNs = math.MaxInt64 // the server it killed never came back: all that followed is its cost
+		}
 	}
 	costs := r.ledger.Attribute(spans)
 	failed := make([][]int64, len(ws))
@@ -395,6 +399,7 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 		if w.err != nil {
 			fw.Error = w.err.Error()
 		}
+		fw.EngineDied = i == diedIn
 		if t := w.firstWrite.Load(); t > 0 {
 			fw.RecoverWriteNs = t - fw.EndNs
 		}
@@ -474,25 +479,26 @@ func (r *run) firePartition(ctx context.Context, f scenarios.Fault, w *faultWind
 	return err
 }
 
-// noteDeath reports the engine's server exiting on its own (engines.DeathReporter): the result
-// says how and with the server's last log lines, and the fault window it died in (the latest
-// begun before it) is marked, so a run whose server exited on an AOF error is never read as one
-// that only saw "connection refused".
-func (r *run) noteDeath(res *results.Result) {
+// engineDeath reads the engine's server exiting on its own (engines.DeathReporter): how, as the
+// result reports it, and the fault window it died in (the latest engine-side one begun before
+// it; -1 for none), so a run whose server exited on an AOF error is never read as one that only
+// saw "connection refused". down: it was not started again (restart_after), so every failure
+// and loss from then on is that window's cost.
+func (r *run) engineDeath(ws []*faultWindow) (d *results.EngineDeath, window int, down bool) {
 	dr, ok := r.eng.(engines.DeathReporter)
 	if !ok {
-		return
+		return nil, -1, false
 	}
-	d, died := dr.Died()
+	death, died := dr.Died()
 	if !died {
-		return
+		return nil, -1, false
 	}
-	at := d.At.Sub(r.epoch).Nanoseconds()
-	res.Engine.Died = &results.EngineDeath{AtNs: at, Status: d.Status, Log: d.Log}
-	for i := len(res.Faults) - 1; i >= 0; i-- {
-		if f := res.Faults[i]; f.StartNs <= at && !strings.HasPrefix(f.Target, "consumer ") {
-			res.Faults[i].EngineDied = true
-			break
+	d = &results.EngineDeath{AtNs: death.At.Sub(r.epoch).Nanoseconds(), Status: death.Status, Log: death.Log}
+	window = -1
+	for i, w := range ws {
+		if t, _ := w.fault.Kind.Traits(); w.startNs <= d.AtNs && !t.ConsumerSide && !w.marked {
+			window = i
 		}
 	}
+	return d, window, death.Down
 }

@@ -241,6 +241,9 @@ type Death struct {
 	At     time.Time // when qbench saw the process exit
 	Status string    // its exit status, as Go reports it ("exit status 1")
 	Log    []string  // its last log lines, oldest first
+	// Down: it is still down (nothing started it again), so everything after the death is the
+	// death's cost.
+	Down bool
 }
 
 // DeathReporter is implemented by engines that run their server as a child process: Died

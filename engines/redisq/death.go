@@ -23,7 +23,7 @@ func deathOf(p *procs.Proc, log string) (engines.Death, bool) {
 	if err := p.Err(); err != nil {
 		status = err.Error()
 	}
-	return engines.Death{At: p.ExitedAt(), Status: status, Log: lastLines(log, deathLines)}, true
+	return engines.Death{At: p.ExitedAt(), Status: status, Log: lastLines(log, deathLines), Down: true}, true
 }
 
 // lastLines is the last n non-empty lines of s.
@@ -44,7 +44,9 @@ func lastLines(s string, n int) []string {
 // (engines.DeathReporter).
 func (m *ManagedRedis) Died() (engines.Death, bool) {
 	if m.death != nil {
-		return *m.death, true
+		d := *m.death
+		d.Down = m.proc == nil || m.proc.Exited()
+		return d, true
 	}
 	if m.proc == nil {
 		return engines.Death{}, false
@@ -61,7 +63,9 @@ func (e *lossyEngine) Died() (engines.Death, bool) { return e.server.Died() }
 // Died reports the child server's own exit (engines.DeathReporter).
 func (e *childEngine) Died() (engines.Death, bool) {
 	if e.child.death != nil {
-		return *e.child.death, true
+		d := *e.child.death
+		d.Down = e.child.proc == nil || e.child.proc.Exited()
+		return d, true
 	}
 	if e.child.proc == nil {
 		return engines.Death{}, false

@@ -75,7 +75,7 @@ func TestDeathReported(t *testing.T) {
 				}
 				time.Sleep(5 * time.Millisecond) // polling the child's exit
 			}
-			if d.Status != "exit status 0" || d.At.IsZero() || !slices.ContainsFunc(d.Log, func(l string) bool { return strings.Contains(l, tc.words) }) {
+			if d.Status != "exit status 0" || d.At.IsZero() || !d.Down || !slices.ContainsFunc(d.Log, func(l string) bool { return strings.Contains(l, tc.words) }) {
 				t.Fatalf("death %+v: want exit status 0, a time, and %q in the log lines", d, tc.words)
 			}
 			// A supervisor's restart: the kill clears the dead process away, the death stays.
@@ -85,8 +85,8 @@ func TestDeathReported(t *testing.T) {
 			if err := cr.Restart(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if again, died := dr.Died(); !died || again.Status != d.Status || !again.At.Equal(d.At) {
-				t.Fatalf("after the restart: %+v, %t; want the first death %+v", again, died, d)
+			if again, died := dr.Died(); !died || again.Status != d.Status || !again.At.Equal(d.At) || again.Down {
+				t.Fatalf("after the restart: %+v, %t; want the first death %+v, no longer down", again, died, d)
 			}
 		})
 	}
