@@ -153,6 +153,11 @@ const (
 	IOFsync                // fsync and fdatasync of files fail with EIO; the data stays unsynced
 )
 
+// ioPointNames are the points' names in the control protocol and the status line.
+var ioPointNames = map[IOPoint]string{IONone: "none", IOWrite: "write", IOFsync: "fsync"}
+
+func (p IOPoint) String() string { return ioPointNames[p] }
+
 // FailIO makes the disk fail with EIO at point (IONone turns it off): an I/O error that is not a
 // full disk. Under IOFsync, writes are accepted into the cache and every file fsync fails, as a
 // disk whose writeback fails would report; the control Sync still works.
