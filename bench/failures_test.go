@@ -122,10 +122,23 @@ var failureOutcomes = map[string]func(t *testing.T, r *results.Result){
 		f := faultOf(t, r, "command")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && measuredCommand(f), "BGSAVE accepted, nothing lost, its window the snapshot's")
 	},
-	"redis-power-loss-everysec": powerLossEverysec,
-	"redis-power-loss-always":   powerLossAlways,
-	"redis-disk-full":           diskFull,
-	"server-disk-full":          diskFull,
+	"redis-power-loss-everysec":        powerLossEverysec,
+	"redis-power-loss-always":          powerLossAlways,
+	"redis-disk-full":                  diskFull,
+	"server-disk-full":                 diskFull,
+	"redis-bgsave-error-stop-writes":   bgsaveStopWrites,
+	"server-bgsave-error-stop-writes":  bgsaveStopWrites,
+	"redis-bgsave-error-keep-writing":  bgsaveKeepWriting,
+	"server-bgsave-error-keep-writing": bgsaveKeepWriting,
+	"redis-disk-full-always": func(t *testing.T, r *results.Result) {
+		diedOf(t, r, "disk-full", "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+	},
+	"redis-io-error-fsync-always": func(t *testing.T, r *results.Result) {
+		diedOf(t, r, "io-error", "Can't persist AOF for fsync error when the AOF fsync policy is 'always': Input/output error. Exiting...")
+	},
+	"server-io-error-fsync-always": func(t *testing.T, r *results.Result) {
+		diedOf(t, r, "io-error", "Can't persist AOF for fsync error when the AOF fsync policy is 'always': Input/output error. Exiting...")
+	},
 	"kafka-crash-page-cache": func(t *testing.T, r *results.Result) {
 		f := faultOf(t, r, "server-crash")
 		expect(t, r, f.Error == "" && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0, "a broker process crash loses nothing acknowledged")
@@ -341,6 +354,77 @@ func diskFull(t *testing.T, r *results.Result) {
 	f := faultOf(t, r, "disk-full")
 	expect(t, r, f.Error == "" && r.Summary.Ledger.Failed > 0 && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0,
 		"writers get errors while the disk is full, nothing acknowledged is lost, writes resume")
+}
+
+// misconfBgsave is how Redis 7.0.15's -MISCONF for a failed background save begins.
+const misconfBgsave = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk."
+
+// bgsaveStopWrites: after the failed save, writes were refused with the save's MISCONF (and no
+// other error), nothing acknowledged was lost, and writes came back after the BGSAVE.
+func bgsaveStopWrites(t *testing.T, r *results.Result) {
+	f := faultOf(t, r, "io-error")
+	c := faultOf(t, r, "command")
+	var misconf, other int64
+	for _, e := range r.Errors {
+		if e.Where != "produce" {
+			continue
+		}
+		if strings.Contains(e.Message, misconfBgsave) {
+			misconf += e.Count
+		} else {
+			other += e.Count
+		}
+	}
+	t.Logf("bgsave error, stop-writes yes: produce errors %d (MISCONF %d, other %d), charged to the io-error %d, recover_write after the BGSAVE %s, lost %d",
+		r.Summary.ProduceErrors, misconf, other, f.ProduceErrors, results.FormatNs(c.RecoverWriteNs), r.Summary.Ledger.Lost)
+	expect(t, r, saveFailed(r) && misconf > 0 && other == 0 && r.Summary.Ledger.Lost == 0 && f.Error == "" && c.Error == "" && c.RecoverWriteNs >= 0,
+		"writes refused with the failed save's MISCONF only, nothing acknowledged lost, writes back after the BGSAVE")
+}
+
+// bgsaveKeepWriting: with stop-writes-on-bgsave-error no the failed save refused nothing.
+func bgsaveKeepWriting(t *testing.T, r *results.Result) {
+	f := faultOf(t, r, "io-error")
+	c := faultOf(t, r, "command")
+	t.Logf("bgsave error, stop-writes no: produce errors %d, acked %d, lost %d", r.Summary.ProduceErrors, r.Summary.Ledger.Acked, r.Summary.Ledger.Lost)
+	expect(t, r, r.Summary.ProduceErrors == 0 && r.Summary.Ledger.Failed == 0 && r.Summary.Ledger.Lost == 0 && f.Error == "" && c.Error == "",
+		"writes go on through the failed save: no produce errors, nothing acknowledged lost")
+	expect(t, r, saveFailed(r), "the save did fail: rdb_last_bgsave_status read err during the run")
+}
+
+// saveFailed: the per-second health readings saw rdb_last_bgsave_status err.
+func saveFailed(r *results.Result) bool {
+	rows, _ := results.HealthSummary(r)
+	for _, row := range rows {
+		if row.Name == "rdb_last_bgsave_status" {
+			return slices.Contains(row.StatusesSeen, "err")
+		}
+	}
+	return false
+}
+
+// diedOf: the server exited of the fault on its own with words in its last log lines, and qbench
+// said so (the result's death, the window's mark, the engine-died flag, the summary); a
+// supervisor's restart brought it back and nothing acknowledged was lost.
+func diedOf(t *testing.T, r *results.Result, kind, words string) {
+	t.Helper()
+	f := faultOf(t, r, kind)
+	d := r.Engine.Died
+	if d == nil {
+		t.Fatalf("the server's death was not reported (fault %+v)", f)
+	}
+	t.Logf("%s: died at %s (%s), last log lines %q; window %s, produce errors %d, recover_write %s, lost %d",
+		kind, results.FormatNs(d.AtNs), d.Status, d.Log, results.FormatNs(f.EndNs-f.StartNs), f.ProduceErrors, results.FormatNs(f.RecoverWriteNs), r.Summary.Ledger.Lost)
+	expect(t, r, slices.ContainsFunc(d.Log, func(l string) bool { return strings.Contains(l, words) }) && d.Status == "exit status 1",
+		fmt.Sprintf("the death reported with exit status 1 and the log line %q", words))
+	expect(t, r, f.EngineDied && d.AtNs >= f.StartNs && slices.Contains(results.Assess(r).Codes(), results.CodeEngineDied),
+		"the window marked engine_died, the engine-died flag raised")
+	var text strings.Builder
+	if err := results.WriteSummary(&text, r); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, r, strings.Contains(text.String(), "(server died)") && strings.Contains(text.String(), "engine died:"), "the summary shows the death")
+	expect(t, r, f.Error == "" && f.ProduceErrors > 0 && r.Summary.Ledger.Lost == 0 && f.RecoverWriteNs >= 0,
+		"writes failed while it was down, nothing acknowledged lost, writes back after the restart")
 }
 
 // The persistence explorer: acknowledged writes lost per policy, for each crash kind, on real

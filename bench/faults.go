@@ -262,7 +262,23 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 			return err
 		}
 		sleepCtx(ctx, f.Duration.D())
-		return d.DiskFull(context.WithoutCancel(ctx), false)
+		if err := d.DiskFull(context.WithoutCancel(ctx), false); err != nil {
+			return err
+		}
+		return r.restartDead(ctx, f, w)
+	case scenarios.FaultIOError:
+		d, ok := r.eng.(engines.IOFailer)
+		if !ok {
+			return fmt.Errorf("engine %s cannot fail its disk's I/O", r.sc.Engine)
+		}
+		if err := d.IOError(ctx, f.Point); err != nil {
+			return err
+		}
+		sleepCtx(ctx, f.Duration.D())
+		if err := d.IOError(context.WithoutCancel(ctx), ""); err != nil {
+			return err
+		}
+		return r.restartDead(ctx, f, w)
 	case scenarios.FaultCommand:
 		c, ok := r.eng.(engines.Commander)
 		if !ok {
@@ -284,6 +300,27 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 		return r.firePartition(ctx, f, w)
 	}
 	return fmt.Errorf("fault %q not supported", f.Kind)
+}
+
+// restartDead starts the server again when it exited of a disk-full or io-error on its own (Redis
+// under appendfsync always), RestartAfter after the fault ended, as a supervisor would: the
+// window then lasts until the server answers again. Without restart_after, or a server that did
+// not die, it does nothing. The dead process's cost cannot be read, so the engine's cost figures
+// are marked unknown (procTracker), as for any process qbench could not sample before it went.
+func (r *run) restartDead(ctx context.Context, f scenarios.Fault, w *faultWindow) error {
+	dr, ok := r.eng.(engines.DeathReporter)
+	if f.RestartAfter <= 0 || !ok {
+		return nil
+	}
+	if _, died := dr.Died(); !died {
+		return nil
+	}
+	w.endNs.Store(math.MaxInt64) // until it answers again
+	w.firstWrite.Store(0)
+	w.firstRead.Store(0)
+	sleepCtx(ctx, f.RestartAfter.D())
+	// A process crash of what is left (its group), then the restart: the engine keeps the death.
+	return r.crashAndRestart(ctx, scenarios.Fault{Kind: scenarios.FaultServerCrash}, w)
 }
 
 // crashAndRestart kills the server without warning (a power cut too, for power-loss), waits the
@@ -327,8 +364,13 @@ func (r *run) crashAndRestart(ctx context.Context, f scenarios.Fault, w *faultWi
 func (r *run) faultWindows(series []results.Interval, samples []results.LagSample) []results.FaultWindow {
 	ws := r.activeWindows()
 	spans := make([]ledger.Window, len(ws))
+	died, diedIn, down := r.engineDeath(ws)
+	r.died = died
 	for i, w := range ws {
 		spans[i] = ledger.Window{StartNs: w.startNs, EndNs: max(w.endNs.Load(), w.heldUntil.Load()), Destructive: w.destructive()}
+		if i == diedIn && down {
+			spans[i].EndNs = math.MaxInt64 // the server it killed never came back: all that followed is its cost
+		}
 	}
 	costs := r.ledger.Attribute(spans)
 	failed := make([][]int64, len(ws))
@@ -357,6 +399,7 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 		if w.err != nil {
 			fw.Error = w.err.Error()
 		}
+		fw.EngineDied = i == diedIn
 		if t := w.firstWrite.Load(); t > 0 {
 			fw.RecoverWriteNs = t - fw.EndNs
 		}
@@ -434,4 +477,28 @@ func (r *run) firePartition(ctx context.Context, f scenarios.Fault, w *faultWind
 		w.target += ", primary now " + now
 	}
 	return err
+}
+
+// engineDeath reads the engine's server exiting on its own (engines.DeathReporter): how, as the
+// result reports it, and the fault window it died in (the latest engine-side one begun before
+// it; -1 for none), so a run whose server exited on an AOF error is never read as one that only
+// saw "connection refused". down: it was not started again (restart_after), so every failure
+// and loss from then on is that window's cost.
+func (r *run) engineDeath(ws []*faultWindow) (d *results.EngineDeath, window int, down bool) {
+	dr, ok := r.eng.(engines.DeathReporter)
+	if !ok {
+		return nil, -1, false
+	}
+	death, died := dr.Died()
+	if !died {
+		return nil, -1, false
+	}
+	d = &results.EngineDeath{AtNs: death.At.Sub(r.epoch).Nanoseconds(), Status: death.Status, Log: death.Log}
+	window = -1
+	for i, w := range ws {
+		if t, _ := w.fault.Kind.Traits(); w.startNs <= d.AtNs && !t.ConsumerSide && !w.marked {
+			window = i
+		}
+	}
+	return d, window, death.Down
 }

@@ -159,6 +159,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		res.Summary.Backlog = r.backlogResult(int64(r.window.producersDone + r.window.drain))
 	}
 	res.Faults = r.faultWindows(s.series, s.lagSamples)
+	res.Engine.Died = r.died // read by faultWindows
 	for _, m := range lost {
 		res.Lost = append(res.Lost, results.MessageID{Group: m.Group, Producer: m.Producer, Seq: m.Seq})
 	}

@@ -238,7 +238,8 @@ type run struct {
 	ledger          *ledger.Ledger
 	groupOf         func(consumer int) int
 	started         time.Time
-	epoch           time.Time // the schedule's time zero; set when producers start
+	epoch           time.Time            // the schedule's time zero; set when producers start
+	died            *results.EngineDeath // the server's own exit, read with the fault windows
 	// scheduleEnd is when the producers' schedules end, since the epoch (the duration, plus a
 	// backlog's fill when producers keep going).
 	scheduleEnd time.Duration

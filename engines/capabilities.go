@@ -235,6 +235,29 @@ type DiskFiller interface {
 	DiskFull(ctx context.Context, full bool) error
 }
 
+// Death is how a server qbench started ended on its own: not killed by a fault, not stopped at
+// the end of the run (Redis exiting on an AOF error under appendfsync always).
+type Death struct {
+	At     time.Time // when qbench saw the process exit
+	Status string    // its exit status, as Go reports it ("exit status 1")
+	Log    []string  // its last log lines, oldest first
+	// Down: it is still down (nothing started it again), so everything after the death is the
+	// death's cost.
+	Down bool
+}
+
+// DeathReporter is implemented by engines that run their server as a child process: Died
+// reports whether it exited on its own, and how.
+type DeathReporter interface {
+	Died() (Death, bool)
+}
+
+// IOFailer is implemented by engines whose data directory can be made to fail with EIO, as a
+// failing disk would: at point "write" (writes fail) or "fsync" (fsyncs fail); "" turns it off.
+type IOFailer interface {
+	IOError(ctx context.Context, point string) error
+}
+
 // Grouper is implemented by engines whose consumers form several receiving groups, each owed
 // every message: pub/sub subscribers, several consumer groups on one stream or topic. Without it,
 // all consumers form one group of competing consumers.

@@ -211,6 +211,11 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 	s.Backlog = mergeBacklog(rs, opt.Mode)
 	s.Knee = mergeKnee(rs, opt.Mode, out.Series)
 	out.Engine.Stats = mergeStats(rs)
+	for _, r := range rs {
+		if out.Engine.Died == nil && r.Engine.Died != nil {
+			out.Engine.Died = r.Engine.Died // a death in any repetition or segment qualifies the merge
+		}
+	}
 	out.Faults = mergeFaults(rs, opt.Mode)
 	// The rules read the merged figures again; what the runs wrote of themselves is kept.
 	var earlier [][]string

@@ -25,7 +25,7 @@ var resultRules = map[string]mergeRule{
 	"RunID":         same("the first run ID and the number of others (segments: the run's ID)"),
 	"StartedAt":     same("the earliest"),
 	"Scenario":      same("the first result's (Merge refuses different scenarios without Force)"),
-	"Engine":        same("the first result's; Stats: the server process's CPU and bytes written summed, other readings their largest (mergeStats)"),
+	"Engine":        same("the first result's; Stats: the server process's CPU and bytes written summed, other readings their largest (mergeStats); Died: the first result's death, else the first in another"),
 	"Machine":       {"the first result's, hostnames joined", "the first result's"},
 	"Summary":       same("field by field, summaryRules"),
 	"Series":        {"added second by second, intervalRules", "the first repetition's"},
@@ -111,6 +111,7 @@ var faultRules = map[string]mergeRule{
 	"EndNs":          same("the first result's"),
 	"Instant":        same("the first result's, as its EndNs (an instant in one repetition is an instant in all: the same command)"),
 	"Error":          same("every distinct error, joined"),
+	"EngineDied":     same("true when the server died in this window in any result"),
 	"Marked":         same("the first result's (a mark is one outside fault: every segment saw the same)"),
 	"Lost":           same("summed (segments: no segment knows a loss: 0, named in not_known, MergeSegments)"),
 	"Duplicates":     same("summed (a segment counts only its own consumers' deliveries, so none twice)"),
@@ -138,6 +139,7 @@ func mergeFaults(rs []*Result, mode MergeMode) []FaultWindow {
 			m.Lost += w.Lost
 			m.Duplicates += w.Duplicates
 			m.ProduceErrors += w.ProduceErrors
+			m.EngineDied = m.EngineDied || w.EngineDied
 			m.RecoverWriteNs = worstRecovery(m.RecoverWriteNs, w.RecoverWriteNs)
 			m.RecoverReadNs = worstRecovery(m.RecoverReadNs, w.RecoverReadNs)
 			if mode == MergeRepetitions {

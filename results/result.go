@@ -68,6 +68,28 @@ type Engine struct {
 	Address  string            `json:"address,omitempty"`
 	Settings map[string]string `json:"settings,omitempty"`
 	Stats    map[string]int64  `json:"stats,omitempty"`
+	// Died is set when the server qbench started exited on its own during the run (not killed
+	// by a fault, not stopped at the end): the figures after it describe a dead server.
+	Died *EngineDeath `json:"died,omitempty"`
+}
+
+// EngineDeath is how the engine's server ended on its own: Redis exiting on an AOF error under
+// appendfsync always, say.
+type EngineDeath struct {
+	// AtNs is when qbench saw the process exit, since the run's epoch.
+	AtNs int64 `json:"at_ns"`
+	// Status is its exit status ("exit status 1").
+	Status string `json:"status"`
+	// Log is its last log lines, oldest first: the server's own reason.
+	Log []string `json:"log,omitempty"`
+}
+
+// Reason is the death's last log line (the server's own words), or "" when none was kept.
+func (d *EngineDeath) Reason() string {
+	if d == nil || len(d.Log) == 0 {
+		return ""
+	}
+	return d.Log[len(d.Log)-1]
 }
 
 // Machine describes where the load generator ran.
@@ -463,6 +485,9 @@ type FaultWindow struct {
 	Instant bool `json:"instant,omitempty"`
 	// Error is set when the fault could not be injected.
 	Error string `json:"error,omitempty"`
+	// EngineDied: the engine's server exited on its own during this window (Result's
+	// Engine.Died says how); nothing after it answered from that process.
+	EngineDied bool `json:"engine_died,omitempty"`
 	// Marked: qbench did not inject this fault; something else did (a chaos tool, an operator)
 	// and marked its start and end while the run was under way (qbench mark). Its times are
 	// when the marks arrived, on qbench's clock; its costs are charged by the same rules.

@@ -131,6 +131,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 			if f.Error != "" {
 				kind += " (failed: " + f.Error + ")"
 			}
+			if f.EngineDied {
+				kind += " (server died)"
+			}
 			fmt.Fprintf(fw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%d\n", FormatNs(f.StartNs), kind, f.Target,
 				lasted(f), f.Lost, f.Duplicates, f.ProduceErrors, recovery(f.RecoverWriteNs), recovery(f.RecoverReadNs), f.LagPeak)
 		}

@@ -41,6 +41,7 @@ const (
 	CodeRunNote         = "run-note"
 	CodeRetention       = "retention"
 	CodeMarkedFaults    = "marked-faults"
+	CodeEngineDied      = "engine-died"
 )
 
 // StatRetentionDeleted is the engine statistic counting acknowledged messages the engine's own
@@ -56,7 +57,7 @@ var flagTags = map[string]string{
 	CodeMachineBusy: "busy", CodeGCPauses: "gc", CodeTimers: "timers", CodeUnsent: "unsent",
 	CodeFailedSends: "failed", CodeInProcess: "inproc", CodeFewSamples: "few", CodeInterrupted: "intr",
 	CodePartial: "partial", CodeHistDropped: "hdrop", CodeRunNote: "note", CodeRetention: "retention",
-	CodeMarkedFaults: "marked",
+	CodeMarkedFaults: "marked", CodeEngineDied: "died",
 }
 
 // flagMeanings says in a few words what each code means, for the legend under a table.
@@ -82,6 +83,7 @@ var flagMeanings = map[string]string{
 	CodeRunNote:         "the run's own warning",
 	CodeRetention:       "lost includes what the engine's retention deleted by policy",
 	CodeMarkedFaults:    "fault windows marked by an outside tool, not injected by qbench",
+	CodeEngineDied:      "the engine's server exited on its own during the run",
 }
 
 // MinSamplesP99 is the fewest latency values from which a p99 is taken as a figure: ten values
@@ -133,6 +135,13 @@ func Assess(r *Result) Trust {
 			flags = append(flags, Flag{Code: CodeFailedSends, Severity: SeverityNote,
 				Text: fmt.Sprintf("failed sends: %d, all during fault windows (the faults' cost, charged to them)", failed)})
 		}
+	}
+	if d := r.Engine.Died; d != nil {
+		text := fmt.Sprintf("engine died: the %s server exited on its own at %s (%s)", r.Engine.Name, FormatNs(d.AtNs), d.Status)
+		if reason := d.Reason(); reason != "" {
+			text += "; its last log line: " + reason
+		}
+		flags = append(flags, suspect(CodeEngineDied, "%s; nothing after it was served by that process", text))
 	}
 	if marked := markedFaults(r.Faults); marked != "" {
 		flags = append(flags, Flag{Code: CodeMarkedFaults, Severity: SeverityNote,

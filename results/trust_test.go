@@ -57,6 +57,11 @@ func TestAssess(t *testing.T) {
 			r.Summary.MachineLoad = &MachineLoad{OtherCores: 1.52, OtherShare: 0.76}
 		}, VerdictFlagged, []string{CodeMachineBusy}, "other processes used 1.52 cores"},
 		{"interrupted", func(r *Result) { r.Interrupted = true }, VerdictFlagged, []string{CodeInterrupted}, "stopped early"},
+		{"engine died", func(r *Result) {
+			r.Engine.Name = "redis"
+			r.Engine.Died = &EngineDeath{AtNs: 2_010_000_000, Status: "exit status 1",
+				Log: []string{"* Ready to accept connections", "# Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting..."}}
+		}, VerdictFlagged, []string{CodeEngineDied}, "the redis server exited on its own at 2.01s (exit status 1); its last log line: # Can't recover from AOF write error"},
 		{"retention deleted what was lost", func(r *Result) {
 			r.Engine.Stats = map[string]int64{StatRetentionDeleted: 949}
 			r.Summary.Ledger.Lost = 640

@@ -16,8 +16,11 @@ const (
 	FaultServerCrash FaultKind = "server-crash"
 	FaultPowerLoss   FaultKind = "power-loss"
 	FaultDiskFull    FaultKind = "disk-full"
-	FaultFailover    FaultKind = "failover"
-	FaultCommand     FaultKind = "command"
+	// FaultIOError: the server's data directory fails with EIO at Point (write or fsync) for
+	// Duration: a failing disk, not a full one.
+	FaultIOError  FaultKind = "io-error"
+	FaultFailover FaultKind = "failover"
+	FaultCommand  FaultKind = "command"
 	// Cluster faults: a Redis Cluster primary (primary-kill, node-restart) or the Kafka broker
 	// leading partition 0 (partition-leader-kill, node-restart).
 	FaultPrimaryKill         FaultKind = "primary-kill"
@@ -56,13 +59,18 @@ type FaultTraits struct {
 	// another engine-side fault planned inside it would fire late. Validation refuses that plan
 	// (validateFaultOverlap). A command returns at once and holds nothing.
 	HoldsEngine bool
+	// RestartsDead: a server that exits of the fault on its own (Redis under appendfsync always
+	// on an AOF error) is started again RestartAfter after the fault ends, as a supervisor
+	// would; without restart_after it stays down.
+	RestartsDead bool
 }
 
 var faultTraits = map[FaultKind]FaultTraits{
 	FaultStall:       {NeedsDuration: true, HoldsEngine: true},
 	FaultServerCrash: {Destructive: true, NeedsDuration: true, EndsOnRecovery: true, HoldsEngine: true},
 	FaultPowerLoss:   {Destructive: true, NeedsDuration: true, NeedsLossyFS: true, EndsOnRecovery: true, HoldsEngine: true},
-	FaultDiskFull:    {NeedsDuration: true, NeedsLossyFS: true, HoldsEngine: true},
+	FaultDiskFull:    {NeedsDuration: true, NeedsLossyFS: true, HoldsEngine: true, RestartsDead: true},
+	FaultIOError:     {NeedsDuration: true, NeedsLossyFS: true, HoldsEngine: true, RestartsDead: true},
 	FaultFailover:    {Destructive: true, EndsOnRecovery: true, HoldsEngine: true},
 	FaultCommand:     {},
 	// A cluster's own failover ends the window: a promoted replica, a new leader, the node back.
@@ -80,7 +88,7 @@ var faultTraits = map[FaultKind]FaultTraits{
 
 // FaultKinds lists every kind, in documentation order.
 var FaultKinds = []FaultKind{
-	FaultStall, FaultServerCrash, FaultPowerLoss, FaultDiskFull, FaultFailover, FaultCommand,
+	FaultStall, FaultServerCrash, FaultPowerLoss, FaultDiskFull, FaultIOError, FaultFailover, FaultCommand,
 	FaultPrimaryKill, FaultPartitionLeaderKill, FaultNodeRestart, FaultPartition,
 	FaultSlowConsumer, FaultConsumerCrash, FaultConsumerPause, FaultSubscriberOffline,
 }
@@ -159,8 +167,12 @@ func (s *Scenario) validateFaultOverlap() Errors {
 		}
 		if tb, _ := b.Kind.Traits(); tb.HoldsEngine {
 			end := b.At + b.Duration
-			if holder < 0 || end > holdEnd || (end == holdEnd && tb.EndsOnRecovery && !holdRecovers) {
-				holder, holdEnd, holdRecovers = j, end, tb.EndsOnRecovery
+			recovers := tb.EndsOnRecovery
+			if tb.RestartsDead && b.RestartAfter > 0 { // it may hold the engine until the restart
+				end, recovers = end+b.RestartAfter, true
+			}
+			if holder < 0 || end > holdEnd || (end == holdEnd && recovers && !holdRecovers) {
+				holder, holdEnd, holdRecovers = j, end, recovers
 			}
 		}
 	}

@@ -316,9 +316,9 @@ func checkFaultKeys(file string, root *yaml.Node) Errors {
 			case "consumer":
 				takes, which = traits.ConsumerSide, "consumer faults ("+kindList(func(t FaultTraits, _ FaultKind) bool { return t.ConsumerSide })+")"
 			case "point":
-				takes, which = kind == FaultConsumerCrash, "consumer-crash"
+				takes, which = kind == FaultConsumerCrash || kind == FaultIOError, "consumer-crash and io-error"
 			case "restart_after":
-				takes, which = kind == FaultConsumerCrash, "consumer-crash"
+				takes, which = kind == FaultConsumerCrash || traits.RestartsDead, "consumer-crash, "+kindList(func(t FaultTraits, _ FaultKind) bool { return t.RestartsDead })
 			case "work":
 				takes, which = kind == FaultSlowConsumer, "slow-consumer"
 			case "command":

@@ -134,6 +134,8 @@ type Fault struct {
 	//   server-crash: the server process is killed without warning and restarted after Duration;
 	//   power-loss: like server-crash, and every byte not yet fsynced is gone;
 	//   disk-full: the server's data directory refuses writes (ENOSPC) for Duration;
+	//   io-error: the server's data directory fails with EIO for Duration, at Point: write (writes
+	//     and creates fail) or fsync (writes are accepted, every fsync fails);
 	//   failover: the primary is killed and a replica promoted; clients move to it;
 	//   command: the server is sent Command (BGSAVE, BGREWRITEAOF, CONFIG SET ...);
 	//   consumer-crash: consumer Consumer dies holding a batch, after its work (Point after-work,
@@ -155,7 +157,8 @@ type Fault struct {
 	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`
 	// Consumer is the index of the consumer a consumer fault hits.
 	Consumer int `yaml:"consumer,omitempty" json:"consumer,omitempty"`
-	// Point is where a consumer crash happens: after-work (default) or before-work.
+	// Point is where a consumer crash happens: after-work (default) or before-work; for an
+	// io-error, what fails: write or fsync.
 	Point string `yaml:"point,omitempty" json:"point,omitempty"`
 	// Work is a slow-consumer fault's processing time per message.
 	Work *WorkDist `yaml:"work,omitempty" json:"work,omitempty"`
@@ -164,7 +167,9 @@ type Fault struct {
 	// Shard is the shard whose primary a primary-kill or node-restart hits (redis-cluster), 0 to
 	// shards-1; default 0.
 	Shard int `yaml:"shard,omitempty" json:"shard,omitempty"`
-	// RestartAfter brings a crashed consumer back after this delay; 0 keeps it down.
+	// RestartAfter brings a crashed consumer back after this delay; 0 keeps it down. On a
+	// disk-full or io-error, a server that exited of the fault on its own is started again this
+	// long after the fault ends, as a supervisor would; 0 leaves it down.
 	RestartAfter Duration `yaml:"restart_after,omitempty" json:"restart_after,omitempty"`
 }
 

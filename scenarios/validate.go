@@ -183,6 +183,10 @@ func (s *Scenario) validate(c Checks) Errors {
 			if len(f.Command) == 0 {
 				bad(field+".command", "a command fault needs the command, e.g. [BGREWRITEAOF]")
 			}
+		case FaultIOError:
+			if f.Point != "write" && f.Point != "fsync" {
+				bad(field+".point", "an io-error needs point: write (writes fail with EIO) or fsync (fsyncs fail with EIO) (got %q)", f.Point)
+			}
 		case FaultFailover:
 			if s.Replicas == 0 {
 				bad(field+".kind", "failover needs replicas: 1 or more")
@@ -194,6 +198,9 @@ func (s *Scenario) validate(c Checks) Errors {
 			if f.RestartAfter < 0 {
 				bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 			}
+		}
+		if f.RestartAfter < 0 && traits.RestartsDead { // which kinds take it: checkFaultKeys
+			bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 		}
 		if f.Shard != 0 && !traits.HitsShard {
 			bad(field+".shard", "only %s hit a shard (kind is %s)", shardKindList(), f.Kind)
@@ -209,7 +216,9 @@ func (s *Scenario) validate(c Checks) Errors {
 		} else if limit, what := s.faultEnd(traits); s.Duration > 0 && f.Duration > 0 && f.At+f.Duration > limit {
 			// It would stretch the run, or be cut short by its end: neither is the plan written.
 			bad(field+".duration", "a %s at %s for %s ends at %s, after %s at %s; shorten it to at most %s or start it earlier", f.Kind, f.At, f.Duration, f.At+f.Duration, what, limit, limit-f.At)
-		} else if end := f.At + f.RestartAfter; s.Duration > 0 && f.RestartAfter > 0 && end > limit {
+		} else if end := f.At + f.RestartAfter; traits.RestartsDead && s.Duration > 0 && f.RestartAfter > 0 && end+f.Duration > limit {
+			bad(field+".restart_after", "a server that died of it would be restarted at %s, after %s at %s; at most %s, or 0 to leave it down", end+f.Duration, what, limit, limit-f.At-f.Duration)
+		} else if s.Duration > 0 && f.RestartAfter > 0 && end > limit && !traits.RestartsDead {
 			bad(field+".restart_after", "the consumer would come back at %s, after %s at %s; at most %s, or 0 to keep it down", end, what, limit, limit-f.At)
 		}
 	}

@@ -107,11 +107,27 @@ Needs root (or fuse access), /dev/fuse and fusermount3 (Debian: apt-get install 
 			return err
 		},
 	}
+	failIO := &cobra.Command{
+		Use:   "fail-io MOUNTPOINT write|fsync|off",
+		Short: "Simulate a failing disk: writes (write) or fsyncs (fsync) fail with EIO until off",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[1] != "write" && args[1] != "fsync" && args[1] != "off" {
+				return usageError{fmt.Errorf("fail-io: %q: want write, fsync or off", args[1])}
+			}
+			sock, err := socket(args[0])
+			if err != nil {
+				return err
+			}
+			_, err = lossyfs.SendControl(sock, lossyfs.CmdFailIO+" "+args[1])
+			return err
+		},
+	}
 	cmd.AddCommand(mount,
 		send("cut", "Power cut: drop every unsynced write; later changes fail with EIO until recover", lossyfs.CmdCut),
 		send("recover", "Power back on after a cut: changes are accepted again", lossyfs.CmdRecover),
 		send("sync", "Write all unsynced data to the backing directory", lossyfs.CmdSync),
 		send("status", "Print whether the power is cut, whether writes fail, and how much is unsynced", lossyfs.CmdStatus),
-		failWrites)
+		failWrites, failIO)
 	return cmd
 }

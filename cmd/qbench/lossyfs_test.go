@@ -18,6 +18,7 @@ func TestLossyfsUsage(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"lossyfs", "fail-writes", "/mnt", "maybe"}, exitUsage, `want on or off`},
+		{[]string{"lossyfs", "fail-io", "/mnt", "read"}, exitUsage, `want write, fsync or off`},
 		{[]string{"lossyfs", "cut"}, exitUsage, "accepts 1 arg"},
 		{[]string{"lossyfs", "cut", "--control", sock, "/mnt"}, exitRuntime, "is `qbench lossyfs mount` running?"},
 	}
@@ -77,7 +78,7 @@ func TestLossyfsByHand(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(mnt, "g"), []byte("unsynced"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := ctl("status", mnt); got != "cut=false fail-writes=false dirty-files=1 dirty-bytes=4096" {
+	if got := ctl("status", mnt); got != "cut=false fail-writes=false fail-io=none dirty-files=1 dirty-bytes=4096" {
 		t.Fatalf("status: %q", got)
 	}
 	ctl("cut", mnt)
@@ -93,6 +94,11 @@ func TestLossyfsByHand(t *testing.T) {
 		t.Fatal("create on a full disk succeeded")
 	}
 	ctl("fail-writes", mnt, "off")
+	ctl("fail-io", mnt, "write")
+	if err := os.WriteFile(filepath.Join(mnt, "h"), nil, 0o644); err == nil {
+		t.Fatal("create on a failing disk succeeded")
+	}
+	ctl("fail-io", mnt, "off")
 	mount.Process.Signal(syscall.SIGINT)
 	if err := mount.Wait(); err != nil {
 		t.Fatalf("mount: %v; stderr: %s", err, stderr.String())

@@ -19,6 +19,7 @@ type Controller interface {
 	Recover()
 	Sync() error
 	FailWrites(on bool)
+	FailIO(point IOPoint)
 	Status() Status
 }
 
@@ -36,12 +37,14 @@ func ControlPath(mountpoint string) (string, error) {
 
 // The control protocol: one command per line, one reply line each: "ok" plus detail, or "error: ...".
 const (
-	CmdCut       = "cut"
-	CmdRecover   = "recover"
-	CmdSync      = "sync"
-	CmdFailOn    = "fail-writes on"
-	CmdFailOff   = "fail-writes off"
-	CmdStatus    = "status"
+	CmdCut     = "cut"
+	CmdRecover = "recover"
+	CmdSync    = "sync"
+	CmdFailOn  = "fail-writes on"
+	CmdFailOff = "fail-writes off"
+	CmdStatus  = "status"
+	// CmdFailIO is followed by a point: "fail-io write", "fail-io fsync", "fail-io off".
+	CmdFailIO    = "fail-io"
 	replyOK      = "ok"
 	replyErrPref = "error: "
 )
@@ -90,7 +93,13 @@ func execute(c Controller, cmd string) (string, error) {
 		c.FailWrites(false)
 	case CmdStatus:
 		st := c.Status()
-		return fmt.Sprintf("cut=%t fail-writes=%t dirty-files=%d dirty-bytes=%d", st.Cut, st.FailWrites, st.DirtyFiles, st.DirtyBytes), nil
+		return fmt.Sprintf("cut=%t fail-writes=%t fail-io=%s dirty-files=%d dirty-bytes=%d", st.Cut, st.FailWrites, st.FailIO, st.DirtyFiles, st.DirtyBytes), nil
+	case CmdFailIO + " write":
+		c.FailIO(IOWrite)
+	case CmdFailIO + " fsync":
+		c.FailIO(IOFsync)
+	case CmdFailIO + " off":
+		c.FailIO(IONone)
 	default:
 		return "", fmt.Errorf("unknown command %q", cmd)
 	}

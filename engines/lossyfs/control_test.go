@@ -21,7 +21,8 @@ func (f *fakeController) Sync() error {
 func (f *fakeController) FailWrites(on bool) {
 	f.calls = append(f.calls, map[bool]string{true: "full", false: "not full"}[on])
 }
-func (f *fakeController) Status() Status { return Status{Cut: true, DirtyFiles: 2, DirtyBytes: 8192} }
+func (f *fakeController) FailIO(p IOPoint) { f.calls = append(f.calls, "io "+p.String()) }
+func (f *fakeController) Status() Status   { return Status{Cut: true, DirtyFiles: 2, DirtyBytes: 8192} }
 
 func TestControl(t *testing.T) {
 	sock := filepath.Join(t.TempDir(), "ctl.sock")
@@ -41,7 +42,11 @@ func TestControl(t *testing.T) {
 		{CmdSync, "", "lossyfs: disk on fire"},
 		{CmdFailOn, "", ""},
 		{CmdFailOff, "", ""},
-		{CmdStatus, "cut=true fail-writes=false dirty-files=2 dirty-bytes=8192", ""},
+		{CmdFailIO + " fsync", "", ""},
+		{CmdFailIO + " write", "", ""},
+		{CmdFailIO + " off", "", ""},
+		{CmdFailIO + " read", "", `lossyfs: unknown command "fail-io read"`},
+		{CmdStatus, "cut=true fail-writes=false fail-io=none dirty-files=2 dirty-bytes=8192", ""},
 		{"format c:", "", `lossyfs: unknown command "format c:"`},
 	}
 	for _, tc := range cases {
@@ -56,7 +61,7 @@ func TestControl(t *testing.T) {
 			}
 		})
 	}
-	want := []string{"cut", "recover", "sync", "full", "not full"}
+	want := []string{"cut", "recover", "sync", "full", "not full", "io fsync", "io write", "io none"}
 	if len(c.calls) != len(want) {
 		t.Fatalf("calls %v, want %v", c.calls, want)
 	}

@@ -51,8 +51,9 @@ type FS struct {
 	server              *fuse.Server
 	root                *fs.LoopbackRoot
 
-	cut  atomic.Bool // power is off: every change fails with EIO
-	full atomic.Bool // disk full: writes and creates fail with ENOSPC
+	cut    atomic.Bool  // power is off: every change fails with EIO
+	full   atomic.Bool  // disk full: writes and creates fail with ENOSPC
+	ioFail atomic.Int32 // an IOPoint: writes or fsyncs fail with EIO (a failing disk)
 
 	mu    sync.Mutex
 	files map[uint64]*fileState // by StableAttr.Ino (the backing inode)
@@ -143,6 +144,25 @@ func (f *FS) Recover() { f.cut.Store(false) }
 // Syncs of already accepted data still succeed.
 func (f *FS) FailWrites(on bool) { f.full.Store(on) }
 
+// IOPoint is where a failing disk reports an I/O error (EIO): see FailIO.
+type IOPoint int32
+
+const (
+	IONone  IOPoint = iota // no I/O errors
+	IOWrite                // writes, extending truncates and creates fail with EIO
+	IOFsync                // fsync and fdatasync of files fail with EIO; the data stays unsynced
+)
+
+// ioPointNames are the points' names in the control protocol and the status line.
+var ioPointNames = map[IOPoint]string{IONone: "none", IOWrite: "write", IOFsync: "fsync"}
+
+func (p IOPoint) String() string { return ioPointNames[p] }
+
+// FailIO makes the disk fail with EIO at point (IONone turns it off): an I/O error that is not a
+// full disk. Under IOFsync, writes are accepted into the cache and every file fsync fails, as a
+// disk whose writeback fails would report; the control Sync still works.
+func (f *FS) FailIO(point IOPoint) { f.ioFail.Store(int32(point)) }
+
 // Sync writes every file's unsynced data to the backing directory, as if each were fsynced.
 func (f *FS) Sync() error {
 	if f.cut.Load() {
@@ -164,6 +184,7 @@ func (f *FS) Sync() error {
 // Status describes the file system's state.
 type Status struct {
 	Cut, FailWrites bool
+	FailIO          IOPoint
 	DirtyFiles      int
 	DirtyBytes      int64 // whole dirty pages
 }
@@ -172,7 +193,7 @@ type Status struct {
 func (f *FS) Status() Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st := Status{Cut: f.cut.Load(), FailWrites: f.full.Load()}
+	st := Status{Cut: f.cut.Load(), FailWrites: f.full.Load(), FailIO: IOPoint(f.ioFail.Load())}
 	for _, s := range f.files {
 		s.mu.Lock()
 		if s.dirty() {
@@ -322,6 +343,9 @@ func (f *FS) logicalSize(ino uint64) (int64, bool) {
 // changeErr is the error for any change while the power is off or the disk is full.
 func (f *FS) changeErr(grows bool) syscall.Errno {
 	if f.cut.Load() {
+		return syscall.EIO
+	}
+	if grows && IOPoint(f.ioFail.Load()) == IOWrite {
 		return syscall.EIO
 	}
 	if grows && f.full.Load() {

@@ -237,6 +237,45 @@ func TestFailWrites(t *testing.T) {
 	}
 }
 
+// An I/O error is not a full disk: EIO at the point asked for, the other point unaffected, and
+// data accepted before an fsync error stays unsynced (a cut drops it).
+func TestFailIO(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		point             IOPoint
+		writeErr, syncErr error
+	}{
+		{"write", IOWrite, syscall.EIO, nil},
+		{"fsync", IOFsync, nil, syscall.EIO},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, _, mnt := mountT(t, Options{})
+			p := filepath.Join(mnt, "log")
+			fd := openAppend(t, p)
+			mustWrite(t, fd, "before;")
+			if err := fd.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			f.FailIO(tc.point)
+			if st := f.Status(); st.FailIO != tc.point {
+				t.Fatalf("status %+v, want FailIO %d", st, tc.point)
+			}
+			if _, err := fd.Write([]byte("x;")); !errors.Is(err, tc.writeErr) && !(err == nil && tc.writeErr == nil) {
+				t.Fatalf("write: %v, want %v", err, tc.writeErr)
+			}
+			if err := fd.Sync(); !errors.Is(err, tc.syncErr) && !(err == nil && tc.syncErr == nil) {
+				t.Fatalf("fsync: %v, want %v", err, tc.syncErr)
+			}
+			f.FailIO(IONone)
+			f.Cut()
+			// A failed write stored nothing; a write whose fsync failed was never durable.
+			if got, _ := os.ReadFile(p); string(got) != "before;" {
+				t.Fatalf("after cut: %q, want %q", got, "before;")
+			}
+		})
+	}
+}
+
 // Closing persists nothing: after a SIGKILL the kernel closes the dead process's files, and that
 // must not count as a sync. A directory fsync succeeds (Redis needs it to).
 func TestCloseAndDirectoryFsync(t *testing.T) {

@@ -207,6 +207,9 @@ func (n *node) Fsync(ctx context.Context, f fs.FileHandle, flags uint32) syscall
 	if n.IsDir() {
 		return syscall.ENOSYS
 	}
+	if IOPoint(n.lfs.ioFail.Load()) == IOFsync && !n.lfs.cut.Load() {
+		return syscall.EIO
+	}
 	s, errno := n.lfs.acquire(n.EmbeddedInode(), n.backingPath())
 	if errno != 0 {
 		return errno

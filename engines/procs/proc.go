@@ -46,6 +46,8 @@ type Proc struct {
 	mem  *tailBuffer // the output, when there is no log file
 	done chan struct{}
 	err  error // set before done is closed
+	// exitedAt is when Wait returned; set before done is closed.
+	exitedAt time.Time
 }
 
 // Start runs c. The process is not tied to ctx: it runs until Stop or Kill, or until the
@@ -93,6 +95,7 @@ func Start(c Command) (*Proc, error) {
 		}
 		started <- nil
 		p.err = cmd.Wait()
+		p.exitedAt = time.Now()
 		if out != nil {
 			out.Close()
 		}
@@ -124,6 +127,12 @@ func (p *Proc) Exited() bool {
 func (p *Proc) Err() error {
 	<-p.done
 	return p.err
+}
+
+// ExitedAt is when the child exited, once Done is closed.
+func (p *Proc) ExitedAt() time.Time {
+	<-p.done
+	return p.exitedAt
 }
 
 // Kill sends SIGKILL to the child's process group and waits until the child is gone: a crash,

@@ -97,6 +97,10 @@ type childServer struct {
 	ownDir bool
 	// mount is the power-loss file system under the data directory, when the run needs one.
 	mount *lossyMount
+	// stderr keeps the tail of the child's log (its standard error), for a death's report.
+	stderr stderrTail
+	// death is the first time the child exited on its own, kept across a kill and restart.
+	death *engines.Death
 }
 
 func startChildServer(ctx context.Context, persistence map[string]string, lossy bool) (*childServer, error) {
@@ -149,12 +153,25 @@ func (c *childServer) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := procs.Start(procs.Command{Path: c.exe, Dir: dir, Env: []string{childEnv + "=" + string(raw)}, Stdout: w, Stderr: os.Stderr})
-	w.Close() // the child holds its own copy
+	er, ew, err := os.Pipe()
 	if err != nil {
 		r.Close()
+		w.Close()
 		return err
 	}
+	p, err := procs.Start(procs.Command{Path: c.exe, Dir: dir, Env: []string{childEnv + "=" + string(raw)}, Stdout: w, Stderr: ew})
+	w.Close() // the child holds its own copies
+	ew.Close()
+	if err != nil {
+		r.Close()
+		er.Close()
+		return err
+	}
+	// Its log still reaches qbench's stderr, and its tail is kept for a death's report.
+	go func() {
+		defer er.Close()
+		_, _ = io.Copy(io.MultiWriter(os.Stderr, &c.stderr), er)
+	}()
 	c.proc = p
 	line := make(chan string, 1)
 	go func() {
@@ -190,6 +207,9 @@ func (c *childServer) pid() int {
 }
 
 func (c *childServer) kill() {
+	if d, died := deathOf(c.proc, c.stderr.String()); died && c.death == nil {
+		c.death = &d // it had exited on its own: the kill only clears it away
+	}
 	if c.proc != nil {
 		_ = c.proc.Kill()
 		c.proc = nil
@@ -264,13 +284,18 @@ func (e *lossyChildEngine) DiskFull(_ context.Context, full bool) error {
 	return nil
 }
 
+// IOError makes the data directory fail with EIO at point, or stop ("") (engines.IOFailer).
+func (e *lossyChildEngine) IOError(_ context.Context, point string) error {
+	return e.child.mount.ioError(point)
+}
+
 func init() {
 	engines.Register(WithSection(engines.Registration{
 		Name:        "server",
 		Designs:     designs,
 		Summary:     "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
 		New:         newChildEngine,
-		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "command"},
+		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "command"},
 		Sections:    startedSections,
 		Conformance: conformance,
 	}))

@@ -2,6 +2,7 @@ package redisq
 
 import (
 	"errors"
+	"fmt"
 
 	"qbench/engines/lossyfs"
 )
@@ -28,5 +29,27 @@ func (m *lossyMount) powerCut() {
 }
 
 func (m *lossyMount) diskFull(full bool) { m.fs.FailWrites(full) }
+
+// ioError makes the directory fail with EIO at point (write, fsync; "" for none).
+func (m *lossyMount) ioError(point string) error {
+	p, err := ioPoint(point)
+	if err == nil {
+		m.fs.FailIO(p)
+	}
+	return err
+}
+
+// ioPoint maps an io-error fault's point onto lossyfs's.
+func ioPoint(point string) (lossyfs.IOPoint, error) {
+	switch point {
+	case "":
+		return lossyfs.IONone, nil
+	case "write":
+		return lossyfs.IOWrite, nil
+	case "fsync":
+		return lossyfs.IOFsync, nil
+	}
+	return lossyfs.IONone, fmt.Errorf("io-error point %q: want write or fsync", point)
+}
 
 func (m *lossyMount) unmount() error { return errors.Join(m.fs.Unmount()) }

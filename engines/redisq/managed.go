@@ -25,7 +25,7 @@ func init() {
 		Designs:     designs,
 		Summary:     "a real redis-server started by qbench on a free loopback port in a fresh directory, with the scenario's persistence",
 		New:         newManagedEngine,
-		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "failover", "command"},
+		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "failover", "command"},
 		Sections:    managedSections,
 		Conformance: conformance,
 		Requires:    func() error { _, err := RedisServerPath(); return err },
@@ -45,6 +45,8 @@ type ManagedRedis struct {
 	proc *procs.Proc
 	// ownDir is removed on Stop.
 	ownDir bool
+	// death is the first time the server exited on its own, kept across a Kill and Restart.
+	death *engines.Death
 }
 
 // StartRedis starts redis-server with config (Redis setting names and values) in a fresh
@@ -132,6 +134,9 @@ func (m *ManagedRedis) Kill() error {
 	if m.PID() == 0 {
 		return errors.New("redis-server is not running")
 	}
+	if d, died := deathOf(m.proc, m.proc.LogTail(4096)); died && m.death == nil {
+		m.death = &d // it had exited on its own: the kill only clears it away
+	}
 	err := m.proc.Kill()
 	m.proc = nil
 	return err
@@ -161,7 +166,7 @@ func (m *ManagedRedis) Stop() error {
 func newManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
 	if spec.LossyFS {
 		if spec.Replicas > 0 {
-			return nil, errors.New("replicas with power-loss or disk-full faults are not supported yet")
+			return nil, errors.New("replicas with power-loss, disk-full or io-error faults are not supported yet")
 		}
 		return newLossyManagedEngine(ctx, spec)
 	}
@@ -242,4 +247,13 @@ func (e *lossyEngine) Restart(ctx context.Context) error { return e.server.Resta
 func (e *lossyEngine) DiskFull(_ context.Context, full bool) error {
 	e.server.DiskFull(full)
 	return nil
+}
+
+// IOError makes the data directory fail with EIO at point, or stop ("") (engines.IOFailer).
+func (e *lossyEngine) IOError(_ context.Context, point string) error {
+	p, err := ioPoint(point)
+	if err == nil {
+		e.server.FS.FailIO(p)
+	}
+	return err
 }

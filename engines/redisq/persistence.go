@@ -36,10 +36,17 @@ func applyPersistence(cfg *server.Config, key, value string) error {
 		}
 	case "save":
 		cfg.Save = value
+	case "stop-writes-on-bgsave-error":
+		switch strings.ToLower(value) {
+		case "yes", "no":
+			cfg.StopWritesOnBgsaveError = strings.ToLower(value)
+		default:
+			return fmt.Errorf("stop-writes-on-bgsave-error must be yes or no (got %q)", value)
+		}
 	case "seed-rdb": // scenarios.SeedRDBKey: a Redis dump.rdb the dataset starts from
 		cfg.SeedRDB = value
 	default:
-		return fmt.Errorf("persistence setting %q is not one the in-repo server has (appendonly, appendfsync, aof-preallocate, save, seed-rdb)", key)
+		return fmt.Errorf("persistence setting %q is not one the in-repo server has (appendonly, appendfsync, aof-preallocate, save, stop-writes-on-bgsave-error, seed-rdb)", key)
 	}
 	return nil
 }

@@ -80,7 +80,16 @@ type saveState struct {
 	lastBgsaveSec   int64
 	saves           int64
 	bgsaveScheduled bool
+	// lastBgsaveTry is when the last BGSAVE began: after a failed one, the save rules wait
+	// bgsaveRetryDelay before trying again, as Redis does.
+	lastBgsaveTry time.Time
+	// stopWrites is stop-writes-on-bgsave-error.
+	stopWrites bool
 }
+
+// bgsaveRetryDelay is Redis's CONFIG_BGSAVE_RETRY_DELAY: the save rules retry a failed
+// background save after more than this.
+const bgsaveRetryDelay = 5 * time.Second
 
 // rewriteState is the state of BGREWRITEAOF and of the automatic rewrite rule.
 type rewriteState struct {
@@ -125,6 +134,7 @@ func newPersistence(s *Server) *persistence {
 	p.policy, _ = aof.ParsePolicy(cfg.AppendFsync)
 	p.rules, _ = parseSaveRules(cfg.Save)
 	p.saveStr = cfg.Save
+	p.stopWrites = cfg.StopWritesOnBgsaveError != "no"
 	s.store.Now = func() time.Time {
 		if p.depth > 0 {
 			return p.cmdTime

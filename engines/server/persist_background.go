@@ -47,8 +47,10 @@ func (p *persistence) save(background bool) error {
 		if err == nil {
 			p.lastSave, p.dirtyAtSave = time.Now(), dirty
 			p.saves++
+			p.lastBgsaveOK = true // a SAVE that succeeds clears a failed BGSAVE, as in Redis
+		} else if background {
+			p.lastBgsaveOK = false // a failed SAVE leaves the status alone (Redis's rdbSave)
 		}
-		p.lastBgsaveOK = err == nil
 	}
 	if !background {
 		err := fsys.WriteFileAtomic(p.fs, path, data)
@@ -56,6 +58,7 @@ func (p *persistence) save(background bool) error {
 		return err
 	}
 	p.bgsave, p.bgsaveStart = true, time.Now()
+	p.lastBgsaveTry = p.bgsaveStart
 	p.bg.Add(1)
 	go func() {
 		defer p.bg.Done()
@@ -235,7 +238,8 @@ func (p *persistence) cron() {
 			}
 			p.finishBackground()
 			w := p.w
-			if !p.bgsave && !p.rewrite {
+			// After a failed background save the rules wait bgsaveRetryDelay (Redis's serverCron).
+			if !p.bgsave && !p.rewrite && (p.lastBgsaveOK || now.Sub(p.lastBgsaveTry) > bgsaveRetryDelay) {
 				for _, r := range p.rules {
 					if s.dirty-p.dirtyAtSave >= r.changes && s.dirty > p.dirtyAtSave && now.Sub(p.lastSave) >= time.Duration(r.seconds)*time.Second {
 						s.logf("%d changes in %d seconds. Saving...", r.changes, r.seconds)

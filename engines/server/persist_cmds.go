@@ -35,11 +35,13 @@ func (p *persistence) configGet(name string) (string, bool) {
 		return strconv.FormatInt(p.autoRewriteMin, 10), true
 	case "aof-load-truncated":
 		return "yes", true
+	case "stop-writes-on-bgsave-error":
+		return yesNo(p.stopWrites), true
 	}
 	return "", false
 }
 
-var persistConfigNames = []string{"appendonly", "appendfsync", "save", "dir", "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "aof-load-truncated"}
+var persistConfigNames = []string{"appendonly", "appendfsync", "save", "dir", "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "aof-load-truncated", "stop-writes-on-bgsave-error"}
 
 func (p *persistence) configSet(name, val string) (bool, error) {
 	bad := func(reason string) error {
@@ -95,6 +97,13 @@ func (p *persistence) configSet(name, val string) (bool, error) {
 	case "aof-load-truncated":
 		if strings.ToLower(val) != "yes" {
 			return true, bad("only 'yes' is supported")
+		}
+	case "stop-writes-on-bgsave-error":
+		switch strings.ToLower(val) {
+		case "yes", "no":
+			p.stopWrites = strings.ToLower(val) == "yes"
+		default:
+			return true, bad("argument must be 'yes' or 'no'")
 		}
 	default:
 		return false, nil

@@ -126,7 +126,14 @@ var inlineFsync = sync.OnceValue(func() bool { return os.Getenv("QBENCH_SERVER_I
 // denyWrite is Redis's check before a write command (and PING) while the AOF cannot be
 // written: -MISCONF with the system error.
 func (p *persistence) denyWrite(cmd *command) error {
-	if p.w == nil || (cmd.flags&flagWrite == 0 && cmd.name != "ping") {
+	if cmd.flags&flagWrite == 0 && cmd.name != "ping" {
+		return nil
+	}
+	// A failed background save comes first, as in Redis's writeCommandsDeniedByDiskError.
+	if p.stopWrites && len(p.rules) > 0 && !p.lastBgsaveOK {
+		return redisError(errBgsaveMisconf)
+	}
+	if p.w == nil {
 		return nil
 	}
 	if err := p.w.Err(); err != nil {
@@ -134,6 +141,9 @@ func (p *persistence) denyWrite(cmd *command) error {
 	}
 	return nil
 }
+
+// errBgsaveMisconf is Redis 7.0.15's shared.bgsaveerr, word for word.
+const errBgsaveMisconf = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
 
 // strerror renders err as C's strerror would ("No space left on device").
 func strerror(err error) string {

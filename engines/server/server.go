@@ -46,8 +46,12 @@ type Config struct {
 	// fdatasync has no size change to journal (aof/writer_prealloc.go); "no" appends as Redis
 	// does, growing the file with every write.
 	AOFPreallocate string
-	Save           string  // "save" rules, e.g. "3600 1 300 100"; "" = no automatic snapshots
-	FS             fsys.FS // nil = the real file system; *fsys.Sim to simulate power loss
+	Save           string // "save" rules, e.g. "3600 1 300 100"; "" = no automatic snapshots
+	// StopWritesOnBgsaveError is Redis's stop-writes-on-bgsave-error: "yes" (the default, "")
+	// refuses write commands with -MISCONF while save rules are set and the last background
+	// save failed; "no" keeps taking them.
+	StopWritesOnBgsaveError string
+	FS                      fsys.FS // nil = the real file system; *fsys.Sim to simulate power loss
 	// SeedRDB is a dump.rdb written by Redis (6.x or 7.0) that the dataset starts from when Dir
 	// holds no snapshot and no AOF (persist_seed.go); "" = none. Read from the real file system.
 	SeedRDB string

@@ -196,7 +196,7 @@ func (st *settings) get(name string, s *Server) (string, bool) {
 			fmt.Fprintf(&b, "%s %d %d %d", name, l.hard, l.soft, l.secs)
 		}
 		return b.String(), true
-	case "appendonly", "appendfsync", "save", "dir", "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "aof-load-truncated":
+	case "appendonly", "appendfsync", "save", "dir", "auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "aof-load-truncated", "stop-writes-on-bgsave-error":
 		return s.p.configGet(name)
 	case "port":
 		_, port, _ := strings.Cut(s.addr, ":")
