@@ -472,7 +472,7 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 				t.Failed++
 			}
 			for g := range b.deliveries {
-				if l.account(&t, f, int64(b.deliveries[g][seq]), b.isFound(g, seq), l.Poison(uint64(seq))) && len(lost) < maxLost {
+				if account(&t, f, int64(b.deliveries[g][seq]), b.isFound(g, seq), l.Poison(uint64(seq)), l.receiveOnly) && len(lost) < maxLost {
 					lost = append(lost, LostMessage{Group: g, Producer: p, Seq: uint64(seq)})
 				}
 			}
@@ -487,13 +487,13 @@ func (l *Ledger) Close(maxLost int) (Totals, []LostMessage) {
 
 // account adds one message's deliveries to one group into t, and reports whether it was lost:
 // acknowledged, never delivered to the group and not found held for it. The extra deliveries of
-// a poison message are poison retries, not duplicates.
-func (l *Ledger) account(t *Totals, f uint8, d int64, found, poison bool) (lost bool) {
+// a poison message are poison retries, not duplicates. receiveOnly: the sends are another run's.
+func account(t *Totals, f uint8, d int64, found, poison, receiveOnly bool) (lost bool) {
 	if d > 0 {
 		t.Delivered++
 		t.Deliveries += d
 		switch {
-		case l.receiveOnly: // sends are another run's: nothing to check them against
+		case receiveOnly: // sends are another run's: nothing to check them against
 		case f&flagSent == 0:
 			t.Phantom += d
 		case f&flagAcked == 0:

@@ -1,0 +1,718 @@
+package ledger
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// Compact is a ledger whose memory is bounded by what is unresolved, not by what was sent. It
+// gives the answers Ledger gives (Ledger stays the reference, and a differential test holds the
+// two to the same totals, lost lists and fault-window charges), from this per producer:
+//
+//   - a watermark (lo): every message below it has left the window, either settled plainly
+//     (acknowledged and delivered exactly once to every group: only counted, in retired) or as
+//     an exception (failed, duplicated, delivered unacknowledged, or spilled while unresolved:
+//     kept one by one, in exc);
+//   - a window from lo on: each message's marks, as Ledger keeps them, until it settles.
+//
+// Messages of one producer are mostly resolved in order, so the window is the backlog plus the
+// out-of-order span. A hole (a lost message, a send never answered) would pin the watermark and
+// grow the window with everything after it: once the window is longer than spillWindow, a head
+// block with few unresolved messages is spilled, its unresolved ones moving to exc, so the
+// window holds a backlog densely and a scattering of holes sparsely.
+//
+// What it keeps less of than Ledger, and what that costs:
+//   - intended send times of plainly settled messages: a later duplicate of one is charged to a
+//     fault window by the intended time its delivery carries (DeliveredAt: the stamp's), and the
+//     last durable point (WindowTotals.LastDurableNs) sees settled messages by chunk of
+//     retireChunk (the newest of a chunk wholly before the oldest loss, else the chunk's oldest):
+//     it is never later than Ledger's and earlier by less than one chunk of one producer's sends;
+//   - batch boundaries and delivery shards of plainly settled messages: a first delivery of a
+//     spilled message is judged for order against its batch's end as recorded when it spilled,
+//     and (SetDeliveryShards) a settled batch-mate counts as on its shard.
+//
+// It has no Book, Union, SetRemote or receive-only form: a segmented or consume-only run uses
+// Ledger.
+type Compact struct {
+	producers      []*compactBook
+	groups         int
+	acked          atomic.Int64
+	firstDelivered []atomic.Int64
+	unknown        atomic.Int64
+	foreign        atomic.Int64
+	shardOf        func(producer int, seq uint64) int
+	byDelivery     bool
+	noOrder        bool
+	poisonEvery    uint64
+	// spillAt is the window length beyond which the head is examined for spilling (spillWindow;
+	// tests lower it).
+	spillAt int
+}
+
+const (
+	// spillWindow is the window length beyond which the head is examined for spilling: a
+	// hole pins at most this many messages of one producer, 1.1 MB with one group.
+	spillWindow = 1 << 16
+	// spillBlock is how many head messages are examined (and spilled) at once; a block with
+	// more than spillBlock/spillSparse unresolved messages is a backlog and stays dense.
+	spillBlock  = 1024
+	spillSparse = 16
+	// retireChunk is how many plainly settled messages share one span of intended times.
+	retireChunk = 4096
+)
+
+// entry is one message's marks in the window.
+type entry struct {
+	intended int64
+	after    uint32
+	flags    uint8
+}
+
+// exception is one message below the watermark that did not settle plainly.
+type exception struct {
+	intended int64
+	after    uint32
+	flags    uint8
+	// batchEnd is the distance to the next batch start as the window knew it when the message
+	// left it (0: none within maxBatchScan).
+	batchEnd uint32
+	d        []uint32 // per group
+	found    []bool   // per group
+	shard    []uint16 // per group, with SetDeliveryShards
+}
+
+// span is the intended times of one chunk of plainly settled messages.
+type span struct{ min, max int64 }
+
+type compactBook struct {
+	mu  sync.Mutex
+	lo  uint64
+	win []entry
+	d   [][]uint32 // [group][seq-lo]
+	sh  [][]uint16 // [group][seq-lo], with SetDeliveryShards
+	exc map[uint64]*exception
+	// retired counts plainly settled messages; spans their intended times by chunk.
+	retired   int64
+	spans     []span
+	inChunk   int
+	highest   []uint64
+	reordered int64
+	// found[g] is a bitmap of seq-foundBase for window messages found held at the end.
+	foundBase uint64
+	found     [][]uint64
+	// nextSpill: the window end at which the head is next examined for spilling.
+	nextSpill uint64
+}
+
+// NewCompact makes a compact ledger for n producers and groups receiving groups.
+func NewCompact(n, groups int) *Compact {
+	groups = max(groups, 1)
+	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow}
+	for i := range l.producers {
+		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), exc: map[uint64]*exception{}}
+	}
+	return l
+}
+
+// Foreign counts one delivery that is not this run's message.
+func (l *Compact) Foreign() { l.foreign.Add(1) }
+
+// SetShards is Ledger.SetShards.
+func (l *Compact) SetShards(n int, shardOf func(producer int, seq uint64) int) {
+	if n <= 1 || shardOf == nil || l.byDelivery {
+		return
+	}
+	l.shardOf = shardOf
+}
+
+// SetDeliveryShards is Ledger.SetDeliveryShards. Call it before the run.
+func (l *Compact) SetDeliveryShards() {
+	l.shardOf, l.byDelivery = nil, true
+	for _, b := range l.producers {
+		b.sh = make([][]uint16, l.groups)
+		for g := range b.sh {
+			b.sh[g] = make([]uint16, len(b.win))
+		}
+	}
+}
+
+// SetNoOrder is Ledger.SetNoOrder.
+func (l *Compact) SetNoOrder() { l.noOrder = true }
+
+// SetPoison is Ledger.SetPoison.
+func (l *Compact) SetPoison(every uint64) { l.poisonEvery = every }
+
+// Poison is Ledger.Poison.
+func (l *Compact) Poison(seq uint64) bool { return l.poisonEvery > 0 && seq%l.poisonEvery == 0 }
+
+// Reserve does nothing: a compact ledger's memory follows the backlog, not the schedule. It is
+// here so that a runner can hold either ledger.
+func (l *Compact) Reserve(int, uint64) {}
+
+// Acked is the number of messages acknowledged so far.
+func (l *Compact) Acked() int64 { return l.acked.Load() }
+
+// DeliveredUnique is Ledger.DeliveredUnique.
+func (l *Compact) DeliveredUnique() int64 {
+	least := l.firstDelivered[0].Load()
+	for g := 1; g < l.groups; g++ {
+		least = min(least, l.firstDelivered[g].Load())
+	}
+	return least
+}
+
+// grow extends the window to hold seq (seq >= lo). b.mu is held.
+func (b *compactBook) grow(seq uint64) {
+	n := int(seq - b.lo + 1)
+	if n <= len(b.win) {
+		return
+	}
+	add := n - len(b.win)
+	b.win = append(b.win, make([]entry, add)...)
+	for g := range b.d {
+		b.d[g] = append(b.d[g], make([]uint32, add)...)
+	}
+	for g := range b.sh {
+		b.sh[g] = append(b.sh[g], make([]uint16, add)...)
+	}
+}
+
+// Sent is Ledger.Sent.
+func (l *Compact) Sent(producer int, seq uint64, acked bool) { l.SentAt(producer, seq, acked, 0) }
+
+// SentAt is Ledger.SentAt.
+func (l *Compact) SentAt(producer int, seq uint64, acked bool, intendedNs int64) {
+	b := l.producers[producer]
+	b.mu.Lock()
+	b.mark(seq, acked, intendedNs, seq+1)
+	l.advance(b)
+	b.mu.Unlock()
+	if acked {
+		l.acked.Add(1)
+	}
+}
+
+// Batch is Ledger.Batch.
+func (l *Compact) Batch(producer int, first uint64, n int) {
+	if n <= 0 {
+		return
+	}
+	b := l.producers[producer]
+	end := first + uint64(n)
+	b.mu.Lock()
+	for _, s := range []uint64{first, end} {
+		if s < b.lo {
+			if e := b.exc[s]; e != nil {
+				e.flags |= flagBatchStart
+			}
+			continue
+		}
+		b.grow(s)
+		b.win[s-b.lo].flags |= flagBatchStart
+	}
+	b.mu.Unlock()
+}
+
+// SentBatch is Ledger.SentBatch.
+func (l *Compact) SentBatch(producer int, first uint64, errs []error, intendedNs []int64, next uint64) {
+	if len(errs) == 0 {
+		return
+	}
+	b := l.producers[producer]
+	var acked int64
+	b.mu.Lock()
+	for i, err := range errs {
+		b.mark(first+uint64(i), err == nil, intendedNs[i], next)
+		if err == nil {
+			acked++
+		}
+	}
+	l.advance(b)
+	b.mu.Unlock()
+	l.acked.Add(acked)
+}
+
+// mark records one message's answer, in the window or in its exception. b.mu is held.
+func (b *compactBook) mark(seq uint64, acked bool, intendedNs int64, next uint64) {
+	f := flagSent | flagFailed
+	if acked {
+		f = flagSent | flagAcked
+	}
+	after := uint32(1)
+	if next > seq && next-seq <= 1<<32-1 {
+		after = uint32(next - seq)
+	}
+	if seq < b.lo {
+		e := b.exc[seq]
+		if e == nil { // settled plainly: it was answered already
+			return
+		}
+		e.intended, e.after, e.flags = intendedNs, after, e.flags|f
+		return
+	}
+	b.grow(seq)
+	e := &b.win[seq-b.lo]
+	e.intended, e.after, e.flags = intendedNs, after, e.flags|f
+}
+
+// Delivered is Ledger.Delivered.
+func (l *Compact) Delivered(producer int, seq uint64) bool {
+	return l.DeliveredAt(0, 0, producer, seq, 0)
+}
+
+// DeliveredTo is Ledger.DeliveredTo.
+func (l *Compact) DeliveredTo(group, producer int, seq uint64) bool {
+	return l.DeliveredAt(group, 0, producer, seq, 0)
+}
+
+// DeliveredOn is Ledger.DeliveredOn.
+func (l *Compact) DeliveredOn(group, shard, producer int, seq uint64) bool {
+	return l.DeliveredAt(group, shard, producer, seq, 0)
+}
+
+// DeliveredAt is DeliveredOn for a delivery carrying its message's intended send time (the
+// stamp's): a duplicate of a message that had settled plainly, whose own time the ledger no
+// longer keeps, is charged to a fault window by it.
+func (l *Compact) DeliveredAt(group, shard, producer int, seq uint64, intendedNs int64) (first bool) {
+	if producer < 0 || producer >= len(l.producers) || group < 0 || group >= l.groups {
+		l.unknown.Add(1)
+		return false
+	}
+	b := l.producers[producer]
+	b.mu.Lock()
+	if seq < b.lo {
+		first = l.deliverBelow(b, group, shard, producer, seq, intendedNs)
+	} else {
+		b.grow(seq)
+		i := seq - b.lo
+		b.d[group][i]++
+		first = b.d[group][i] == 1
+		if first && !l.noOrder {
+			if l.byDelivery {
+				b.sh[group][i] = uint16(min(max(shard, 0), maxShard) + 1)
+			}
+			slot := l.slot(b, group, producer, seq, shard)
+			if seq+1 < b.highest[slot] && l.brokeOrder(b, group, slot, producer, seq) {
+				b.reordered++
+			}
+			b.highest[slot] = max(b.highest[slot], seq+1)
+		}
+		if i == 0 {
+			l.advance(b)
+		}
+	}
+	b.mu.Unlock()
+	if first {
+		l.firstDelivered[group].Add(1)
+	}
+	return first
+}
+
+// deliverBelow marks a delivery of a message below the watermark. b.mu is held.
+func (l *Compact) deliverBelow(b *compactBook, group, shard, producer int, seq uint64, intendedNs int64) (first bool) {
+	e := b.exc[seq]
+	if e == nil { // settled plainly: delivered once to every group, so this is a duplicate
+		b.retired--
+		e = l.newException(entry{intended: intendedNs, flags: flagSent | flagAcked})
+		for g := range e.d {
+			e.d[g] = 1
+		}
+		b.exc[seq] = e
+	}
+	e.d[group]++
+	first = e.d[group] == 1
+	if first && !l.noOrder {
+		if e.shard != nil {
+			e.shard[group] = uint16(min(max(shard, 0), maxShard) + 1)
+		}
+		slot := l.slot(b, group, producer, seq, shard)
+		if seq+1 < b.highest[slot] && l.brokeOrderBelow(b, e, group, slot, producer, seq) {
+			b.reordered++
+		}
+		b.highest[slot] = max(b.highest[slot], seq+1)
+	}
+	return first
+}
+
+func (l *Compact) newException(en entry) *exception {
+	e := &exception{intended: en.intended, after: en.after, flags: en.flags, d: make([]uint32, l.groups), found: make([]bool, l.groups)}
+	if l.byDelivery {
+		e.shard = make([]uint16, l.groups)
+	}
+	return e
+}
+
+// slot is Ledger.slot.
+func (l *Compact) slot(b *compactBook, group, producer int, seq uint64, shard int) int {
+	k := 0
+	switch {
+	case l.byDelivery:
+		k = min(max(shard, 0), maxShard)
+	case l.shardOf != nil:
+		k = l.shardOf(producer, seq)
+	}
+	i := k*l.groups + group
+	if i >= len(b.highest) {
+		b.highest = append(b.highest, make([]uint64, i+1-len(b.highest))...)
+	}
+	return i
+}
+
+// shardMark is 1 + the shard a delivery of s to group named, 0 before one or when unknown (a
+// plainly settled message). b.mu is held.
+func (b *compactBook) shardMark(group int, s uint64) uint16 {
+	if s >= b.lo {
+		if i := s - b.lo; i < uint64(len(b.win)) {
+			return b.sh[group][i]
+		}
+		return 0
+	}
+	if e := b.exc[s]; e != nil && e.shard != nil {
+		return e.shard[group]
+	}
+	return 0
+}
+
+// delivered reports whether s reached group (a plainly settled message did). b.mu is held.
+func (b *compactBook) delivered(group int, s uint64) bool {
+	if s >= b.lo {
+		i := s - b.lo
+		return i < uint64(len(b.win)) && b.d[group][i] > 0
+	}
+	if e := b.exc[s]; e != nil {
+		return e.d[group] > 0
+	}
+	return true
+}
+
+// same is Ledger.sameShard's test for s against seq (whose shard mark is k). A plainly settled
+// message's shard is not kept: it counts as on seq's shard. b.mu is held.
+func (l *Compact) same(b *compactBook, group, producer int, seq uint64, k uint16, s uint64) bool {
+	switch {
+	case l.byDelivery:
+		m := b.shardMark(group, s)
+		return m == k || (s < b.lo && b.exc[s] == nil)
+	case l.shardOf != nil:
+		return l.shardOf(producer, s) == l.shardOf(producer, seq)
+	}
+	return true
+}
+
+// brokeOrder is Ledger's rule for a message in the window (every later message is in it too).
+// b.mu is held.
+func (l *Compact) brokeOrder(b *compactBook, group, slot, producer int, seq uint64) bool {
+	hi := b.highest[slot]
+	i := seq - b.lo
+	if a := b.win[i].after; a != 0 && hi > seq+uint64(a) {
+		return true
+	}
+	var k uint16
+	if l.byDelivery {
+		k = b.sh[group][i]
+	}
+	d := b.d[group]
+	for s := seq + 1; s < hi && s <= seq+maxBatchScan; s++ {
+		j := s - b.lo
+		if j >= uint64(len(b.win)) {
+			break
+		}
+		if b.win[j].flags&flagBatchStart != 0 {
+			return false
+		}
+		if d[j] > 0 && l.same(b, group, producer, seq, k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// brokeOrderBelow is the rule for a first delivery of an exception: its batch ends where the
+// window said when it left. b.mu is held.
+func (l *Compact) brokeOrderBelow(b *compactBook, e *exception, group, slot, producer int, seq uint64) bool {
+	hi := b.highest[slot]
+	if e.after != 0 && hi > seq+uint64(e.after) {
+		return true
+	}
+	var k uint16
+	if e.shard != nil {
+		k = e.shard[group]
+	}
+	end := seq + maxBatchScan
+	if e.batchEnd != 0 {
+		end = seq + uint64(e.batchEnd) - 1
+	}
+	for s := seq + 1; s < hi && s <= end; s++ {
+		if s >= b.lo {
+			if j := s - b.lo; j < uint64(len(b.win)) && b.win[j].flags&flagBatchStart != 0 {
+				return false
+			}
+		} else if x := b.exc[s]; x != nil && x.flags&flagBatchStart != 0 {
+			return false
+		}
+		if b.delivered(group, s) && l.same(b, group, producer, seq, k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// settled says whether window message i is answered and, if acknowledged, delivered to every
+// group: nothing left to wait for. plain: acknowledged and delivered exactly once everywhere.
+func (b *compactBook) settled(i int) (settled, plain bool) {
+	f := b.win[i].flags
+	if f&flagAcked == 0 {
+		return f&flagFailed != 0, false
+	}
+	plain = true
+	for g := range b.d {
+		switch b.d[g][i] {
+		case 0:
+			return false, false
+		case 1:
+		default:
+			plain = false
+		}
+	}
+	return true, plain
+}
+
+// advance moves the watermark over every settled message at the head of the window, and spills
+// a sparse head when the window is long. b.mu is held.
+func (l *Compact) advance(b *compactBook) {
+	for {
+		k := 0
+		for k < len(b.win) {
+			ok, _ := b.settled(k)
+			if !ok {
+				break
+			}
+			k++
+		}
+		if k == 0 && len(b.win) > l.spillAt && b.lo+uint64(len(b.win)) >= b.nextSpill {
+			unresolved := 0
+			for i := range spillBlock {
+				if ok, _ := b.settled(i); !ok {
+					unresolved++
+				}
+			}
+			if unresolved <= spillBlock/spillSparse {
+				k = spillBlock
+			} else {
+				b.nextSpill = b.lo + uint64(len(b.win)) + spillBlock
+			}
+		}
+		if k == 0 {
+			return
+		}
+		l.retire(b, k)
+	}
+}
+
+// retire moves the first k window messages below the watermark. b.mu is held.
+func (l *Compact) retire(b *compactBook, k int) {
+	for i := range k {
+		seq := b.lo + uint64(i)
+		if _, plain := b.settled(i); plain {
+			b.retired++
+			t := b.win[i].intended
+			if b.inChunk == 0 {
+				b.spans = append(b.spans, span{t, t})
+			}
+			sp := &b.spans[len(b.spans)-1]
+			sp.min, sp.max = min(sp.min, t), max(sp.max, t)
+			if b.inChunk++; b.inChunk == retireChunk {
+				b.inChunk = 0
+			}
+			continue
+		}
+		e := l.newException(b.win[i])
+		for g := range b.d {
+			e.d[g] = b.d[g][i]
+			e.found[g] = b.isFoundIn(g, seq)
+		}
+		for g := range b.sh {
+			e.shard[g] = b.sh[g][i]
+		}
+		for j := i + 1; j < len(b.win) && j <= i+maxBatchScan; j++ {
+			if b.win[j].flags&flagBatchStart != 0 {
+				e.batchEnd = uint32(j - i)
+				break
+			}
+		}
+		b.exc[seq] = e
+	}
+	b.win = b.win[k:]
+	for g := range b.d {
+		b.d[g] = b.d[g][k:]
+	}
+	for g := range b.sh {
+		b.sh[g] = b.sh[g][k:]
+	}
+	b.lo += uint64(k)
+	// A window sliced from the front keeps its old array until append outgrows it; give it back
+	// once the live part is small beside it.
+	if c := cap(b.win); c > 4096 && len(b.win) < c/4 {
+		b.win = slices.Clone(b.win)
+		for g := range b.d {
+			b.d[g] = slices.Clone(b.d[g])
+		}
+		for g := range b.sh {
+			b.sh[g] = slices.Clone(b.sh[g])
+		}
+	}
+}
+
+// Found is Ledger.Found.
+func (l *Compact) Found(group, producer int, seq uint64) {
+	if producer < 0 || producer >= len(l.producers) || group < 0 || group >= l.groups {
+		return
+	}
+	b := l.producers[producer]
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if seq < b.lo {
+		if e := b.exc[seq]; e != nil {
+			e.found[group] = true
+		}
+		return // settled plainly: delivered, so found changes nothing
+	}
+	if seq-b.lo >= uint64(len(b.win)) {
+		return // never sent
+	}
+	if b.found == nil {
+		b.found, b.foundBase = make([][]uint64, l.groups), b.lo
+	}
+	i := seq - b.foundBase
+	if w := int(i/64) + 1; len(b.found[group]) < w {
+		b.found[group] = append(b.found[group], make([]uint64, w-len(b.found[group]))...)
+	}
+	b.found[group][i/64] |= 1 << (i % 64)
+}
+
+// isFoundIn reports whether window message seq was found for group. b.mu is held.
+func (b *compactBook) isFoundIn(group int, seq uint64) bool {
+	if b.found == nil || seq < b.foundBase {
+		return false
+	}
+	i := seq - b.foundBase
+	return i/64 < uint64(len(b.found[group])) && b.found[group][i/64]&(1<<(i%64)) != 0
+}
+
+// each calls fn for every message the book still keeps one by one (exceptions and the window),
+// in sequence order, with its marks. b.mu is held.
+func (b *compactBook) each(fn func(seq uint64, f uint8, intended int64, d func(g int) int64, found func(g int) bool)) {
+	keys := make([]uint64, 0, len(b.exc))
+	for s := range b.exc {
+		keys = append(keys, s)
+	}
+	slices.Sort(keys)
+	for _, s := range keys {
+		e := b.exc[s]
+		fn(s, e.flags, e.intended, func(g int) int64 { return int64(e.d[g]) }, func(g int) bool { return e.found[g] })
+	}
+	for i := range b.win {
+		s := b.lo + uint64(i)
+		fn(s, b.win[i].flags, b.win[i].intended, func(g int) int64 { return int64(b.d[g][i]) }, func(g int) bool { return b.isFoundIn(g, s) })
+	}
+}
+
+// Close is Ledger.Close.
+func (l *Compact) Close(maxLost int) (Totals, []LostMessage) {
+	var t Totals
+	var lost []LostMessage
+	for p, b := range l.producers {
+		b.mu.Lock()
+		t.Sent += b.retired
+		t.Acked += b.retired
+		t.Delivered += b.retired * int64(l.groups)
+		t.Deliveries += b.retired * int64(l.groups)
+		b.each(func(seq uint64, f uint8, _ int64, d func(int) int64, found func(int) bool) {
+			if f&flagSent != 0 {
+				t.Sent++
+			}
+			if f&flagAcked != 0 {
+				t.Acked++
+			}
+			if f&flagFailed != 0 {
+				t.Failed++
+			}
+			for g := range l.groups {
+				if account(&t, f, d(g), found(g), l.Poison(seq), false) && len(lost) < maxLost {
+					lost = append(lost, LostMessage{Group: g, Producer: p, Seq: seq})
+				}
+			}
+		})
+		t.Reordered += b.reordered
+		b.mu.Unlock()
+	}
+	t.Unknown = l.unknown.Load()
+	t.Foreign = l.foreign.Load()
+	return t, lost
+}
+
+// Attribute is Ledger.Attribute (see Compact for the last durable point).
+func (l *Compact) Attribute(windows []Window) []WindowTotals {
+	out := make([]WindowTotals, len(windows))
+	if len(windows) == 0 {
+		return out
+	}
+	for i := range out {
+		out[i].OldestLostNs, out[i].LastDurableNs = -1, -1
+	}
+	var kept []int64 // intended times of acknowledged, not lost messages kept one by one
+	for _, b := range l.producers {
+		b.mu.Lock()
+		b.each(func(seq uint64, f uint8, intended int64, d func(int) int64, found func(int) bool) {
+			var lost, dups int64
+			for g := range l.groups {
+				n := d(g)
+				if f&flagAcked != 0 && n == 0 && !found(g) {
+					lost++
+				}
+				if n > 1 && !l.Poison(seq) {
+					dups += n - 1
+				}
+			}
+			if f&flagAcked != 0 && lost == 0 {
+				kept = append(kept, intended)
+			}
+			if lost == 0 && dups == 0 {
+				return
+			}
+			if i := Charge(windows, intended); i >= 0 {
+				out[i].Lost += lost
+				out[i].Duplicates += dups
+				if lost > 0 && (out[i].OldestLostNs < 0 || intended < out[i].OldestLostNs) {
+					out[i].OldestLostNs = intended
+				}
+			}
+		})
+		b.mu.Unlock()
+	}
+	for i := range out {
+		x := out[i].OldestLostNs
+		if x < 0 {
+			continue
+		}
+		for _, t := range kept {
+			if t < x && t > out[i].LastDurableNs {
+				out[i].LastDurableNs = t
+			}
+		}
+		for _, b := range l.producers {
+			b.mu.Lock()
+			for _, sp := range b.spans {
+				t := sp.max
+				if t >= x {
+					t = sp.min // the chunk's newest below x is not kept: its oldest is a bound
+				}
+				if t < x && t > out[i].LastDurableNs {
+					out[i].LastDurableNs = t
+				}
+			}
+			b.mu.Unlock()
+		}
+	}
+	return out
+}

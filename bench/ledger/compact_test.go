@@ -1,0 +1,109 @@
+package ledger
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// The compact ledger gives the reference ledger's answers on the same marks: every total, every
+// lost message, and every fault window's lost, duplicates and oldest loss. Its last durable point
+// may be earlier, by less than one chunk of settled messages of one producer (see Compact).
+func TestCompactMatchesReference(t *testing.T) {
+	base := simConfig{producers: 3, groups: 2, perProducer: 120_000, reorder: 0.001, duplicate: 0.0001,
+		fail: 0.002, failDelivered: 0.1, lose: 0.0001, backlog: 0.05, tail: 0.05, crashes: 4}
+	cases := []struct {
+		name    string
+		edit    func(c *simConfig)
+		spillAt int // 0: the default
+	}{
+		{"in order, nothing wrong", func(c *simConfig) {
+			*c = simConfig{producers: 2, groups: 1, perProducer: 100_000}
+		}, 0},
+		{"the mix", func(*simConfig) {}, 0},
+		{"the mix, spilling early", func(*simConfig) {}, 2 * spillBlock},
+		{"one group, many losses", func(c *simConfig) { c.groups, c.lose = 1, 0.01 }, 2 * spillBlock},
+		{"three groups, poison retries", func(c *simConfig) { c.groups, c.poison = 3, 997 }, 2 * spillBlock},
+		{"heavy reordering and duplicates", func(c *simConfig) { c.reorder, c.duplicate = 0.05, 0.01 }, 2 * spillBlock},
+		{"long backlog", func(c *simConfig) { c.backlog, c.tail = 0.3, 0.2 }, 2 * spillBlock},
+		{"shards by routing", func(c *simConfig) { c.shards = 2 }, 2 * spillBlock},
+		{"shards by delivery", func(c *simConfig) { c.shards = -2 }, 2 * spillBlock},
+		{"no order promised", func(c *simConfig) { c.noOrder = true }, 2 * spillBlock},
+	}
+	for i, tc := range cases {
+		for seed := range uint64(3) {
+			t.Run(fmt.Sprintf("%s/seed=%d", tc.name, seed), func(t *testing.T) {
+				c := base
+				tc.edit(&c)
+				c.seed = seed*100 + uint64(i)
+				run := simulate(c)
+				ref, cmp := NewGroups(c.producers, c.groups), NewCompact(c.producers, c.groups)
+				if tc.spillAt > 0 {
+					cmp.spillAt = tc.spillAt
+				}
+				ref.SetPoison(c.poison)
+				cmp.SetPoison(c.poison)
+				evenOdd := func(_ int, seq uint64) int { return int(seq % 2) }
+				switch {
+				case c.shards > 0:
+					ref.SetShards(c.shards, evenOdd)
+					cmp.SetShards(c.shards, evenOdd)
+				case c.shards < 0:
+					ref.SetDeliveryShards()
+					cmp.SetDeliveryShards()
+				}
+				if c.noOrder {
+					ref.SetNoOrder()
+					cmp.SetNoOrder()
+				}
+				run.play(ref, func(g, shard, p int, seq uint64, _ int64) { ref.DeliveredOn(g, shard, p, seq) })
+				run.play(cmp, func(g, shard, p int, seq uint64, in int64) { cmp.DeliveredAt(g, shard, p, seq, in) })
+				// An unknown producer and a foreign delivery, to both.
+				ref.DeliveredTo(0, c.producers, 0)
+				cmp.DeliveredTo(0, c.producers, 0)
+				ref.Foreign()
+				cmp.Foreign()
+				if ref.Acked() != cmp.Acked() || ref.DeliveredUnique() != cmp.DeliveredUnique() {
+					t.Fatalf("live counters: acked %d/%d, delivered unique %d/%d", ref.Acked(), cmp.Acked(), ref.DeliveredUnique(), cmp.DeliveredUnique())
+				}
+				want, wantLost := ref.Close(1 << 30)
+				got, gotLost := cmp.Close(1 << 30)
+				if got != want {
+					t.Fatalf("totals\n got %+v\nwant %+v", got, want)
+				}
+				if !slices.Equal(gotLost, wantLost) {
+					t.Fatalf("lost lists differ: %d and %d messages", len(gotLost), len(wantLost))
+				}
+				if len(wantLost) > 2 {
+					if g, w := cmp.Close(2); !slices.Equal(w, gotLost[:2]) || g != got {
+						t.Fatal("a capped lost list is not the first of the whole")
+					}
+				}
+				wantW, gotW := ref.Attribute(run.windows), cmp.Attribute(run.windows)
+				for k := range wantW {
+					w, g := wantW[k], gotW[k]
+					if g.Lost != w.Lost || g.Duplicates != w.Duplicates || g.OldestLostNs != w.OldestLostNs {
+						t.Fatalf("window %d: got %+v, want %+v", k, g, w)
+					}
+					if g.LastDurableNs > w.LastDurableNs || (w.LastDurableNs >= 0 && g.LastDurableNs < w.LastDurableNs-run.chunk) {
+						t.Fatalf("window %d: last durable point %d, reference %d (chunk span %d)", k, g.LastDurableNs, w.LastDurableNs, run.chunk)
+					}
+				}
+				kept := cmp.kept()
+				t.Logf("lost %d duplicates %d reordered %d queued %d failed %d; kept one by one %d of %d",
+					got.Lost, got.Duplicates, got.Reordered, got.Queued, got.Failed, kept, got.Sent)
+			})
+		}
+	}
+}
+
+// kept is how many messages a compact ledger keeps one by one (window and exceptions).
+func (l *Compact) kept() int {
+	n := 0
+	for _, b := range l.producers {
+		b.mu.Lock()
+		n += len(b.win) + len(b.exc)
+		b.mu.Unlock()
+	}
+	return n
+}
