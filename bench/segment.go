@@ -146,7 +146,7 @@ func (r *run) joinSegment() {
 	r.seg = &segmentRun{opts: *g, producers: Deal(sc.Producers, g.Index, g.Count), consumers: Deal(sc.Consumers, g.Index, g.Count)}
 	for p := range sc.Producers {
 		if !r.localProducer(p) {
-			r.ledger.SetRemote(p)
+			r.reference().SetRemote(p)
 		}
 	}
 }
@@ -236,7 +236,7 @@ func (r *run) segmentResult(res *results.Result, err error) (*results.Result, er
 	if err != nil || g == nil {
 		return res, err
 	}
-	book, err := r.ledger.Book(r.localProducer)
+	book, err := r.reference().Book(r.localProducer)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -11,15 +12,17 @@ import (
 // two to the same totals, lost lists and fault-window charges), from this per producer:
 //
 //   - a watermark (lo): every message below it has left the window, either settled plainly
-//     (acknowledged and delivered exactly once to every group: only counted, in retired) or as
-//     an exception (failed, duplicated, delivered unacknowledged, or spilled while unresolved:
-//     kept one by one, in exc);
+//     (acknowledged and delivered exactly once to every group: only counted, in retired) or
+//     spilled, kept one by one in sequence order (failed, duplicated, delivered unacknowledged,
+//     or still unresolved): some 24 bytes and 4 per group each;
+//   - the further deliveries of plainly settled messages (duplicates), one entry per message and
+//     group;
 //   - a window from lo on: each message's marks, as Ledger keeps them, until it settles.
 //
 // Messages of one producer are mostly resolved in order, so the window is the backlog plus the
 // out-of-order span. A hole (a lost message, a send never answered) would pin the watermark and
 // grow the window with everything after it: once the window is longer than spillWindow, a head
-// block with few unresolved messages is spilled, its unresolved ones moving to exc, so the
+// block with few unresolved messages is spilled, its unresolved ones moving to sp, so the
 // window holds a backlog densely and a scattering of holes sparsely.
 //
 // What it keeps less of than Ledger, and what that costs:
@@ -69,17 +72,27 @@ type entry struct {
 	flags    uint8
 }
 
-// exception is one message below the watermark that did not settle plainly.
-type exception struct {
+// spilled is one message that left the window without settling plainly (failed, delivered more
+// than once, or still unresolved). Its per-group marks are in compactBook.spD and spSh.
+type spilled struct {
+	seq      uint64
 	intended int64
 	after    uint32
-	flags    uint8
 	// batchEnd is the distance to the next batch start as the window knew it when the message
 	// left it (0: none within maxBatchScan).
-	batchEnd uint32
-	d        []uint32 // per group
-	found    []bool   // per group
-	shard    []uint16 // per group, with SetDeliveryShards
+	batchEnd uint16
+	flags    uint8
+}
+
+// foundBit marks, in a spilled message's delivery count for a group, that the final sweep found
+// it held for the group.
+const foundBit = 1 << 31
+
+// redelivered is a message that settled plainly and was delivered again to one group: extra
+// deliveries beyond the first, and the intended time the delivery carried.
+type redelivered struct {
+	intended int64
+	extra    uint32
 }
 
 // span is the intended times of one chunk of plainly settled messages.
@@ -91,7 +104,13 @@ type compactBook struct {
 	win []entry
 	d   [][]uint32 // [group][seq-lo]
 	sh  [][]uint16 // [group][seq-lo], with SetDeliveryShards
-	exc map[uint64]*exception
+	// sp holds the spilled messages in sequence order (they leave the window in order); spD
+	// their delivery counts, groups per message, and spSh (SetDeliveryShards) their shards.
+	sp   []spilled
+	spD  []uint32
+	spSh []uint16
+	// again holds the further deliveries of plainly settled messages, by seq*groups+group.
+	again map[uint64]redelivered
 	// retired counts plainly settled messages; spans their intended times by chunk.
 	retired   int64
 	spans     []span
@@ -110,7 +129,7 @@ func NewCompact(n, groups int) *Compact {
 	groups = max(groups, 1)
 	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow}
 	for i := range l.producers {
-		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), exc: map[uint64]*exception{}}
+		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), again: map[uint64]redelivered{}}
 	}
 	return l
 }
@@ -152,6 +171,15 @@ func (l *Compact) Reserve(int, uint64) {}
 
 // Acked is the number of messages acknowledged so far.
 func (l *Compact) Acked() int64 { return l.acked.Load() }
+
+// Received is Ledger.Received.
+func (l *Compact) Received() int64 {
+	var n int64
+	for g := range l.firstDelivered {
+		n += l.firstDelivered[g].Load()
+	}
+	return n
+}
 
 // DeliveredUnique is Ledger.DeliveredUnique.
 func (l *Compact) DeliveredUnique() int64 {
@@ -203,8 +231,8 @@ func (l *Compact) Batch(producer int, first uint64, n int) {
 	b.mu.Lock()
 	for _, s := range []uint64{first, end} {
 		if s < b.lo {
-			if e := b.exc[s]; e != nil {
-				e.flags |= flagBatchStart
+			if i, ok := b.spilledAt(s); ok {
+				b.sp[i].flags |= flagBatchStart
 			}
 			continue
 		}
@@ -244,12 +272,11 @@ func (b *compactBook) mark(seq uint64, acked bool, intendedNs int64, next uint64
 		after = uint32(next - seq)
 	}
 	if seq < b.lo {
-		e := b.exc[seq]
-		if e == nil { // settled plainly: it was answered already
-			return
+		if i, ok := b.spilledAt(seq); ok {
+			e := &b.sp[i]
+			e.intended, e.after, e.flags = intendedNs, after, e.flags|f
 		}
-		e.intended, e.after, e.flags = intendedNs, after, e.flags|f
-		return
+		return // settled plainly: it was answered already
 	}
 	b.grow(seq)
 	e := &b.win[seq-b.lo]
@@ -311,23 +338,29 @@ func (l *Compact) DeliveredAt(group, shard, producer int, seq uint64, intendedNs
 
 // deliverBelow marks a delivery of a message below the watermark. b.mu is held.
 func (l *Compact) deliverBelow(b *compactBook, group, shard, producer int, seq uint64, intendedNs int64) (first bool) {
-	e := b.exc[seq]
-	if e == nil { // settled plainly: delivered once to every group, so this is a duplicate
-		b.retired--
-		e = l.newException(entry{intended: intendedNs, flags: flagSent | flagAcked})
-		for g := range e.d {
-			e.d[g] = 1
+	i, ok := b.spilledAt(seq)
+	if !ok { // settled plainly: delivered once to every group, so this is a duplicate
+		k := seq*uint64(l.groups) + uint64(group)
+		r := b.again[k]
+		if r.extra == 0 {
+			r.intended = intendedNs
+			if !b.redelivered(seq) {
+				b.retired-- // counted from now on as the message it is
+			}
 		}
-		b.exc[seq] = e
+		r.extra++
+		b.again[k] = r
+		return false
 	}
-	e.d[group]++
-	first = e.d[group] == 1
+	d := &b.spD[i*l.groups+group]
+	*d++
+	first = *d&^foundBit == 1
 	if first && !l.noOrder {
-		if e.shard != nil {
-			e.shard[group] = uint16(min(max(shard, 0), maxShard) + 1)
+		if b.spSh != nil {
+			b.spSh[i*l.groups+group] = uint16(min(max(shard, 0), maxShard) + 1)
 		}
 		slot := l.slot(b, group, producer, seq, shard)
-		if seq+1 < b.highest[slot] && l.brokeOrderBelow(b, e, group, slot, producer, seq) {
+		if seq+1 < b.highest[slot] && l.brokeOrderBelow(b, i, group, slot, producer, seq) {
 			b.reordered++
 		}
 		b.highest[slot] = max(b.highest[slot], seq+1)
@@ -335,12 +368,20 @@ func (l *Compact) deliverBelow(b *compactBook, group, shard, producer int, seq u
 	return first
 }
 
-func (l *Compact) newException(en entry) *exception {
-	e := &exception{intended: en.intended, after: en.after, flags: en.flags, d: make([]uint32, l.groups), found: make([]bool, l.groups)}
-	if l.byDelivery {
-		e.shard = make([]uint16, l.groups)
+// redelivered says whether a plainly settled message was delivered again to any group. b.mu is
+// held.
+func (b *compactBook) redelivered(seq uint64) bool {
+	for g := range uint64(len(b.d)) {
+		if _, ok := b.again[seq*uint64(len(b.d))+g]; ok {
+			return true
+		}
 	}
-	return e
+	return false
+}
+
+// spilledAt finds seq among the spilled messages. b.mu is held.
+func (b *compactBook) spilledAt(seq uint64) (int, bool) {
+	return slices.BinarySearchFunc(b.sp, seq, func(e spilled, s uint64) int { return cmp.Compare(e.seq, s) })
 }
 
 // slot is Ledger.slot.
@@ -368,8 +409,8 @@ func (b *compactBook) shardMark(group int, s uint64) uint16 {
 		}
 		return 0
 	}
-	if e := b.exc[s]; e != nil && e.shard != nil {
-		return e.shard[group]
+	if i, ok := b.spilledAt(s); ok && b.spSh != nil {
+		return b.spSh[i*len(b.d)+group]
 	}
 	return 0
 }
@@ -380,8 +421,8 @@ func (b *compactBook) delivered(group int, s uint64) bool {
 		i := s - b.lo
 		return i < uint64(len(b.win)) && b.d[group][i] > 0
 	}
-	if e := b.exc[s]; e != nil {
-		return e.d[group] > 0
+	if i, ok := b.spilledAt(s); ok {
+		return b.spD[i*len(b.d)+group]&^foundBit > 0
 	}
 	return true
 }
@@ -392,7 +433,12 @@ func (l *Compact) same(b *compactBook, group, producer int, seq uint64, k uint16
 	switch {
 	case l.byDelivery:
 		m := b.shardMark(group, s)
-		return m == k || (s < b.lo && b.exc[s] == nil)
+		if s < b.lo {
+			if _, ok := b.spilledAt(s); !ok {
+				return true
+			}
+		}
+		return m == k
 	case l.shardOf != nil:
 		return l.shardOf(producer, s) == l.shardOf(producer, seq)
 	}
@@ -429,14 +475,15 @@ func (l *Compact) brokeOrder(b *compactBook, group, slot, producer int, seq uint
 
 // brokeOrderBelow is the rule for a first delivery of an exception: its batch ends where the
 // window said when it left. b.mu is held.
-func (l *Compact) brokeOrderBelow(b *compactBook, e *exception, group, slot, producer int, seq uint64) bool {
+func (l *Compact) brokeOrderBelow(b *compactBook, i, group, slot, producer int, seq uint64) bool {
 	hi := b.highest[slot]
+	e := b.sp[i]
 	if e.after != 0 && hi > seq+uint64(e.after) {
 		return true
 	}
 	var k uint16
-	if e.shard != nil {
-		k = e.shard[group]
+	if b.spSh != nil {
+		k = b.spSh[i*l.groups+group]
 	}
 	end := seq + maxBatchScan
 	if e.batchEnd != 0 {
@@ -447,7 +494,7 @@ func (l *Compact) brokeOrderBelow(b *compactBook, e *exception, group, slot, pro
 			if j := s - b.lo; j < uint64(len(b.win)) && b.win[j].flags&flagBatchStart != 0 {
 				return false
 			}
-		} else if x := b.exc[s]; x != nil && x.flags&flagBatchStart != 0 {
+		} else if x, ok := b.spilledAt(s); ok && b.sp[x].flags&flagBatchStart != 0 {
 			return false
 		}
 		if b.delivered(group, s) && l.same(b, group, producer, seq, k, s) {
@@ -526,21 +573,25 @@ func (l *Compact) retire(b *compactBook, k int) {
 			}
 			continue
 		}
-		e := l.newException(b.win[i])
+		w := b.win[i]
+		e := spilled{seq: seq, intended: w.intended, after: w.after, flags: w.flags}
 		for g := range b.d {
-			e.d[g] = b.d[g][i]
-			e.found[g] = b.isFoundIn(g, seq)
+			d := b.d[g][i]
+			if b.isFoundIn(g, seq) {
+				d |= foundBit
+			}
+			b.spD = append(b.spD, d)
 		}
 		for g := range b.sh {
-			e.shard[g] = b.sh[g][i]
+			b.spSh = append(b.spSh, b.sh[g][i])
 		}
 		for j := i + 1; j < len(b.win) && j <= i+maxBatchScan; j++ {
 			if b.win[j].flags&flagBatchStart != 0 {
-				e.batchEnd = uint32(j - i)
+				e.batchEnd = uint16(j - i)
 				break
 			}
 		}
-		b.exc[seq] = e
+		b.sp = append(b.sp, e)
 	}
 	b.win = b.win[k:]
 	for g := range b.d {
@@ -572,8 +623,8 @@ func (l *Compact) Found(group, producer int, seq uint64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if seq < b.lo {
-		if e := b.exc[seq]; e != nil {
-			e.found[group] = true
+		if i, ok := b.spilledAt(seq); ok {
+			b.spD[i*l.groups+group] |= foundBit
 		}
 		return // settled plainly: delivered, so found changes nothing
 	}
@@ -599,17 +650,31 @@ func (b *compactBook) isFoundIn(group int, seq uint64) bool {
 	return i/64 < uint64(len(b.found[group])) && b.found[group][i/64]&(1<<(i%64)) != 0
 }
 
-// each calls fn for every message the book still keeps one by one (exceptions and the window),
-// in sequence order, with its marks. b.mu is held.
+// each calls fn for every message the book still keeps one by one (spilled, redelivered and in
+// the window), in sequence order, with its marks. b.mu is held.
 func (b *compactBook) each(fn func(seq uint64, f uint8, intended int64, d func(g int) int64, found func(g int) bool)) {
-	keys := make([]uint64, 0, len(b.exc))
-	for s := range b.exc {
-		keys = append(keys, s)
+	groups := uint64(len(b.d))
+	again := make([]uint64, 0, len(b.again))
+	for k := range b.again {
+		again = append(again, k)
 	}
-	slices.Sort(keys)
-	for _, s := range keys {
-		e := b.exc[s]
-		fn(s, e.flags, e.intended, func(g int) int64 { return int64(e.d[g]) }, func(g int) bool { return e.found[g] })
+	slices.Sort(again)
+	never := func(int) bool { return false }
+	for i, j := 0, 0; i < len(b.sp) || j < len(again); {
+		if j == len(again) || (i < len(b.sp) && b.sp[i].seq < again[j]/groups) {
+			e, marks := b.sp[i], b.spD[i*int(groups):(i+1)*int(groups)]
+			fn(e.seq, e.flags, e.intended, func(g int) int64 { return int64(marks[g] &^ foundBit) }, func(g int) bool { return marks[g]&foundBit != 0 })
+			i++
+			continue
+		}
+		seq := again[j] / groups
+		var intended int64
+		extra := make([]uint32, groups)
+		for ; j < len(again) && again[j]/groups == seq; j++ {
+			r := b.again[again[j]]
+			extra[again[j]%groups], intended = r.extra, r.intended
+		}
+		fn(seq, flagSent|flagAcked, intended, func(g int) int64 { return 1 + int64(extra[g]) }, never)
 	}
 	for i := range b.win {
 		s := b.lo + uint64(i)

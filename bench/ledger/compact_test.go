@@ -102,7 +102,7 @@ func (l *Compact) kept() int {
 	n := 0
 	for _, b := range l.producers {
 		b.mu.Lock()
-		n += len(b.win) + len(b.exc)
+		n += len(b.win) + len(b.sp) + len(b.again)
 		b.mu.Unlock()
 	}
 	return n

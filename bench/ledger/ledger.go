@@ -287,6 +287,12 @@ func (l *Ledger) DeliveredTo(group, producer int, seq uint64) (first bool) {
 	return l.DeliveredOn(group, 0, producer, seq)
 }
 
+// DeliveredAt is DeliveredOn; the intended time the delivery carries is for Compact, which does
+// not keep every message's own.
+func (l *Ledger) DeliveredAt(group, shard, producer int, seq uint64, _ int64) (first bool) {
+	return l.DeliveredOn(group, shard, producer, seq)
+}
+
 // DeliveredOn is DeliveredTo for a delivery read from shard (a Kafka partition, a Redis Cluster
 // shard): with SetDeliveryShards the order rule holds among the messages read from the same
 // shard; otherwise shard is ignored.
