@@ -55,8 +55,9 @@ type Compact struct {
 
 const (
 	// spillWindow is the window length beyond which the head is examined for spilling: a
-	// hole pins at most this many messages of one producer, 1.1 MB with one group.
-	spillWindow = 1 << 16
+	// hole pins at most this many messages of one producer, 160 kB with one group (the memory
+	// budget counts it: scenarios.BacklogBound).
+	spillWindow = 8192
 	// spillBlock is how many head messages are examined (and spilled) at once; a block with
 	// more than spillBlock/spillSparse unresolved messages is a backlog and stays dense.
 	spillBlock  = 1024
@@ -168,6 +169,18 @@ func (l *Compact) Poison(seq uint64) bool { return l.poisonEvery > 0 && seq%l.po
 // Reserve does nothing: a compact ledger's memory follows the backlog, not the schedule. It is
 // here so that a runner can hold either ledger.
 func (l *Compact) Reserve(int, uint64) {}
+
+// Kept is how many messages the ledger keeps one by one (the window, the spilled, the further
+// deliveries of settled ones): what its memory follows.
+func (l *Compact) Kept() int64 {
+	var n int64
+	for _, b := range l.producers {
+		b.mu.Lock()
+		n += int64(len(b.win) + len(b.sp) + len(b.again))
+		b.mu.Unlock()
+	}
+	return n
+}
 
 // Acked is the number of messages acknowledged so far.
 func (l *Compact) Acked() int64 { return l.acked.Load() }

@@ -108,9 +108,9 @@ func benchLedger(b *testing.B, n int, compact bool) {
 		}
 		end := heapInuse() - min(base, heapInuse())
 		peak = max(peak, end)
-		var kept int
+		var kept int64
 		if c, ok := l.(*Compact); ok {
-			kept = c.kept()
+			kept = c.Kept()
 		}
 		// The consumers catch up: the backlog is delivered, and only the 0.01% is lost.
 		last := uint64(sent / producers)

@@ -89,21 +89,10 @@ func TestCompactMatchesReference(t *testing.T) {
 						t.Fatalf("window %d: last durable point %d, reference %d (chunk span %d)", k, g.LastDurableNs, w.LastDurableNs, run.chunk)
 					}
 				}
-				kept := cmp.kept()
+				kept := cmp.Kept()
 				t.Logf("lost %d duplicates %d reordered %d queued %d failed %d; kept one by one %d of %d",
 					got.Lost, got.Duplicates, got.Reordered, got.Queued, got.Failed, kept, got.Sent)
 			})
 		}
 	}
-}
-
-// kept is how many messages a compact ledger keeps one by one (window and exceptions).
-func (l *Compact) kept() int {
-	n := 0
-	for _, b := range l.producers {
-		b.mu.Lock()
-		n += len(b.win) + len(b.sp) + len(b.again)
-		b.mu.Unlock()
-	}
-	return n
 }
