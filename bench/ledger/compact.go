@@ -48,6 +48,8 @@ type Compact struct {
 	byDelivery     bool
 	noOrder        bool
 	poisonEvery    uint64
+	// held counts the messages kept one by one (Kept), for the runner's memory bound.
+	held atomic.Int64
 	// spillAt is the window length beyond which the head is examined for spilling (spillWindow;
 	// tests lower it).
 	spillAt int
@@ -100,11 +102,12 @@ type redelivered struct {
 type span struct{ min, max int64 }
 
 type compactBook struct {
-	mu  sync.Mutex
-	lo  uint64
-	win []entry
-	d   [][]uint32 // [group][seq-lo]
-	sh  [][]uint16 // [group][seq-lo], with SetDeliveryShards
+	mu   sync.Mutex
+	held *atomic.Int64 // the ledger's
+	lo   uint64
+	win  []entry
+	d    [][]uint32 // [group][seq-lo]
+	sh   [][]uint16 // [group][seq-lo], with SetDeliveryShards
 	// sp holds the spilled messages in sequence order (they leave the window in order); spD
 	// their delivery counts, groups per message, and spSh (SetDeliveryShards) their shards.
 	sp   []spilled
@@ -130,7 +133,7 @@ func NewCompact(n, groups int) *Compact {
 	groups = max(groups, 1)
 	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow}
 	for i := range l.producers {
-		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), again: map[uint64]redelivered{}}
+		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), again: map[uint64]redelivered{}, held: &l.held}
 	}
 	return l
 }
@@ -171,8 +174,11 @@ func (l *Compact) Poison(seq uint64) bool { return l.poisonEvery > 0 && seq%l.po
 func (l *Compact) Reserve(int, uint64) {}
 
 // Kept is how many messages the ledger keeps one by one (the window, the spilled, the further
-// deliveries of settled ones): what its memory follows.
-func (l *Compact) Kept() int64 {
+// deliveries of settled ones, per group): what its memory follows. It takes no lock.
+func (l *Compact) Kept() int64 { return l.held.Load() }
+
+// kept counts what Kept tracks, under the locks.
+func (l *Compact) kept() int64 {
 	var n int64
 	for _, b := range l.producers {
 		b.mu.Lock()
@@ -210,6 +216,7 @@ func (b *compactBook) grow(seq uint64) {
 		return
 	}
 	add := n - len(b.win)
+	b.held.Add(int64(add))
 	b.win = append(b.win, make([]entry, add)...)
 	for g := range b.d {
 		b.d[g] = append(b.d[g], make([]uint32, add)...)
@@ -357,6 +364,7 @@ func (l *Compact) deliverBelow(b *compactBook, group, shard, producer int, seq u
 		r := b.again[k]
 		if r.extra == 0 {
 			r.intended = intendedNs
+			b.held.Add(1)
 			if !b.redelivered(seq) {
 				b.retired-- // counted from now on as the message it is
 			}
@@ -571,9 +579,12 @@ func (l *Compact) advance(b *compactBook) {
 
 // retire moves the first k window messages below the watermark. b.mu is held.
 func (l *Compact) retire(b *compactBook, k int) {
+	var plainly int64
+	defer func() { b.held.Add(-plainly) }()
 	for i := range k {
 		seq := b.lo + uint64(i)
 		if _, plain := b.settled(i); plain {
+			plainly++
 			b.retired++
 			t := b.win[i].intended
 			if b.inChunk == 0 {

@@ -80,7 +80,11 @@ func TestCompactMatchesReference(t *testing.T) {
 					}
 				}
 				wantW, gotW := ref.Attribute(run.windows), cmp.Attribute(run.windows)
+				earlier := 0
 				for k := range wantW {
+					if gotW[k].LastDurableNs != wantW[k].LastDurableNs {
+						earlier++
+					}
 					w, g := wantW[k], gotW[k]
 					if g.Lost != w.Lost || g.Duplicates != w.Duplicates || g.OldestLostNs != w.OldestLostNs {
 						t.Fatalf("window %d: got %+v, want %+v", k, g, w)
@@ -90,8 +94,11 @@ func TestCompactMatchesReference(t *testing.T) {
 					}
 				}
 				kept := cmp.Kept()
-				t.Logf("lost %d duplicates %d reordered %d queued %d failed %d; kept one by one %d of %d",
-					got.Lost, got.Duplicates, got.Reordered, got.Queued, got.Failed, kept, got.Sent)
+				if n := cmp.kept(); n != kept {
+					t.Fatalf("Kept %d, counted %d", kept, n)
+				}
+				t.Logf("lost %d duplicates %d reordered %d queued %d failed %d; kept one by one %d of %d; last durable point earlier in %d of %d windows",
+					got.Lost, got.Duplicates, got.Reordered, got.Queued, got.Failed, kept, got.Sent, earlier, len(wantW))
 			})
 		}
 	}

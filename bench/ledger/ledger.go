@@ -3,6 +3,19 @@
 // run ended. Loss is computed from these marks at the end, never inferred from counters: an
 // acknowledged message a group never received is queued when the engine still held it for that
 // group, and lost (gone) only when it did not.
+//
+// Two ledgers give the same account. Ledger, the reference, keeps every message's marks until the
+// run ends (17 bytes, and 4 per receiving group): a segment of a run keeps it, because its Book
+// joins the other segments' (Union), and so does a consume-only run. Compact keeps a message one
+// by one only while it is unresolved: per producer a watermark below which messages settled
+// plainly (acknowledged, delivered exactly once to every group) are only counted, the exceptions
+// below it (failed, duplicated, delivered unacknowledged, spilled while unresolved) in sequence
+// order, and a window of marks from the watermark on. Its memory follows the backlog and the
+// out-of-order span, not the run's length: 13 MB for 10 M messages with a 500,000-message
+// backlog, 15 MB for 100 M (BenchmarkCompactLedger10M, 100M). A differential test
+// (TestCompactMatchesReference) holds it to the reference's totals, lost lists and fault-window
+// charges on simulated runs; the one figure it may give differently, the last durable point, is
+// described on Compact.
 package ledger
 
 import (
