@@ -90,7 +90,7 @@ func (r *run) capWarning(res *results.Result) {
 	}
 	if held := r.msgCap.held.Load(); held > 0 {
 		res.Summary.Warnings = append(res.Summary.Warnings, fmt.Sprintf(
-			"producing stopped at the memory budget after %d messages: the ledger held %d unresolved (sent, not yet delivered to every group) at %d bytes each, a backlog the consumers did not keep up with (--memory-budget or $%s raises the budget): the run is shorter than its duration",
+			"producing stopped at the memory budget after %d messages: the ledger held %d unresolved (not yet delivered to every group: a backlog the consumers did not keep up with, or messages lost, failed or duplicated) at %d bytes each (--memory-budget or $%s raises the budget): the run is shorter than its duration",
 			r.msgCap.hit.Load(), held, scenarios.UnresolvedBytesPerMessage(r.groups), scenarios.MemoryBudgetEnv))
 		return
 	}

@@ -22,8 +22,8 @@ import (
 // Messages of one producer are mostly resolved in order, so the window is the backlog plus the
 // out-of-order span. A hole (a lost message, a send never answered) would pin the watermark and
 // grow the window with everything after it: once the window is longer than spillWindow, a head
-// block with few unresolved messages is spilled, its unresolved ones moving to sp, so the
-// window holds a backlog densely and a scattering of holes sparsely.
+// block at most half unresolved is spilled, its unresolved ones moving to sp, so the window holds
+// a backlog densely and scattered holes one by one.
 //
 // What it keeps less of than Ledger, and what that costs:
 //   - intended send times of plainly settled messages: a later duplicate of one is charged to a
@@ -61,9 +61,10 @@ const (
 	// budget counts it: scenarios.BacklogBound).
 	spillWindow = 8192
 	// spillBlock is how many head messages are examined (and spilled) at once; a block with
-	// more than spillBlock/spillSparse unresolved messages is a backlog and stays dense.
+	// more than spillBlock/spillSparse unresolved messages stays dense (a backlog, or losses so
+	// many that the window is the smaller form: 20 bytes a message against 28 spilled).
 	spillBlock  = 1024
-	spillSparse = 16
+	spillSparse = 2
 	// retireChunk is how many plainly settled messages share one span of intended times.
 	retireChunk = 4096
 )

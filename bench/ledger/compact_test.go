@@ -3,6 +3,7 @@ package ledger
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -101,5 +102,81 @@ func TestCompactMatchesReference(t *testing.T) {
 					got.Lost, got.Duplicates, got.Reordered, got.Queued, got.Failed, kept, got.Sent, earlier, len(wantW))
 			})
 		}
+	}
+}
+
+// The first ledger test's marks, on the compact ledger: the same account.
+func TestCompactCountsEachMessage(t *testing.T) {
+	l := NewCompact(2, 1)
+	l.Sent(0, 0, true)
+	l.Sent(0, 1, true)
+	l.Sent(0, 2, true)
+	l.Sent(0, 3, false)
+	l.Sent(0, 4, false)
+	l.Delivered(0, 0)
+	l.Delivered(0, 1)
+	l.Delivered(0, 1)
+	l.Delivered(0, 4)
+	if !l.Delivered(1, 5000) {
+		t.Fatal("first delivery not reported as first")
+	}
+	l.Sent(1, 5000, true)
+	l.Delivered(1, 9999)
+	l.Delivered(7, 1)
+	got, lost := l.Close(10)
+	want := Totals{Sent: 6, Acked: 4, Failed: 2, Delivered: 5, Deliveries: 6, Lost: 1,
+		Duplicates: 1, DuplicatedMessages: 1, DeliveredUnacked: 1, Phantom: 1, Unknown: 1}
+	if got != want {
+		t.Fatalf("totals\n got %+v\nwant %+v", got, want)
+	}
+	if len(lost) != 1 || lost[0] != (LostMessage{Producer: 0, Seq: 2}) {
+		t.Fatalf("lost = %v", lost)
+	}
+}
+
+// Producers and consumers mark at once (run it with -race): one message in 100 lost, one in 1000
+// delivered twice; the window spills its holes as it goes and stays short.
+func TestCompactConcurrentMarks(t *testing.T) {
+	const producers, perProducer, batch = 4, 40_000, 8
+	l := NewCompact(producers, 1)
+	l.spillAt = 2 * spillBlock
+	var wg sync.WaitGroup
+	for p := range producers {
+		sent := make(chan uint64, 64)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			defer close(sent)
+			errs, intended := make([]error, batch), make([]int64, batch)
+			for s := uint64(0); s < perProducer; s += batch {
+				l.Batch(p, s, batch)
+				for i := range intended {
+					intended[i] = int64(s) + int64(i)
+				}
+				l.SentBatch(p, s, errs, intended, s+batch)
+				sent <- s
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for s := range sent {
+				for i := range uint64(batch) {
+					if seq := s + i; seq%100 != 0 {
+						l.DeliveredAt(0, 0, p, seq, int64(seq))
+						if seq%1000 == 1 {
+							l.DeliveredAt(0, 0, p, seq, int64(seq))
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got, _ := l.Close(0)
+	if got.Acked != producers*perProducer || got.Lost != producers*perProducer/100 || got.Duplicates != producers*perProducer/1000 {
+		t.Fatalf("totals %+v", got)
+	}
+	if n := l.Kept(); n != l.kept() || n > producers*(perProducer/100+perProducer/1000+3*spillBlock) {
+		t.Fatalf("kept %d (counted %d): the holes were not spilled", n, l.kept())
 	}
 }
