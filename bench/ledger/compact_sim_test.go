@@ -27,6 +27,8 @@ type simConfig struct {
 	poison              uint64
 	shards              int // 0: one queue; 2: SetShards even/odd; -2: SetDeliveryShards
 	noOrder             bool
+	// batchTime: a batch's messages share one intended time, as rate: max stamps them.
+	batchTime bool
 }
 
 // simEvent is one mark, at a time of the simulated run.
@@ -97,7 +99,9 @@ func simulate(c simConfig) simRun {
 		for seq := 0; seq < c.perProducer; {
 			n := min(1+rng.IntN(16), c.perProducer-seq)
 			for i := range n {
-				t += 1 + rng.Int64N(2*gap)
+				if i == 0 || !c.batchTime {
+					t += 1 + rng.Int64N(2*gap)
+				}
 				intended[seq+i] = t
 			}
 			claims = append(claims, claim{first: uint64(seq), n: n, at: t, ack: t + 1 + rng.Int64N(3*gap)})

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ func TestCompactMatchesReference(t *testing.T) {
 		{"shards by routing", func(c *simConfig) { c.shards = 2 }, 2 * spillBlock},
 		{"shards by delivery", func(c *simConfig) { c.shards = -2 }, 2 * spillBlock},
 		{"no order promised", func(c *simConfig) { c.noOrder = true }, 2 * spillBlock},
+		{"a batch's messages share their intended time", func(c *simConfig) { c.batchTime = true }, 2 * spillBlock},
 	}
 	for i, tc := range cases {
 		for seed := range uint64(3) {
@@ -103,6 +105,32 @@ func TestCompactMatchesReference(t *testing.T) {
 			})
 		}
 	}
+}
+
+// The 10 M case (QBENCH_SOAK=1: about 1.5 GB and a minute): four producers, the mix of
+// TestCompactMatchesReference, the same account from both ledgers.
+func TestCompactMatchesReference10M(t *testing.T) {
+	if os.Getenv("QBENCH_SOAK") != "1" {
+		t.Skip("the 10 M message differential test runs with QBENCH_SOAK=1")
+	}
+	c := simConfig{seed: 10, producers: 4, groups: 1, perProducer: 2_500_000, reorder: 0.001, duplicate: 0.0001,
+		fail: 0.002, failDelivered: 0.1, lose: 0.0001, backlog: 0.05, tail: 0.05, crashes: 20}
+	run := simulate(c)
+	ref, cmp := NewGroups(c.producers, c.groups), NewCompact(c.producers, c.groups)
+	run.play(ref, func(g, shard, p int, seq uint64, _ int64) { ref.DeliveredOn(g, shard, p, seq) })
+	run.play(cmp, func(g, shard, p int, seq uint64, in int64) { cmp.DeliveredAt(g, shard, p, seq, in) })
+	want, wantLost := ref.Close(1 << 30)
+	got, gotLost := cmp.Close(1 << 30)
+	if got != want || !slices.Equal(gotLost, wantLost) {
+		t.Fatalf("totals\n got %+v\nwant %+v\nlost lists of %d and %d", got, want, len(gotLost), len(wantLost))
+	}
+	wantW, gotW := ref.Attribute(run.windows), cmp.Attribute(run.windows)
+	for k := range wantW {
+		if w, g := wantW[k], gotW[k]; g.Lost != w.Lost || g.Duplicates != w.Duplicates || g.OldestLostNs != w.OldestLostNs {
+			t.Fatalf("window %d: got %+v, want %+v", k, g, w)
+		}
+	}
+	t.Logf("%+v; kept one by one %d", got, cmp.Kept())
 }
 
 // The first ledger test's marks, on the compact ledger: the same account.
