@@ -9,7 +9,7 @@ import (
 
 // Compact is a ledger whose memory is bounded by what is unresolved, not by what was sent. It
 // gives the answers Ledger gives (Ledger stays the reference, and a differential test holds the
-// two to the same totals, lost lists and fault-window charges), from this per producer:
+// two to the same totals, lost lists and fault windows), from this per producer:
 //
 //   - a watermark (lo): every message below it has left the window, either settled plainly
 //     (acknowledged and delivered exactly once to every group: only counted, in retired) or
@@ -17,7 +17,9 @@ import (
 //     or still unresolved): some 24 bytes and 4 per group each;
 //   - the further deliveries of plainly settled messages (duplicates), one entry per message and
 //     group;
-//   - a window from lo on: each message's marks, as Ledger keeps them, until it settles.
+//   - a window from lo on: each message's marks, as Ledger keeps them, until it settles;
+//   - the intended times of plainly settled messages, by chunk of retireChunk until no loss can
+//     fall inside the chunk (durable.go), for the last durable point.
 //
 // Messages of one producer are mostly resolved in order, so the window is the backlog plus the
 // out-of-order span. A hole (a lost message, a send never answered) would pin the watermark and
@@ -25,12 +27,11 @@ import (
 // block at most half unresolved is spilled, its unresolved ones moving to sp, so the window holds
 // a backlog densely and scattered holes one by one.
 //
-// What it keeps less of than Ledger, and what that costs:
+// It assumes what the runner does: a producer's messages are intended in sequence order. What it
+// keeps less of than Ledger, and what that costs:
 //   - intended send times of plainly settled messages: a later duplicate of one is charged to a
-//     fault window by the intended time its delivery carries (DeliveredAt: the stamp's), and the
-//     last durable point (WindowTotals.LastDurableNs) sees settled messages by chunk of
-//     retireChunk (the newest of a chunk wholly before the oldest loss, else the chunk's oldest):
-//     it is never later than Ledger's and earlier by less than one chunk of one producer's sends;
+//     fault window by the intended time its delivery carries (DeliveredAt: the stamp's); the last
+//     durable point is exact unless a chunk had to close by force (see durable.go);
 //   - batch boundaries and delivery shards of plainly settled messages: a first delivery of a
 //     spilled message is judged for order against its batch's end as recorded when it spilled,
 //     and (SetDeliveryShards) a settled batch-mate counts as on its shard.
@@ -51,8 +52,8 @@ type Compact struct {
 	// held counts the messages kept one by one (Kept), for the runner's memory bound.
 	held atomic.Int64
 	// spillAt is the window length beyond which the head is examined for spilling (spillWindow;
-	// tests lower it).
-	spillAt int
+	// tests lower it), maxOpen how many chunks may wait to close (maxOpenChunks).
+	spillAt, maxOpen int
 }
 
 const (
@@ -99,9 +100,6 @@ type redelivered struct {
 	extra    uint32
 }
 
-// span is the intended times of one chunk of plainly settled messages.
-type span struct{ min, max int64 }
-
 type compactBook struct {
 	mu   sync.Mutex
 	held *atomic.Int64 // the ledger's
@@ -116,12 +114,20 @@ type compactBook struct {
 	spSh []uint16
 	// again holds the further deliveries of plainly settled messages, by seq*groups+group.
 	again map[uint64]redelivered
-	// retired counts plainly settled messages; spans their intended times by chunk.
-	retired   int64
-	spans     []span
-	inChunk   int
-	highest   []uint64
-	reordered int64
+	// retired counts plainly settled messages; chunks keep their intended times until they
+	// close (durable.go), closed of them are.
+	retired int64
+	chunks  []chunk
+	closed  int
+	closing atomic.Bool
+	// holes are the intended times of spilled messages acknowledged and not delivered to some
+	// group, in order; answeredMax the newest intended time answered, leftMax the newest of the
+	// messages that left the window.
+	holes       []int64
+	answeredMax int64
+	leftMax     int64
+	highest     []uint64
+	reordered   int64
 	// found[g] is a bitmap of seq-foundBase for window messages found held at the end.
 	foundBase uint64
 	found     [][]uint64
@@ -132,7 +138,7 @@ type compactBook struct {
 // NewCompact makes a compact ledger for n producers and groups receiving groups.
 func NewCompact(n, groups int) *Compact {
 	groups = max(groups, 1)
-	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow}
+	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow, maxOpen: maxOpenChunks}
 	for i := range l.producers {
 		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), again: map[uint64]redelivered{}, held: &l.held}
 	}
@@ -236,7 +242,11 @@ func (l *Compact) SentAt(producer int, seq uint64, acked bool, intendedNs int64)
 	b.mu.Lock()
 	b.mark(seq, acked, intendedNs, seq+1)
 	l.advance(b)
+	closable := b.closable()
 	b.mu.Unlock()
+	if closable {
+		l.closeChunks(b)
+	}
 	if acked {
 		l.acked.Add(1)
 	}
@@ -278,7 +288,11 @@ func (l *Compact) SentBatch(producer int, first uint64, errs []error, intendedNs
 		}
 	}
 	l.advance(b)
+	closable := b.closable()
 	b.mu.Unlock()
+	if closable {
+		l.closeChunks(b)
+	}
 	l.acked.Add(acked)
 }
 
@@ -292,13 +306,23 @@ func (b *compactBook) mark(seq uint64, acked bool, intendedNs int64, next uint64
 	if next > seq && next-seq <= 1<<32-1 {
 		after = uint32(next - seq)
 	}
+	b.answeredMax = max(b.answeredMax, intendedNs)
 	if seq < b.lo {
 		if i, ok := b.spilledAt(seq); ok {
 			e := &b.sp[i]
 			e.intended, e.after, e.flags = intendedNs, after, e.flags|f
+			if acked {
+				for _, d := range b.spD[i*len(b.d) : (i+1)*len(b.d)] {
+					if d&^foundBit == 0 {
+						b.hole(intendedNs) // answered after it spilled
+						break
+					}
+				}
+			}
 		}
 		return // settled plainly: it was answered already
 	}
+	b.answeredMax = max(b.answeredMax, intendedNs)
 	b.grow(seq)
 	e := &b.win[seq-b.lo]
 	e.intended, e.after, e.flags = intendedNs, after, e.flags|f
@@ -587,25 +611,24 @@ func (l *Compact) retire(b *compactBook, k int) {
 		if _, plain := b.settled(i); plain {
 			plainly++
 			b.retired++
-			t := b.win[i].intended
-			if b.inChunk == 0 {
-				b.spans = append(b.spans, span{t, t})
-			}
-			sp := &b.spans[len(b.spans)-1]
-			sp.min, sp.max = min(sp.min, t), max(sp.max, t)
-			if b.inChunk++; b.inChunk == retireChunk {
-				b.inChunk = 0
-			}
+			b.settle(b.win[i].intended)
+			b.leftMax = max(b.leftMax, b.win[i].intended)
 			continue
 		}
 		w := b.win[i]
+		b.leftMax = max(b.leftMax, w.intended)
+		undelivered := false
 		e := spilled{seq: seq, intended: w.intended, after: w.after, flags: w.flags}
 		for g := range b.d {
 			d := b.d[g][i]
+			undelivered = undelivered || d == 0
 			if b.isFoundIn(g, seq) {
 				d |= foundBit
 			}
 			b.spD = append(b.spD, d)
+		}
+		if undelivered && w.flags&flagAcked != 0 {
+			b.holes = append(b.holes, w.intended) // in order: they leave in sequence order
 		}
 		for g := range b.sh {
 			b.spSh = append(b.spSh, b.sh[g][i])
@@ -792,15 +815,7 @@ func (l *Compact) Attribute(windows []Window) []WindowTotals {
 		}
 		for _, b := range l.producers {
 			b.mu.Lock()
-			for _, sp := range b.spans {
-				t := sp.max
-				if t >= x {
-					t = sp.min // the chunk's newest below x is not kept: its oldest is a bound
-				}
-				if t < x && t > out[i].LastDurableNs {
-					out[i].LastDurableNs = t
-				}
-			}
+			out[i].LastDurableNs = max(out[i].LastDurableNs, b.durableBefore(x))
 			b.mu.Unlock()
 		}
 	}

@@ -29,6 +29,8 @@ type simConfig struct {
 	noOrder             bool
 	// batchTime: a batch's messages share one intended time, as rate: max stamps them.
 	batchTime bool
+	// stopEarly: producer 0 sends a tenth of its messages, then stops.
+	stopEarly bool
 }
 
 // simEvent is one mark, at a time of the simulated run.
@@ -96,8 +98,12 @@ func simulate(c simConfig) simRun {
 			ack   int64
 		}
 		var claims []claim
-		for seq := 0; seq < c.perProducer; {
-			n := min(1+rng.IntN(16), c.perProducer-seq)
+		count := c.perProducer
+		if c.stopEarly && p == 0 {
+			count /= 10
+		}
+		for seq := 0; seq < count; {
+			n := min(1+rng.IntN(16), count-seq)
 			for i := range n {
 				if i == 0 || !c.batchTime {
 					t += 1 + rng.Int64N(2*gap)

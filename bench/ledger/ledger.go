@@ -13,9 +13,8 @@
 // order, and a window of marks from the watermark on. Its memory follows the backlog and the
 // out-of-order span, not the run's length: 13 MB for 10 M messages with a 500,000-message
 // backlog, 15 MB for 100 M (BenchmarkCompactLedger10M, 100M). A differential test
-// (TestCompactMatchesReference) holds it to the reference's totals, lost lists and fault-window
-// charges on simulated runs; the one figure it may give differently, the last durable point, is
-// described on Compact.
+// (TestCompactMatchesReference) holds it to the reference's totals, lost lists and fault windows
+// on simulated runs.
 package ledger
 
 import (
