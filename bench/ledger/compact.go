@@ -114,11 +114,13 @@ type compactBook struct {
 	spSh []uint16
 	// again holds the further deliveries of plainly settled messages, by seq*groups+group.
 	again map[uint64]redelivered
-	// retired counts plainly settled messages; chunks keep their intended times until they
-	// close (durable.go), closed of them are.
+	// retired counts plainly settled messages; open keeps their intended times by chunk until
+	// the chunk closes (durable.go) to its range in closed, with pins for the closed chunk k in
+	// pins[k].
 	retired int64
-	chunks  []chunk
-	closed  int
+	open    []chunk
+	closed  []span
+	pins    map[int][]pin
 	closing atomic.Bool
 	// holes are the intended times of spilled messages acknowledged and not delivered to some
 	// group, in order; answeredMax the newest intended time answered, leftMax the newest of the

@@ -21,28 +21,31 @@ import (
 // maxOpenChunks bounds the chunks of one producer waiting to close: 2 MB of times.
 const maxOpenChunks = 64
 
-// chunk is the intended times of retireChunk plainly settled messages of one producer.
+// chunk is the intended times of up to retireChunk plainly settled messages of one producer,
+// while it is open.
 type chunk struct {
-	min, max int64
-	times    []int64 // while open
-	pins     []pin   // once closed, sorted by x
+	span
+	times []int64
 }
+
+// span is a chunk's range of intended times: all a closed chunk keeps, with its pins.
+type span struct{ min, max int64 }
 
 // pin is a closed chunk's answer for a time x inside its range: its newest time before x, or -1.
 type pin struct{ x, before int64 }
 
 // settle adds a plainly settled message's intended time. b.mu is held.
 func (b *compactBook) settle(t int64) {
-	if n := len(b.chunks); n == 0 || len(b.chunks[n-1].times) == retireChunk || b.chunks[n-1].times == nil {
-		b.chunks = append(b.chunks, chunk{min: t, max: t, times: make([]int64, 0, retireChunk)})
+	if n := len(b.open); n == 0 || len(b.open[n-1].times) == retireChunk {
+		b.open = append(b.open, chunk{span: span{t, t}, times: make([]int64, 0, retireChunk)})
 	}
-	c := &b.chunks[len(b.chunks)-1]
+	c := &b.open[len(b.open)-1]
 	c.times = append(c.times, t)
 	c.min, c.max = min(c.min, t), max(c.max, t)
 }
 
 // closable says whether b has a full chunk waiting to close. b.mu is held.
-func (b *compactBook) closable() bool { return b.closed < len(b.chunks)-1 }
+func (b *compactBook) closable() bool { return len(b.open) > 1 }
 
 // closeChunks closes b's waiting chunks while it can (see above). It takes one producer's lock
 // at a time.
@@ -57,8 +60,8 @@ func (l *Compact) closeChunks(b *compactBook) {
 			b.mu.Unlock()
 			return
 		}
-		lo, hi := b.chunks[b.closed].min, b.chunks[b.closed].max
-		force := len(b.chunks)-1-b.closed > l.maxOpen
+		lo, hi := b.open[0].min, b.open[0].max
+		force := len(b.open)-1 > l.maxOpen
 		b.mu.Unlock()
 		var xs []int64
 		for _, q := range l.producers {
@@ -72,18 +75,26 @@ func (l *Compact) closeChunks(b *compactBook) {
 		slices.Sort(xs)
 		xs = slices.Compact(xs)
 		b.mu.Lock()
-		c := &b.chunks[b.closed]
+		c := b.open[0]
 		slices.Sort(c.times)
+		var pins []pin
 		for _, x := range xs {
 			i := sort.Search(len(c.times), func(i int) bool { return c.times[i] >= x })
 			p := pin{x: x, before: -1}
 			if i > 0 {
 				p.before = c.times[i-1]
 			}
-			c.pins = append(c.pins, p)
+			pins = append(pins, p)
 		}
-		c.times = nil
-		b.closed++
+		if pins != nil {
+			if b.pins == nil {
+				b.pins = map[int][]pin{}
+			}
+			b.pins[len(b.closed)] = pins
+		}
+		b.closed = append(b.closed, c.span)
+		b.open[0].times = nil
+		b.open = b.open[1:]
 		b.mu.Unlock()
 	}
 }
@@ -132,23 +143,29 @@ func (b *compactBook) hole(t int64) {
 // durableBefore is b's newest plainly settled time before x, or -1. b.mu is held.
 func (b *compactBook) durableBefore(x int64) int64 {
 	best := int64(-1)
-	for _, c := range b.chunks {
+	for k, c := range b.closed {
 		switch {
 		case c.min >= x:
 		case c.max < x:
 			best = max(best, c.max)
-		case c.times != nil:
-			for _, t := range c.times {
-				if t < x {
-					best = max(best, t)
-				}
-			}
 		default:
-			i := sort.Search(len(c.pins), func(i int) bool { return c.pins[i].x >= x })
-			if i < len(c.pins) && c.pins[i].x == x {
-				best = max(best, c.pins[i].before)
+			pins := b.pins[k]
+			i := sort.Search(len(pins), func(i int) bool { return pins[i].x >= x })
+			if i < len(pins) && pins[i].x == x {
+				best = max(best, pins[i].before)
 			} else {
 				best = max(best, c.min) // sent after the chunk closed by force: a bound
+			}
+		}
+	}
+	for _, c := range b.open {
+		if c.max < x {
+			best = max(best, c.max)
+			continue
+		}
+		for _, t := range c.times {
+			if t < x {
+				best = max(best, t)
 			}
 		}
 	}
