@@ -23,9 +23,10 @@ import (
 //
 // Messages of one producer are mostly resolved in order, so the window is the backlog plus the
 // out-of-order span. A hole (a lost message, a send never answered) would pin the watermark and
-// grow the window with everything after it: once the window is longer than spillWindow, a head
-// block at most half unresolved is spilled, its unresolved ones moving to sp, so the window holds
-// a backlog densely and scattered holes one by one.
+// grow the window with everything after it: an unresolved head more than spillWindow behind every
+// group's delivery frontier is spilled to sp, so the window holds a backlog (what lies beyond a
+// group's frontier) densely and holes one by one. A spilled message delivered since, once and
+// everywhere, is moved to the settled count (compactSpilled).
 //
 // It assumes what the runner does: a producer's messages are intended in sequence order. What it
 // keeps less of than Ledger, and what that costs:
@@ -51,21 +52,21 @@ type Compact struct {
 	poisonEvery    uint64
 	// held counts the messages kept one by one (Kept), for the runner's memory bound.
 	held atomic.Int64
-	// spillAt is the window length beyond which the head is examined for spilling (spillWindow;
-	// tests lower it), maxOpen how many chunks may wait to close (maxOpenChunks).
+	// spillAt is how far behind every group's delivery frontier an unresolved head is spilled
+	// (spillWindow; tests lower it), maxOpen how many chunks may wait to close (maxOpenChunks).
 	spillAt, maxOpen int
 }
 
 const (
-	// spillWindow is the window length beyond which the head is examined for spilling: a
-	// hole pins at most this many messages of one producer, 160 kB with one group (the memory
-	// budget counts it: scenarios.BacklogBound).
+	// spillWindow is how far behind the delivery frontier of every group an unresolved message
+	// leaves the window: a hole (a lost message) pins at most this many messages of one producer,
+	// 160 kB with one group (the memory budget counts it: scenarios.BacklogBound), while what
+	// is beyond a group's frontier (a backlog) stays dense, and what is about to be delivered is
+	// not spilled.
 	spillWindow = 8192
-	// spillBlock is how many head messages are examined (and spilled) at once; a block with
-	// more than spillBlock/spillSparse unresolved messages stays dense (a backlog, or losses so
-	// many that the window is the smaller form: 20 bytes a message against 28 spilled).
-	spillBlock  = 1024
-	spillSparse = 2
+	// spillBlock is how many spilled messages must have settled plainly since (and a quarter of
+	// the spilled) before they are moved to the settled count (compactSpilled).
+	spillBlock = 1024
 	// retireChunk is how many plainly settled messages share one span of intended times.
 	retireChunk = 4096
 )
@@ -128,13 +129,17 @@ type compactBook struct {
 	holes       []int64
 	answeredMax int64
 	leftMax     int64
-	highest     []uint64
-	reordered   int64
+	// spPlain counts spilled messages that settled plainly since, for compactSpilled.
+	spPlain int
+	// alloc is the length of the window's arrays (realloc).
+	alloc     int
+	highest   []uint64
+	reordered int64
 	// found[g] is a bitmap of seq-foundBase for window messages found held at the end.
 	foundBase uint64
 	found     [][]uint64
-	// nextSpill: the window end at which the head is next examined for spilling.
-	nextSpill uint64
+	// front is each group's delivery frontier: one past the highest sequence number delivered.
+	front []uint64
 }
 
 // NewCompact makes a compact ledger for n producers and groups receiving groups.
@@ -142,7 +147,7 @@ func NewCompact(n, groups int) *Compact {
 	groups = max(groups, 1)
 	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow, maxOpen: maxOpenChunks}
 	for i := range l.producers {
-		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), again: map[uint64]redelivered{}, held: &l.held}
+		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), front: make([]uint64, groups), again: map[uint64]redelivered{}, held: &l.held}
 	}
 	return l
 }
@@ -224,15 +229,33 @@ func (b *compactBook) grow(seq uint64) {
 	if n <= len(b.win) {
 		return
 	}
-	add := n - len(b.win)
-	b.held.Add(int64(add))
-	b.win = append(b.win, make([]entry, add)...)
+	b.held.Add(int64(n - len(b.win)))
+	if n > cap(b.win) {
+		b.realloc(n)
+	}
+	b.win = b.win[:n]
 	for g := range b.d {
-		b.d[g] = append(b.d[g], make([]uint32, add)...)
+		b.d[g] = b.d[g][:n]
 	}
 	for g := range b.sh {
-		b.sh[g] = append(b.sh[g], make([]uint16, add)...)
+		b.sh[g] = b.sh[g][:n]
 	}
+}
+
+// realloc moves the window's live part to arrays with room for n messages and a quarter more.
+// The window is sliced from the front as messages leave it, so its arrays' dead prefix is
+// bounded here too (retire): the arrays stay within about 1.6 times the live window. b.mu is
+// held.
+func (b *compactBook) realloc(n int) {
+	c := n + n/4 + 64
+	b.win = append(make([]entry, 0, c), b.win...)
+	for g := range b.d {
+		b.d[g] = append(make([]uint32, 0, c), b.d[g]...)
+	}
+	for g := range b.sh {
+		b.sh[g] = append(make([]uint16, 0, c), b.sh[g]...)
+	}
+	b.alloc = c
 }
 
 // Sent is Ledger.Sent.
@@ -321,10 +344,13 @@ func (b *compactBook) mark(seq uint64, acked bool, intendedNs int64, next uint64
 					}
 				}
 			}
+			if b.plainAt(i) {
+				b.spPlain++
+				b.compactSpilled()
+			}
 		}
 		return // settled plainly: it was answered already
 	}
-	b.answeredMax = max(b.answeredMax, intendedNs)
 	b.grow(seq)
 	e := &b.win[seq-b.lo]
 	e.intended, e.after, e.flags = intendedNs, after, e.flags|f
@@ -362,6 +388,9 @@ func (l *Compact) DeliveredAt(group, shard, producer int, seq uint64, intendedNs
 		i := seq - b.lo
 		b.d[group][i]++
 		first = b.d[group][i] == 1
+		if first {
+			b.front[group] = max(b.front[group], seq+1)
+		}
 		if first && !l.noOrder {
 			if l.byDelivery {
 				b.sh[group][i] = uint16(min(max(shard, 0), maxShard) + 1)
@@ -372,7 +401,7 @@ func (l *Compact) DeliveredAt(group, shard, producer int, seq uint64, intendedNs
 			}
 			b.highest[slot] = max(b.highest[slot], seq+1)
 		}
-		if i == 0 {
+		if i == 0 || (first && b.spillable(l.spillAt)) {
 			l.advance(b)
 		}
 	}
@@ -413,7 +442,57 @@ func (l *Compact) deliverBelow(b *compactBook, group, shard, producer int, seq u
 		}
 		b.highest[slot] = max(b.highest[slot], seq+1)
 	}
+	if b.plainAt(i) {
+		b.spPlain++
+		b.compactSpilled()
+	}
 	return first
+}
+
+// plainAt says whether spilled message i has settled plainly since: acknowledged, delivered once
+// to every group (a message spilled while its deliveries were under way). b.mu is held.
+func (b *compactBook) plainAt(i int) bool {
+	if b.sp[i].flags&flagAcked == 0 {
+		return false
+	}
+	for _, d := range b.spD[i*len(b.d) : (i+1)*len(b.d)] {
+		if d != 1 { // a found mark is not 1 either
+			return false
+		}
+	}
+	return true
+}
+
+// compactSpilled moves the spilled messages settled plainly since to the settled count, once
+// they are a quarter of the spilled, and keeps the holes to those still undelivered. b.mu is held.
+func (b *compactBook) compactSpilled() {
+	if b.spPlain < spillBlock || b.spPlain*4 < len(b.sp) {
+		return
+	}
+	g, n := len(b.d), 0
+	holes := b.holes[:0]
+	for i := range b.sp {
+		e := b.sp[i]
+		if b.plainAt(i) {
+			b.retired++
+			b.settle(e.intended)
+			continue
+		}
+		b.sp[n] = e
+		copy(b.spD[n*g:(n+1)*g], b.spD[i*g:(i+1)*g])
+		if b.spSh != nil {
+			copy(b.spSh[n*g:(n+1)*g], b.spSh[i*g:(i+1)*g])
+		}
+		if e.flags&flagAcked != 0 && slices.ContainsFunc(b.spD[n*g:(n+1)*g], func(d uint32) bool { return d&^foundBit == 0 }) {
+			holes = append(holes, e.intended)
+		}
+		n++
+	}
+	b.held.Add(int64(n - len(b.sp)))
+	b.sp, b.spD, b.holes, b.spPlain = b.sp[:n], b.spD[:n*g], holes, 0
+	if b.spSh != nil {
+		b.spSh = b.spSh[:n*g]
+	}
 }
 
 // redelivered says whether a plainly settled message was delivered again to any group. b.mu is
@@ -464,24 +543,27 @@ func (l *Compact) advance(b *compactBook) {
 			}
 			k++
 		}
-		if k == 0 && len(b.win) > l.spillAt && b.lo+uint64(len(b.win)) >= b.nextSpill {
-			unresolved := 0
-			for i := range spillBlock {
-				if ok, _ := b.settled(i); !ok {
-					unresolved++
-				}
-			}
-			if unresolved <= spillBlock/spillSparse {
-				k = spillBlock
-			} else {
-				b.nextSpill = b.lo + uint64(len(b.win)) + spillBlock
-			}
+		if k == 0 && b.spillable(l.spillAt) {
+			k = 1
 		}
 		if k == 0 {
 			return
 		}
 		l.retire(b, k)
 	}
+}
+
+// spillable says whether the window's head is more than spillAt behind every group's delivery
+// frontier: unresolved so long after what followed it, it is a hole, not a backlog. b.mu is held.
+func (b *compactBook) spillable(spillAt int) bool {
+	if len(b.win) == 0 {
+		return false
+	}
+	front := b.front[0]
+	for _, f := range b.front[1:] {
+		front = min(front, f)
+	}
+	return front > b.lo+uint64(spillAt)
 }
 
 // retire moves the first k window messages below the watermark. b.mu is held.
@@ -531,16 +613,11 @@ func (l *Compact) retire(b *compactBook, k int) {
 		b.sh[g] = b.sh[g][k:]
 	}
 	b.lo += uint64(k)
-	// A window sliced from the front keeps its old array until append outgrows it; give it back
-	// once the live part is small beside it.
-	if c := cap(b.win); c > 4096 && len(b.win) < c/4 {
-		b.win = slices.Clone(b.win)
-		for g := range b.d {
-			b.d[g] = slices.Clone(b.d[g])
-		}
-		for g := range b.sh {
-			b.sh[g] = slices.Clone(b.sh[g])
-		}
+	// The arrays' dead prefix (and room the window no longer needs) is given back once it is
+	// half the live window: each message is copied a few times, for 1.6 times its bytes at most
+	// while the window grows and 1.5 times while it is steady.
+	if dead := b.alloc - len(b.win); dead > len(b.win)/2+1024 {
+		b.realloc(len(b.win))
 	}
 }
 
