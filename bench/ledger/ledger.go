@@ -11,8 +11,8 @@
 // plainly (acknowledged, delivered exactly once to every group) are only counted, the exceptions
 // below it (failed, duplicated, delivered unacknowledged, spilled while unresolved) in sequence
 // order, and a window of marks from the watermark on. Its memory follows the backlog and the
-// out-of-order span, not the run's length: 13 MB for 10 M messages with a 500,000-message
-// backlog, 15 MB for 100 M (BenchmarkCompactLedger10M, 100M). A differential test
+// out-of-order span, not the run's length: 14 MB for 10 M messages with a 500,000-message
+// backlog, 16 MB for 100 M (BenchmarkCompactLedger10M, 100M). A differential test
 // (TestCompactMatchesReference) holds it to the reference's totals, lost lists and fault windows
 // on simulated runs.
 package ledger
