@@ -8,7 +8,9 @@ import (
 // runLedger is what the runner asks of its ledger. A run keeps the compact ledger
 // (ledger.Compact: memory for what is unresolved, not for what was sent); a segment of a run
 // keeps the reference ledger (ledger.Ledger), whose book the segments' union joins, and so does a
-// consume-only run, which knows deliveries and not sends.
+// consume-only run, which knows deliveries and not sends, and a produce-only run, whose messages
+// all stay unresolved (the reference keeps them in fewer bytes; scenarios' validateMemory bounds
+// it so).
 type runLedger interface {
 	Foreign()
 	DeliveredAt(group, shard, producer int, seq uint64, intendedNs int64) bool
@@ -39,7 +41,7 @@ func newRunLedger(sc *scenarios.Scenario, opts Options, groups int) runLedger {
 	switch {
 	case !sc.Produces():
 		return ledger.NewReceiveOnly(sc.Producers, groups)
-	case opts.Segment != nil:
+	case opts.Segment != nil, !sc.Consumes():
 		return ledger.NewGroups(sc.Producers, groups)
 	}
 	return ledger.NewCompact(sc.Producers, groups)

@@ -271,6 +271,12 @@ func (s *Scenario) validateMemory(c Checks, bad func(field, format string, args 
 	if s.Profile.Set() {
 		field = "profile"
 	}
+	if !s.Consumes() {
+		// Nothing is delivered: every message stays unresolved, and the reference ledger keeps
+		// it in fewer bytes (bench's newRunLedger).
+		s.boundReference(c, bad)
+		return
+	}
 	b, err := ResolveMemoryBudget(c.MemoryBudget)
 	if err != nil {
 		bad(field, "%v", err)
@@ -290,31 +296,40 @@ func (s *Scenario) validateMemory(c Checks, bad func(field, format string, args 
 }
 
 // CheckReferenceLedger bounds the messages a run keeping the reference ledger (a segment of a
-// run) is scheduled to send by the memory budget, and each producer's by what that ledger can
-// number.
+// run, a produce-only run) is scheduled to send by the memory budget, and each producer's by
+// what that ledger can number.
 func (s *Scenario) CheckReferenceLedger() error {
+	var errs []error
+	s.boundReference(s.checks, func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	})
+	return errors.Join(errs...)
+}
+
+func (s *Scenario) boundReference(c Checks, bad func(field, format string, args ...any)) {
 	n := s.ExpectedMessages()
 	if n == 0 {
-		return nil
+		return
 	}
 	field := "rate"
 	if s.Profile.Set() {
 		field = "profile"
 	}
 	if per := n / float64(max(s.Producers, 1)); per > MaxMessagesPerProducer {
-		return fmt.Errorf("%s: each of the %d producers would send %.3g messages, more than the %d one producer of a segmented run can send; add producers, or lower the rate or the duration", field, max(s.Producers, 1), per, int64(MaxMessagesPerProducer))
+		bad(field, "each of the %d producers would send %.3g messages, more than the %d one producer can send in a segmented or produce-only run; add producers, or lower the rate or the duration", max(s.Producers, 1), per, int64(MaxMessagesPerProducer))
+		return
 	}
-	b, err := ResolveMemoryBudget(s.checks.MemoryBudget)
+	b, err := ResolveMemoryBudget(c.MemoryBudget)
 	if err != nil {
-		return fmt.Errorf("%s: %w", field, err)
+		bad(field, "%v", err)
+		return
 	}
 	groups := s.ReceivingGroups()
 	per := LedgerBytesPerMessage(groups)
 	if need := n * float64(per); need > float64(b.Bytes) {
-		return fmt.Errorf("%s: %s messages per second for %s is %.3g messages; a segment's ledger keeps %d bytes for each (%d receiving group(s)), %s, more than the memory budget %s; lower the rate or the duration, split the load over more segments, or raise the budget",
-			field, rateText(s), s.scheduleText(), n, per, groups, FormatBytes(int64(need)), b)
+		bad(field, "%s messages per second for %s is %.3g messages; a segmented or produce-only run's ledger keeps %d bytes for each (%d receiving group(s)), %s, more than the memory budget %s; lower the rate or the duration, split the load over more processes, or raise the budget",
+			rateText(s), s.scheduleText(), n, per, groups, FormatBytes(int64(need)), b)
 	}
-	return nil
 }
 
 func rateText(s *Scenario) string {

@@ -32,6 +32,8 @@ func TestMemoryBudgetBoundsTheRun(t *testing.T) {
 		{"a fault's duration adds to the backlog", "rate: 100000\nduration: 24h\nfaults:\n  - {at: 1h, kind: stall, duration: 1m}\n", ""},
 		{"rate: max has no schedule", "rate: max\nduration: 24h\n", ""},
 		{"one producer numbers more than 4G messages", "rate: 100000\nduration: 24h\nproducers: 1\n", ""},
+		{"a produce-only run keeps every message", "rate: 100000\nduration: 600s\nrole: produce\nnames: {stream: s}\n",
+			"f.yaml:1: rate: 100000 messages per second for 10m0s is 6e+07 messages; a segmented or produce-only run's ledger keeps 21 bytes for each (1 receiving group(s)), 1.2 GiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,7 +58,7 @@ func TestReferenceLedgerBoundsASegment(t *testing.T) {
 	cases := []struct{ name, yaml, want string }{
 		{"within", "rate: 10000\nduration: 60s\n", ""},
 		{"every message kept", "rate: 1000000\nduration: 1h\n",
-			"rate: 1e+06 messages per second for 1h0m0s is 3.6e+09 messages; a segment's ledger keeps 21 bytes for each (1 receiving group(s)), 70.4 GiB, more than the memory budget 1.0 GiB (--memory-budget)"},
+			"rate: 1e+06 messages per second for 1h0m0s is 3.6e+09 messages; a segmented or produce-only run's ledger keeps 21 bytes for each (1 receiving group(s)), 70.4 GiB, more than the memory budget 1.0 GiB (--memory-budget)"},
 		{"one producer numbers 4G messages", "rate: 100000\nduration: 24h\n", "each of the 1 producers would send 8.64e+09 messages, more than the 4294967295"},
 	}
 	for _, c := range cases {

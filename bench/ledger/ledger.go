@@ -6,7 +6,7 @@
 //
 // Two ledgers give the same account. Ledger, the reference, keeps every message's marks until the
 // run ends (17 bytes, and 4 per receiving group): a segment of a run keeps it, because its Book
-// joins the other segments' (Union), and so does a consume-only run. Compact keeps a message one
+// joins the other segments' (Union), and so do a consume-only run and a produce-only one. Compact keeps a message one
 // by one only while it is unresolved: per producer a watermark below which messages settled
 // plainly (acknowledged, delivered exactly once to every group) are only counted, the exceptions
 // below it (failed, duplicated, delivered unacknowledged, spilled while unresolved) in sequence
