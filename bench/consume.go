@@ -103,7 +103,7 @@ func (r *run) consume(ctx context.Context, id int, c engines.Consumer, group int
 			intended := st.IntendedNs - r.stampShift()
 			e2e := at - intended
 			rec.recordAt(KindE2E, intended, at, st.IntendedNs >= warmupNs)
-			first := r.ledger.DeliveredOn(group, d.Shard, int(st.Producer), st.Seq)
+			first := r.ledger.DeliveredAt(group, d.Shard, int(st.Producer), st.Seq, intended)
 			r.consumerCounts[id].note(first, r.ledger.Poison(st.Seq))
 			if r.backlog != nil {
 				r.backlog.record(id, st.IntendedNs, e2e, first)

@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"qbench/bench/ledger"
 	"qbench/engines"
 	"qbench/results"
 	"qbench/scenarios"
@@ -137,11 +136,7 @@ func Run(ctx, stop context.Context, sc *scenarios.Scenario, opts Options) (*resu
 	if g, ok := eng.(engines.Grouper); ok {
 		groups, groupOf = g.Groups(), g.GroupOf
 	}
-	book := ledger.NewGroups(sc.Producers, groups)
-	if !sc.Produces() {
-		book = ledger.NewReceiveOnly(sc.Producers, groups)
-	}
-	r = &run{sc: sc, opts: opts, eng: eng, tag: stampTag(sc, opts.RunID), ledger: book,
+	r = &run{sc: sc, opts: opts, eng: eng, tag: stampTag(sc, opts.RunID), ledger: newRunLedger(sc, opts, groups),
 		groupOf: groupOf, groups: groups, errs: map[[2]string]int64{}, started: time.Now(), sizer: NewSizer(sc.MessageSize, sc.Seed),
 		scheduleEnd: scheduleEnd(sc), binWidth: results.BinWidth(sc.Duration.D(), len(sc.Faults) > 0)}
 	if ip, ok := eng.(engines.InProcess); ok && ip.InProcess() {
@@ -235,7 +230,7 @@ type run struct {
 	engineInProcess bool
 	tag             uint64
 	seg             *segmentRun // nil unless this is one segment of a run from several processes
-	ledger          *ledger.Ledger
+	ledger          runLedger
 	groupOf         func(consumer int) int
 	started         time.Time
 	epoch           time.Time            // the schedule's time zero; set when producers start

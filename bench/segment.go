@@ -100,6 +100,9 @@ func CheckSegment(sc *scenarios.Scenario, g SegmentOptions) error {
 	if len(sc.Faults) > 0 {
 		return errors.New("a segmented run cannot have faults: every segment would fire them; run faults from one process")
 	}
+	if err := sc.CheckReferenceLedger(); err != nil {
+		return err // a segment keeps every message (its book joins the others')
+	}
 	if Deal(sc.Producers, g.Index, g.Count).Count == 0 && Deal(sc.Consumers, g.Index, g.Count).Count == 0 {
 		return fmt.Errorf("segment %d/%d would run no producer and no consumer (the scenario has %d and %d): use fewer segments", g.Index, g.Count, sc.Producers, sc.Consumers)
 	}
@@ -146,7 +149,7 @@ func (r *run) joinSegment() {
 	r.seg = &segmentRun{opts: *g, producers: Deal(sc.Producers, g.Index, g.Count), consumers: Deal(sc.Consumers, g.Index, g.Count)}
 	for p := range sc.Producers {
 		if !r.localProducer(p) {
-			r.ledger.SetRemote(p)
+			r.reference().SetRemote(p)
 		}
 	}
 }
@@ -236,7 +239,7 @@ func (r *run) segmentResult(res *results.Result, err error) (*results.Result, er
 	if err != nil || g == nil {
 		return res, err
 	}
-	book, err := r.ledger.Book(r.localProducer)
+	book, err := r.reference().Book(r.localProducer)
 	if err != nil {
 		return nil, err
 	}

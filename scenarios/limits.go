@@ -30,15 +30,24 @@ const (
 	MaxBufferBytes = 2 << 30
 	// MaxBacklogMessages bounds backlog.messages: the ledger keeps about 20 bytes per message.
 	MaxBacklogMessages = 50_000_000
-	// MaxMessagesPerProducer: the ledger numbers a producer's messages in 32 bits (its
-	// reorder marks are uint32).
+	// MaxMessagesPerProducer: the reference ledger (a segment's) numbers a producer's messages
+	// in 32 bits (its reorder marks are uint32).
 	MaxMessagesPerProducer = math.MaxUint32
 )
 
-// The memory budget bounds the messages one run may send: the ledger keeps every message's marks
-// until the run ends (bench/ledger's producerBook: flags, intended time and reorder mark, 17
-// bytes with the slices' share, and a 4-byte delivery count for each receiving group), so rate x
-// duration is memory. The budget is --memory-budget, else $QBENCH_MEMORY_BUDGET, else
+// The memory budget bounds what the ledger keeps. A run keeps the compact ledger
+// (bench/ledger.Compact): a message one by one while it is unresolved (sent and not yet
+// delivered to every group, or failed, duplicated, out of order), UnresolvedBytesPerMessage, and
+// once settled only as a count and a share of a span of intended times, SettledBytesPerMessage.
+// Its memory follows the backlog, not the run's length, so the budget bounds the backlog it can
+// foresee (BacklogBound: the rate over BacklogHorizon, a backlog phase's fill, a spill window per
+// producer for scattered losses); a run whose backlog outgrows that anyway (consumers that cannot
+// keep up) stops producing at the budget and says so (bench/msgcap.go).
+//
+// A segment of a run (--segment) keeps the reference ledger (bench/ledger.Ledger): every
+// message's marks until the run ends (flags, intended time and reorder mark, 17 bytes with the
+// slices' share, and a 4-byte delivery count for each receiving group), so rate x duration is
+// memory (CheckReferenceLedger). The budget is --memory-budget, else $QBENCH_MEMORY_BUDGET, else
 // MemoryShare of the machine's MemAvailable (the rest is for the slices' growth, the histograms,
 // the engine's clients and, for an embedded engine, the messages themselves).
 const (
@@ -48,8 +57,76 @@ const (
 	fallbackMemory = 8 << 30
 )
 
-// LedgerBytesPerMessage is what the ledger keeps for one message sent to groups receiving groups.
+// LedgerBytesPerMessage is what the reference ledger keeps for one message sent to groups
+// receiving groups.
 func LedgerBytesPerMessage(groups int) int64 { return 17 + 4*int64(max(groups, 1)) }
+
+// UnresolvedBytesPerMessage is what the compact ledger keeps for one unresolved message: its
+// marks (16 bytes and 4 per group) with room for the window's copy as it grows, or a spilled
+// message's (24 and 4 per group). Measured: 26 bytes with one group, a 500,000-message backlog
+// (bench/ledger's BenchmarkCompactLedger10M).
+func UnresolvedBytesPerMessage(groups int) int64 { return 32 + 8*int64(max(groups, 1)) }
+
+// SettledBytesPerMessage is what the compact ledger keeps for a settled message: a 16-byte span
+// of intended times per 4096.
+const SettledBytesPerMessage = 1.0 / 256
+
+// horizonFloor is the part of BacklogHorizon every run has: messages in flight and in the
+// engine, a consumer's slow second, a reconnection.
+const horizonFloor = time.Minute
+
+// spillWindow is how many messages of one producer a lost message can hold in the compact
+// ledger's window before they are spilled (bench/ledger's spillWindow).
+const spillWindow = 8192
+
+// BacklogHorizon is how long the budget assumes a message may stay unresolved in a run whose
+// consumers keep up: a minute, the drain timeout, every fault's duration and a crashed consumer's
+// restart delay, and, for a fault nothing recovers from (a consumer that never comes back, a
+// leader left down), the rest of the run. The second result says what it added up.
+func (s *Scenario) BacklogHorizon() (time.Duration, string) {
+	h, faults := horizonFloor+s.DrainTimeout.D(), time.Duration(0)
+	for _, f := range s.Faults {
+		d := f.Duration.D() + f.RestartAfter.D()
+		if d == 0 && (f.Kind == "consumer-crash" || f.Kind == "partition-leader-kill") {
+			d = max(0, s.Duration.D()-f.At.D())
+		}
+		faults += d
+	}
+	why := fmt.Sprintf("a minute for latency and recovery, drain_timeout %s", s.DrainTimeout)
+	if faults > 0 {
+		why += fmt.Sprintf(", the faults' %s", faults)
+	}
+	return h + faults, why
+}
+
+// BacklogBound is the most messages the budget assumes the compact ledger holds unresolved at
+// once, of n scheduled: the rate (a profile's peak) over BacklogHorizon, a backlog phase's fill,
+// and one spill window per producer; never more than n.
+func (s *Scenario) BacklogBound(n float64) float64 {
+	rate := s.Rate.PerSecond
+	if s.Profile.Set() {
+		rate = s.Profile.PeakRate()
+	}
+	h, _ := s.BacklogHorizon()
+	b := rate*h.Seconds() + float64(max(s.Producers, 1))*spillWindow
+	if bl := s.Backlog; bl.Set() {
+		fill := float64(bl.Messages)
+		if bl.Duration > 0 {
+			fill = rate * bl.Duration.D().Seconds()
+		}
+		b += fill
+	}
+	return min(b, n)
+}
+
+// LedgerBudget is the memory budget in bytes, 0 when it cannot be resolved.
+func (s *Scenario) LedgerBudget() int64 {
+	b, err := ResolveMemoryBudget(s.checks.MemoryBudget)
+	if err != nil {
+		return 0
+	}
+	return b.Bytes
+}
 
 // MemoryBudget is the bytes one run's ledger may take, and where the figure came from.
 type MemoryBudget struct {
@@ -175,8 +252,9 @@ func (s *Scenario) ExpectedMessages() float64 {
 	return n
 }
 
-// MessageCap is how many messages a rate: max run may send before its producers stop: what the
-// memory budget holds, and what the ledger can number. 0 when the budget cannot be resolved.
+// MessageCap is how many messages a rate: max run keeping the reference ledger (a segment) may
+// send before its producers stop: what the memory budget holds, and what the ledger can number.
+// 0 when the budget cannot be resolved.
 func (s *Scenario) MessageCap() int64 {
 	b, err := ResolveMemoryBudget(s.checks.MemoryBudget)
 	if err != nil {
@@ -186,8 +264,8 @@ func (s *Scenario) MessageCap() int64 {
 	return min(n, int64(max(s.Producers, 1))*MaxMessagesPerProducer)
 }
 
-// validateMemory bounds the messages the run is scheduled to send by the memory budget, and each
-// producer's by what the ledger can number.
+// validateMemory bounds what the compact ledger is expected to keep by the memory budget: the
+// backlog it can foresee, and a little for every message.
 func (s *Scenario) validateMemory(c Checks, bad func(field, format string, args ...any)) {
 	n := s.ExpectedMessages()
 	if n == 0 {
@@ -197,8 +275,53 @@ func (s *Scenario) validateMemory(c Checks, bad func(field, format string, args 
 	if s.Profile.Set() {
 		field = "profile"
 	}
+	if !s.Consumes() {
+		// Nothing is delivered: every message stays unresolved, and the reference ledger keeps
+		// it in fewer bytes (bench's newRunLedger).
+		s.boundReference(c, bad)
+		return
+	}
+	b, err := ResolveMemoryBudget(c.MemoryBudget)
+	if err != nil {
+		bad(field, "%v", err)
+		return
+	}
+	groups := s.ReceivingGroups()
+	per := UnresolvedBytesPerMessage(groups)
+	backlog := s.BacklogBound(n)
+	if need := backlog*float64(per) + n*SettledBytesPerMessage; need > float64(b.Bytes) {
+		h, why := s.BacklogHorizon()
+		if s.Backlog.Set() {
+			why += "; the backlog phase's fill"
+		}
+		bad(field, "%s messages per second for %s is %.3g messages; the ledger keeps each unresolved one (sent, not yet delivered to every group) in %d bytes (%d receiving group(s)) and each settled one in 1/256 byte: with a backlog of up to %.3g messages (the rate over %s: %s; and %d per producer a loss can hold) that is %s, more than the memory budget %s; lower the rate, shorten the faults, split the load over several processes, or raise the budget",
+			rateText(s), s.scheduleText(), n, per, groups, backlog, h, why, spillWindow, FormatBytes(int64(need)), b)
+	}
+}
+
+// CheckReferenceLedger bounds the messages a run keeping the reference ledger (a segment of a
+// run, a produce-only run) is scheduled to send by the memory budget, and each producer's by
+// what that ledger can number.
+func (s *Scenario) CheckReferenceLedger() error {
+	var errs []error
+	s.boundReference(s.checks, func(field, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
+	})
+	return errors.Join(errs...)
+}
+
+func (s *Scenario) boundReference(c Checks, bad func(field, format string, args ...any)) {
+	n := s.ExpectedMessages()
+	if n == 0 {
+		return
+	}
+	field := "rate"
+	if s.Profile.Set() {
+		field = "profile"
+	}
 	if per := n / float64(max(s.Producers, 1)); per > MaxMessagesPerProducer {
-		bad(field, "each of the %d producers would send %.3g messages, more than the %d one producer can send in one run; add producers, or lower the rate or the duration", max(s.Producers, 1), per, int64(MaxMessagesPerProducer))
+		bad(field, "each of the %d producers would send %.3g messages, more than the %d one producer can send in a segmented or produce-only run; add producers, or lower the rate or the duration", max(s.Producers, 1), per, int64(MaxMessagesPerProducer))
+		return
 	}
 	b, err := ResolveMemoryBudget(c.MemoryBudget)
 	if err != nil {
@@ -208,7 +331,7 @@ func (s *Scenario) validateMemory(c Checks, bad func(field, format string, args 
 	groups := s.ReceivingGroups()
 	per := LedgerBytesPerMessage(groups)
 	if need := n * float64(per); need > float64(b.Bytes) {
-		bad(field, "%s messages per second for %s is %.3g messages; the ledger keeps %d bytes for each (%d receiving group(s)), %s, more than the memory budget %s; lower the rate or the duration, split the load over several processes, or raise the budget",
+		bad(field, "%s messages per second for %s is %.3g messages; a segmented or produce-only run's ledger keeps %d bytes for each (%d receiving group(s)), %s, more than the memory budget %s; lower the rate or the duration, split the load over more processes, or raise the budget",
 			rateText(s), s.scheduleText(), n, per, groups, FormatBytes(int64(need)), b)
 	}
 }

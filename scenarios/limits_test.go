@@ -5,27 +5,35 @@ import (
 	"testing"
 )
 
-// The memory budget bounds rate x schedule x the ledger's bytes per message (per receiving
-// group); the message names the file, the line and field, the numbers and the budget's source.
-// rate: max is not refused (it has no schedule) but gets a message cap from the same budget.
+// The memory budget bounds what the compact ledger keeps: the backlog it can foresee (the rate
+// over a minute, the drain timeout and the faults, a backlog fill) in bytes per unresolved
+// message (per receiving group), and 1/256 byte per message sent; the message names the file,
+// the line and field, the numbers, the assumption and the budget's source. rate: max is not
+// refused (it has no schedule).
 func TestMemoryBudgetBoundsTheRun(t *testing.T) {
-	const budget = 1 << 30 // 1 GiB: 51M messages of one group, 42M of two
+	const budget = 1 << 30 // 1 GiB: a backlog of 26M messages of one group, 22M of two
 	cases := []struct {
 		name, yaml, want string // want "" passes
 	}{
-		{"the issue's 1M/s for an hour", "rate: 1000000\nduration: 1h\n",
-			"f.yaml:1: rate: 1e+06 messages per second for 1h0m0s is 3.6e+09 messages; the ledger keeps 21 bytes for each (1 receiving group(s)), 70.4 GiB, more than the memory budget 1.0 GiB (--memory-budget)"},
-		{"within the budget", "rate: 100000\nduration: 500s\n", ""},
-		{"two stream groups need more", "rate: 100000\nduration: 500s\nconsumers: 2\nredis:\n  stream:\n    groups: 2\n",
-			"the ledger keeps 25 bytes for each (2 receiving group(s)), 1.2 GiB"},
-		{"each subscriber is a group", "design: pubsub\nrate: 20000\nduration: 1000s\nconsumers: 20\n",
-			"f.yaml:2: rate: 20000 messages per second for 16m40s is 2e+07 messages; the ledger keeps 97 bytes for each (20 receiving group(s))"},
-		{"a profile's peak", "duration: 600s\nprofile:\n  ramp: {from: 1000, to: 200000}\n",
-			"f.yaml:2: profile: up to 200000 messages per second for 10m0s is 1.2e+08 messages"},
-		{"a backlog fill adds to the duration", "rate: 90000\nduration: 300s\nbacklog:\n  duration: 300s\n",
-			"for 5m0s and its backlog fill is 5.4e+07 messages"},
+		{"the issue's 1M/s for an hour: a minute's backlog is 2.4 GiB", "rate: 1000000\nduration: 1h\n",
+			"f.yaml:1: rate: 1e+06 messages per second for 1h0m0s is 3.6e+09 messages; the ledger keeps each unresolved one (sent, not yet delivered to every group) in 40 bytes (1 receiving group(s)) and each settled one in 1/256 byte: with a backlog of up to 6.5e+07 messages (the rate over 1m5s: a minute for latency and recovery, drain_timeout 5s; and 8192 per producer a loss can hold) that is 2.4 GiB, more than the memory budget 1.0 GiB (--memory-budget)"},
+		{"100k/s for a day", "rate: 100000\nduration: 24h\n", ""},
+		{"within the budget", "rate: 400000\nduration: 1h\n", ""},
+		{"two stream groups need more", "rate: 400000\nduration: 1h\nconsumers: 2\nredis:\n  stream:\n    groups: 2\n",
+			"in 48 bytes (2 receiving group(s))"},
+		{"each subscriber is a group", "design: pubsub\nrate: 100000\nduration: 1000s\nconsumers: 20\n",
+			"f.yaml:2: rate: 100000 messages per second for 16m40s is 1e+08 messages; the ledger keeps each unresolved one (sent, not yet delivered to every group) in 192 bytes (20 receiving group(s))"},
+		{"a profile's peak", "duration: 600s\nprofile:\n  ramp: {from: 1000, to: 500000}\n",
+			"f.yaml:2: profile: up to 500000 messages per second for 10m0s is 3e+08 messages"},
+		{"a backlog fill adds to the backlog", "rate: 90000\nduration: 300s\nbacklog:\n  duration: 300s\n",
+			"for 5m0s and its backlog fill is 5.4e+07 messages; the ledger keeps each unresolved one (sent, not yet delivered to every group) in 40 bytes (1 receiving group(s)) and each settled one in 1/256 byte: with a backlog of up to 3.29e+07 messages (the rate over 1m5s: a minute for latency and recovery, drain_timeout 5s; the backlog phase's fill;"},
+		{"a consumer that never comes back holds the rest of the run", "rate: 100000\nduration: 24h\nconsumers: 2\nfaults:\n  - {at: 1h, kind: consumer-crash, consumer: 0}\n",
+			"the rate over 23h1m5s: a minute for latency and recovery, drain_timeout 5s, the faults' 23h0m0s;"},
+		{"a fault's duration adds to the backlog", "rate: 100000\nduration: 24h\nfaults:\n  - {at: 1h, kind: stall, duration: 1m}\n", ""},
 		{"rate: max has no schedule", "rate: max\nduration: 24h\n", ""},
-		{"one producer numbers 4G messages", "rate: 10000000\nduration: 24h\nproducers: 100\n", "each of the 100 producers would send 8.64e+09 messages, more than the 4294967295"},
+		{"one producer numbers more than 4G messages", "rate: 100000\nduration: 24h\nproducers: 1\n", ""},
+		{"a produce-only run keeps every message", "rate: 100000\nduration: 600s\nrole: produce\nnames: {stream: s}\n",
+			"f.yaml:1: rate: 100000 messages per second for 10m0s is 6e+07 messages; a segmented or produce-only run's ledger keeps 21 bytes for each (1 receiving group(s)), 1.2 GiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -44,6 +52,33 @@ func TestMemoryBudgetBoundsTheRun(t *testing.T) {
 
 // The budget: the flag's figure, else the environment's, else half of MemAvailable; the cap of a
 // rate: max run is the budget over the bytes per message.
+// A segment keeps the reference ledger, every message until the end: CheckReferenceLedger bounds
+// rate x schedule x 17 bytes and 4 per group, and one producer's messages by what it numbers.
+func TestReferenceLedgerBoundsASegment(t *testing.T) {
+	cases := []struct{ name, yaml, want string }{
+		{"within", "rate: 10000\nduration: 60s\n", ""},
+		{"every message kept", "rate: 1000000\nduration: 1h\n",
+			"rate: 1e+06 messages per second for 1h0m0s is 3.6e+09 messages; a segmented or produce-only run's ledger keeps 21 bytes for each (1 receiving group(s)), 70.4 GiB, more than the memory budget 1.0 GiB (--memory-budget)"},
+		{"one producer numbers 4G messages", "rate: 100000\nduration: 24h\n", "each of the 1 producers would send 8.64e+09 messages, more than the 4294967295"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			checks := testChecks
+			checks.MemoryBudget = 1 << 30
+			checks.MemoryBudget *= 1000 // validation passes; the segment's bound is the one tested
+			sc, err := Parse("f.yaml", []byte(c.yaml), checks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc.checks.MemoryBudget = 1 << 30
+			err = sc.CheckReferenceLedger()
+			if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+				t.Fatalf("got %v\nwant %q", err, c.want)
+			}
+		})
+	}
+}
+
 func TestMemoryBudgetSources(t *testing.T) {
 	t.Setenv(MemoryBudgetEnv, "")
 	m, err := ResolveMemoryBudget(0)

@@ -71,7 +71,7 @@ func UnionPartial(books []Book, missingProducers []int, consumersMissing bool, m
 				case consumersMissing && f&flagAcked != 0 && d == 0 && !found:
 					t.Unresolved++
 				default:
-					if l.account(&t.Totals, f, d, found, l.Poison(uint64(seq))) && len(lost) < maxLost {
+					if account(&t.Totals, f, d, found, l.Poison(uint64(seq)), l.receiveOnly) && len(lost) < maxLost {
 						lost = append(lost, LostMessage{Group: g, Producer: p, Seq: uint64(seq)})
 					}
 				}

@@ -1,0 +1,125 @@
+package ledger
+
+// The compact ledger's order rule: Ledger's (brokeOrder), over the window, the spilled messages
+// and the plainly settled ones (delivered once to every group, their batch marks and shards not
+// kept).
+
+// slot is Ledger.slot.
+func (l *Compact) slot(b *compactBook, group, producer int, seq uint64, shard int) int {
+	k := 0
+	switch {
+	case l.byDelivery:
+		k = min(max(shard, 0), maxShard)
+	case l.shardOf != nil:
+		k = l.shardOf(producer, seq)
+	}
+	i := k*l.groups + group
+	if i >= len(b.highest) {
+		b.highest = append(b.highest, make([]uint64, i+1-len(b.highest))...)
+	}
+	return i
+}
+
+// shardMark is 1 + the shard a delivery of s to group named, 0 before one or when unknown (a
+// plainly settled message). b.mu is held.
+func (b *compactBook) shardMark(group int, s uint64) uint16 {
+	if s >= b.lo {
+		if i := s - b.lo; i < uint64(len(b.win)) {
+			return b.sh[group][i]
+		}
+		return 0
+	}
+	if i, ok := b.spilledAt(s); ok && b.spSh != nil {
+		return b.spSh[i*len(b.d)+group]
+	}
+	return 0
+}
+
+// delivered reports whether s reached group (a plainly settled message did). b.mu is held.
+func (b *compactBook) delivered(group int, s uint64) bool {
+	if s >= b.lo {
+		i := s - b.lo
+		return i < uint64(len(b.win)) && b.d[group][i] > 0
+	}
+	if i, ok := b.spilledAt(s); ok {
+		return b.spD[i*len(b.d)+group]&^foundBit > 0
+	}
+	return true
+}
+
+// same is Ledger.sameShard's test for s against seq (whose shard mark is k). A plainly settled
+// message's shard is not kept: it counts as on seq's shard. b.mu is held.
+func (l *Compact) same(b *compactBook, group, producer int, seq uint64, k uint16, s uint64) bool {
+	switch {
+	case l.byDelivery:
+		m := b.shardMark(group, s)
+		if s < b.lo {
+			if _, ok := b.spilledAt(s); !ok {
+				return true
+			}
+		}
+		return m == k
+	case l.shardOf != nil:
+		return l.shardOf(producer, s) == l.shardOf(producer, seq)
+	}
+	return true
+}
+
+// brokeOrder is Ledger's rule for a message in the window (every later message is in it too).
+// b.mu is held.
+func (l *Compact) brokeOrder(b *compactBook, group, slot, producer int, seq uint64) bool {
+	hi := b.highest[slot]
+	i := seq - b.lo
+	if a := b.win[i].after; a != 0 && hi > seq+uint64(a) {
+		return true
+	}
+	var k uint16
+	if l.byDelivery {
+		k = b.sh[group][i]
+	}
+	d := b.d[group]
+	for s := seq + 1; s < hi && s <= seq+maxBatchScan; s++ {
+		j := s - b.lo
+		if j >= uint64(len(b.win)) {
+			break
+		}
+		if b.win[j].flags&flagBatchStart != 0 {
+			return false
+		}
+		if d[j] > 0 && l.same(b, group, producer, seq, k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// brokeOrderBelow is the rule for a first delivery of an exception: its batch ends where the
+// window said when it left. b.mu is held.
+func (l *Compact) brokeOrderBelow(b *compactBook, i, group, slot, producer int, seq uint64) bool {
+	hi := b.highest[slot]
+	e := b.sp[i]
+	if e.after != 0 && hi > seq+uint64(e.after) {
+		return true
+	}
+	var k uint16
+	if b.spSh != nil {
+		k = b.spSh[i*l.groups+group]
+	}
+	end := seq + maxBatchScan
+	if e.batchEnd != 0 {
+		end = seq + uint64(e.batchEnd) - 1
+	}
+	for s := seq + 1; s < hi && s <= end; s++ {
+		if s >= b.lo {
+			if j := s - b.lo; j < uint64(len(b.win)) && b.win[j].flags&flagBatchStart != 0 {
+				return false
+			}
+		} else if x, ok := b.spilledAt(s); ok && b.sp[x].flags&flagBatchStart != 0 {
+			return false
+		}
+		if b.delivered(group, s) && l.same(b, group, producer, seq, k, s) {
+			return true
+		}
+	}
+	return false
+}

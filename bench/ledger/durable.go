@@ -1,0 +1,173 @@
+package ledger
+
+import (
+	"slices"
+	"sort"
+)
+
+// The last durable point (WindowTotals.LastDurableNs) is the newest intended time of an
+// acknowledged message not lost, before a window's oldest loss: a query at a point known only at
+// the end, over messages the compact ledger no longer keeps one by one. It keeps, per producer,
+// the intended times of its plainly settled messages by chunk of retireChunk, and closes a chunk
+// (keeping only its range) once no message of any producer can still be lost at a time inside
+// it but those already spilled: every producer has answered a message intended after the chunk
+// and has nothing older left in its window (the messages of one producer are intended in
+// sequence order, as the runner's schedule makes them). For each spilled message that may yet be
+// lost at a time inside the chunk, a pin keeps the chunk's answer for that time. The answer is
+// then exact. A chunk that cannot close while maxOpenChunks newer ones wait (a producer that
+// stopped sending, or lags by more than that) is closed with pins for what every window holds
+// then; a message intended inside it and sent only after is answered by the chunk's oldest time.
+
+// maxOpenChunks bounds the chunks of one producer waiting to close: 2 MB of times.
+const maxOpenChunks = 64
+
+// chunk is the intended times of up to retireChunk plainly settled messages of one producer,
+// while it is open.
+type chunk struct {
+	span
+	times []int64
+}
+
+// span is a chunk's range of intended times: all a closed chunk keeps, with its pins.
+type span struct{ min, max int64 }
+
+// pin is a closed chunk's answer for a time x inside its range: its newest time before x, or -1.
+type pin struct{ x, before int64 }
+
+// settle adds a plainly settled message's intended time. b.mu is held.
+func (b *compactBook) settle(t int64) {
+	if n := len(b.open); n == 0 || len(b.open[n-1].times) == retireChunk {
+		b.open = append(b.open, chunk{span: span{t, t}, times: make([]int64, 0, retireChunk)})
+	}
+	c := &b.open[len(b.open)-1]
+	c.times = append(c.times, t)
+	c.min, c.max = min(c.min, t), max(c.max, t)
+}
+
+// closable says whether b has a full chunk waiting to close. b.mu is held.
+func (b *compactBook) closable() bool { return len(b.open) > 1 }
+
+// closeChunks closes b's waiting chunks while it can (see above). It takes one producer's lock
+// at a time.
+func (l *Compact) closeChunks(b *compactBook) {
+	if !b.closing.CompareAndSwap(false, true) {
+		return
+	}
+	defer b.closing.Store(false)
+	for {
+		b.mu.Lock()
+		if !b.closable() {
+			b.mu.Unlock()
+			return
+		}
+		lo, hi := b.open[0].min, b.open[0].max
+		force := len(b.open)-1 > l.maxOpen
+		b.mu.Unlock()
+		var xs []int64
+		for _, q := range l.producers {
+			q.mu.Lock()
+			ok := q.lossesIn(lo, hi, force, &xs)
+			q.mu.Unlock()
+			if !ok {
+				return
+			}
+		}
+		slices.Sort(xs)
+		xs = slices.Compact(xs)
+		b.mu.Lock()
+		c := b.open[0]
+		slices.Sort(c.times)
+		var pins []pin
+		for _, x := range xs {
+			i := sort.Search(len(c.times), func(i int) bool { return c.times[i] >= x })
+			p := pin{x: x, before: -1}
+			if i > 0 {
+				p.before = c.times[i-1]
+			}
+			pins = append(pins, p)
+		}
+		if pins != nil {
+			if b.pins == nil {
+				b.pins = map[int][]pin{}
+			}
+			b.pins[len(b.closed)] = pins
+		}
+		b.closed = append(b.closed, c.span)
+		b.open[0].times = nil
+		b.open = b.open[1:]
+		b.mu.Unlock()
+	}
+}
+
+// lossesIn adds to xs the times in (lo, hi] at which a message of q may yet be lost, and reports
+// whether that is all there will ever be (unless force): q answered a message intended after hi,
+// and what is left in its window is intended after hi too. q.mu is held.
+func (q *compactBook) lossesIn(lo, hi int64, force bool, xs *[]int64) bool {
+	if !force {
+		if q.answeredMax <= hi {
+			return false
+		}
+		if len(q.win) > 0 {
+			// An unanswered head is intended no earlier than the message before it.
+			head := q.win[0]
+			t := q.leftMax
+			if head.flags&flagSent != 0 {
+				t = head.intended
+			}
+			if t <= hi {
+				return false
+			}
+		}
+	}
+	i := sort.Search(len(q.holes), func(i int) bool { return q.holes[i] > lo })
+	for ; i < len(q.holes) && q.holes[i] <= hi; i++ {
+		*xs = append(*xs, q.holes[i])
+	}
+	if force {
+		for _, e := range q.win {
+			if e.flags&flagAcked != 0 && e.intended > lo && e.intended <= hi {
+				*xs = append(*xs, e.intended)
+			}
+		}
+	}
+	return true
+}
+
+// hole records a spilled message acknowledged and not delivered to some group: it may be lost.
+// b.mu is held.
+func (b *compactBook) hole(t int64) {
+	i := sort.Search(len(b.holes), func(i int) bool { return b.holes[i] > t })
+	b.holes = slices.Insert(b.holes, i, t)
+}
+
+// durableBefore is b's newest plainly settled time before x, or -1. b.mu is held.
+func (b *compactBook) durableBefore(x int64) int64 {
+	best := int64(-1)
+	for k, c := range b.closed {
+		switch {
+		case c.min >= x:
+		case c.max < x:
+			best = max(best, c.max)
+		default:
+			pins := b.pins[k]
+			i := sort.Search(len(pins), func(i int) bool { return pins[i].x >= x })
+			if i < len(pins) && pins[i].x == x {
+				best = max(best, pins[i].before)
+			} else {
+				best = max(best, c.min) // sent after the chunk closed by force: a bound
+			}
+		}
+	}
+	for _, c := range b.open {
+		if c.max < x {
+			best = max(best, c.max)
+			continue
+		}
+		for _, t := range c.times {
+			if t < x {
+				best = max(best, t)
+			}
+		}
+	}
+	return best
+}
