@@ -41,6 +41,7 @@ const (
 	CodeRunNote         = "run-note"
 	CodeRetention       = "retention"
 	CodeMarkedFaults    = "marked-faults"
+	CodeCheckpoint      = "checkpoint"
 )
 
 // StatRetentionDeleted is the engine statistic counting acknowledged messages the engine's own
@@ -56,7 +57,7 @@ var flagTags = map[string]string{
 	CodeMachineBusy: "busy", CodeGCPauses: "gc", CodeTimers: "timers", CodeUnsent: "unsent",
 	CodeFailedSends: "failed", CodeInProcess: "inproc", CodeFewSamples: "few", CodeInterrupted: "intr",
 	CodePartial: "partial", CodeHistDropped: "hdrop", CodeRunNote: "note", CodeRetention: "retention",
-	CodeMarkedFaults: "marked",
+	CodeMarkedFaults: "marked", CodeCheckpoint: "ckpt",
 }
 
 // flagMeanings says in a few words what each code means, for the legend under a table.
@@ -82,6 +83,7 @@ var flagMeanings = map[string]string{
 	CodeRunNote:         "the run's own warning",
 	CodeRetention:       "lost includes what the engine's retention deleted by policy",
 	CodeMarkedFaults:    "fault windows marked by an outside tool, not injected by qbench",
+	CodeCheckpoint:      "a checkpoint of a run not finished: lost and queued not known",
 }
 
 // MinSamplesP99 is the fewest latency values from which a p99 is taken as a figure: ten values
@@ -150,6 +152,9 @@ func Assess(r *Result) Trust {
 	}
 	if h := MissingHeadline(r); h != "" {
 		flags = append(flags, suspect(CodePartial, "%s", strings.TrimPrefix(h, "PARTIAL: ")))
+	}
+	if h := CheckpointHeadline(r); h != "" {
+		flags = append(flags, suspect(CodeCheckpoint, "%s", strings.TrimPrefix(h, "PARTIAL: ")))
 	}
 	if r.Segment != nil {
 		flags = append(flags, suspect(CodePartial, "partial: segment %d/%d of run %s: lost, queued and duplicates are known only after qbench merge joins every segment",
