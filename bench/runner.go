@@ -48,6 +48,8 @@ type Options struct {
 	Segment *SegmentOptions
 	// Marks, when set, takes external fault marks during the run's load (marks.go).
 	Marks *MarkBoard
+	// Stream, when set, receives the series as the run goes (stream.go).
+	Stream SeriesSink
 }
 
 // ErrStartInterrupted is a run stopped (stop cancelled: Ctrl-C) before its load began, while the

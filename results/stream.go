@@ -219,6 +219,9 @@ func WriteFileAtomic(path string, r *Result) error {
 		os.Remove(tmp)
 		return err
 	}
+	if err := f.Chmod(0o644); err != nil { // CreateTemp's 0600; os.Create's mode, as before
+		return fail(err)
+	}
 	if err := Write(f, r); err != nil {
 		return fail(err)
 	}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"qbench/results"
+)
+
+// A run killed with kill -9 leaves a checkpoint and its series file, and every reader (report,
+// plot, export, compare, recover) reads them as a PARTIAL checkpoint covering the seconds up to
+// the kill, not only up to the last checkpoint.
+func TestCheckpointKilledRunIsReadable(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	sc := writeFile(t, "s.yaml", "name: soak\nengine: embedded\ndesign: stream\nproducers: 2\nconsumers: 2\nrate: 1000\nduration: 20s\nwarmup: 1s\n")
+	cmd := exec.Command(qbenchBin, "run", "-q", sc, "-o", out, "--checkpoint", "2s")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Kill once the series file holds six seconds (header + 6 lines) and a checkpoint exists.
+	side := results.SeriesFileFor(out)
+	deadline := time.Now().Add(12 * time.Second)
+	for {
+		data, _ := os.ReadFile(side)
+		_, statErr := os.Stat(out)
+		if bytes.Count(data, []byte("\n")) >= 7 && statErr == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("qbench exited before the kill: %v; stderr: %s", err, stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no six seconds streamed within 12 s; stderr: %s", stderr.String())
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL: nothing of qbench's runs after it
+		t.Fatal(err)
+	}
+	<-done
+
+	res, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checkpoint == nil || res.SeriesFile == "" {
+		t.Fatalf("checkpoint %+v, series file %q: want a checkpoint referencing its series file", res.Checkpoint, res.SeriesFile)
+	}
+	if n := len(res.Series); n < 6 || n > 9 {
+		t.Errorf("%d seconds read back, want about 6 (the series file's, up to the kill)", n)
+	}
+	if c := res.Checkpoint.CoveredSeconds; c < 5.5 || c > 9.5 {
+		t.Errorf("covered %.1f s, want about 6", c)
+	}
+	if res.Summary.Latency["produce"].Count == 0 || res.Summary.Ledger.Acked == 0 {
+		t.Errorf("summary not computed from the series: %+v", res.Summary.Ledger)
+	}
+	if !strings.Contains(strings.Join(results.Assess(res).Codes(), ","), results.CodeCheckpoint) {
+		t.Errorf("trust codes %v lack %s", results.Assess(res).Codes(), results.CodeCheckpoint)
+	}
+
+	cases := []struct {
+		name string
+		args []string
+		want string // in stdout or the file written
+		file string
+	}{
+		{"report", []string{"report", out, "-o", filepath.Join(dir, "rep.html")}, "CHECKPOINT", "rep.html"},
+		{"plot", []string{"plot", out, "-o", filepath.Join(dir, "plots"), "--format", "svg"}, "", ""},
+		{"export", []string{"export", out, "-o", filepath.Join(dir, "exp")}, "checkpoint", "exp/summary.csv"},
+		{"compare", []string{"compare", out, out}, "checkpoint of a run not finished", ""},
+		{"recover", []string{"recover", out, "-o", filepath.Join(dir, "rec.json")}, "PARTIAL: RECOVERED", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, errOut, code := qbench(t, c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d; stderr: %s", code, errOut)
+			}
+			got := stdout
+			if c.file != "" {
+				data, err := os.ReadFile(filepath.Join(dir, c.file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = string(data)
+			}
+			if !strings.Contains(got, c.want) {
+				t.Errorf("%s output lacks %q:\n%.2000s", c.name, c.want, got)
+			}
+		})
+	}
+	rec, err := results.ReadFile(filepath.Join(dir, "rec.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Checkpoint == nil || !rec.Checkpoint.Recovered || rec.SeriesFile != "" || len(rec.Series) != len(res.Series) {
+		t.Errorf("recovered: checkpoint %+v, series file %q, %d seconds (want recovered, embedded, %d)", rec.Checkpoint, rec.SeriesFile, len(rec.Series), len(res.Series))
+	}
+}
+
+// A run that finishes replaces its checkpoint with the result and removes its series file.
+func TestCheckpointFinishedRunLeavesOneFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	sc := writeFile(t, "s.yaml", "name: short\nengine: embedded\ndesign: stream\nproducers: 1\nconsumers: 1\nrate: 500\nduration: 2s\nwarmup: 0s\n")
+	if _, errOut, code := qbench(t, "run", "-q", sc, "-o", out, "--checkpoint", "1s"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	res, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checkpoint != nil || res.SeriesFile != "" || len(res.Series) == 0 {
+		t.Errorf("checkpoint %+v, series file %q, %d seconds: want a finished result with its series", res.Checkpoint, res.SeriesFile, len(res.Series))
+	}
+	if _, err := os.Stat(results.SeriesFileFor(out)); !os.IsNotExist(err) {
+		t.Errorf("series file left behind: %v", err)
+	}
+}
+
+func TestCheckpointEvery(t *testing.T) {
+	cases := []struct {
+		flag string
+		dur  time.Duration
+		want time.Duration
+		bad  bool
+	}{
+		{"", 5 * time.Minute, 0, false},
+		{"", time.Hour, autoCheckpointEvery, false},
+		{"off", time.Hour, 0, false},
+		{"5m", time.Minute, 5 * time.Minute, false},
+		{"soon", time.Hour, 0, true},
+	}
+	for _, c := range cases {
+		t.Run(c.flag+"/"+c.dur.String(), func(t *testing.T) {
+			got, err := checkpointEvery(c.flag, c.dur)
+			if (err != nil) != c.bad || got != c.want {
+				t.Errorf("checkpointEvery(%q, %s) = %s, %v; want %s, error %v", c.flag, c.dur, got, err, c.want, c.bad)
+			}
+		})
+	}
+}
