@@ -17,7 +17,8 @@ func longRun(n int, peakAt int) *results.Result {
 	r.Summary.Groups = 1
 	r.Series = make([]results.Interval, n)
 	for i := range r.Series {
-		r.Series[i] = results.Interval{StartNs: int64(i) * int64(time.Second), Acked: 1000, Deliveries: 1000, Lag: 10}
+		r.Series[i] = results.Interval{StartNs: int64(i) * int64(time.Second), Acked: 1000, Deliveries: 1000, Lag: 10,
+			SendDelay: results.Latency{Count: 1000, P50: 1e5, P99: 1e6, Max: 2e6}}
 	}
 	r.Series[peakAt].Lag = 5000
 	return r
@@ -46,6 +47,9 @@ func TestLongRunTimeAxes(t *testing.T) {
 			lag, err := plots.Lag(run)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if pts, _, _ := plots.LatencyPoints(run[0].Result, "send_delay", ""); len(pts) == 0 || len(pts) > c.maxPoints {
+				t.Errorf("send delay over time: %d points, want 1 to %d", len(pts), c.maxPoints)
 			}
 			charts := []plots.Chart{tp, lag}
 			plots.AlignTimeCharts(charts)
