@@ -111,22 +111,56 @@ func TestCheckpointKilledRunIsReadable(t *testing.T) {
 	}
 }
 
-// A run that finishes replaces its checkpoint with the result and removes its series file.
-func TestCheckpointFinishedRunLeavesOneFile(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "r.json")
+// A run that finishes replaces its checkpoint with its result. A checkpointed run's result
+// references its series file (the runner dropped the per-second histograms from memory), and
+// reading it brings them back; a run without checkpoints embeds its series and removes the file.
+func TestCheckpointFinishedRun(t *testing.T) {
 	sc := writeFile(t, "s.yaml", "name: short\nengine: embedded\ndesign: stream\nproducers: 1\nconsumers: 1\nrate: 500\nduration: 2s\nwarmup: 0s\n")
-	if _, errOut, code := qbench(t, "run", "-q", sc, "-o", out, "--checkpoint", "1s"); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	res, err := results.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Checkpoint != nil || res.SeriesFile != "" || len(res.Series) == 0 {
-		t.Errorf("checkpoint %+v, series file %q, %d seconds: want a finished result with its series", res.Checkpoint, res.SeriesFile, len(res.Series))
-	}
-	if _, err := os.Stat(results.SeriesFileFor(out)); !os.IsNotExist(err) {
-		t.Errorf("series file left behind: %v", err)
+	for _, c := range []struct {
+		checkpoint string
+		references bool
+	}{{"1s", true}, {"off", false}} {
+		t.Run(c.checkpoint, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "r.json")
+			if _, errOut, code := qbench(t, "run", "-q", sc, "-o", out, "--checkpoint", c.checkpoint); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			raw, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(raw), `"series_file"`); got != c.references {
+				t.Errorf("result references its series file: %v, want %v", got, c.references)
+			}
+			_, statErr := os.Stat(results.SeriesFileFor(out))
+			if kept := statErr == nil; kept != c.references {
+				t.Errorf("series file kept: %v, want %v", kept, c.references)
+			}
+			res, err := results.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Checkpoint != nil || len(res.Series) < 2 {
+				t.Fatalf("checkpoint %+v, %d seconds: want a finished result with its series", res.Checkpoint, len(res.Series))
+			}
+			var hists int
+			for _, iv := range res.Series {
+				if iv.Histograms["produce"] != "" {
+					hists++
+				}
+			}
+			if hists == 0 {
+				t.Errorf("no second has its produce histogram")
+			}
+			if _, errOut, code := qbench(t, "export", out, "-o", filepath.Join(dir, "exp")); code != 0 {
+				t.Errorf("export: exit %d: %s", code, errOut)
+			}
+			hlog, _ := os.ReadFile(filepath.Join(dir, "exp", "r.produce.hlog"))
+			if !bytes.Contains(hlog, []byte("HISTF")) {
+				t.Errorf("r.produce.hlog holds no interval histogram:\n%.500s", hlog)
+			}
+		})
 	}
 }
 

@@ -137,9 +137,7 @@ makes it 3).`,
 				return err
 			}
 			if out != "" {
-				err := results.WriteFileAtomic(out, res) // over the last checkpoint
-				st.finish(err == nil)
-				if err != nil {
+				if err := st.writeFinal(out, res); err != nil { // stream.go
 					return fmt.Errorf("writing the result: %w", err)
 				}
 				if !quiet {

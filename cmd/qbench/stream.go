@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,9 +52,16 @@ func checkpointEvery(flag string, duration time.Duration) (time.Duration, error)
 type streamer struct {
 	out, side string
 	every     time.Duration
-	logf      func(string, ...any)
-	ch        chan streamItem
-	done      chan struct{}
+	// keep: the series file is the result's series (a checkpointed run, not a segment): the
+	// runner drops the per-second histograms from its memory, and the result references the
+	// file (writeFinal).
+	keep bool
+	logf func(string, ...any)
+	ch   chan streamItem
+	done chan struct{}
+	// broken is set once streaming failed: the runner keeps what it has from then on, and the
+	// result embeds its series.
+	broken atomic.Bool
 
 	// Owned by the loop's goroutine.
 	header   *results.Result
@@ -79,6 +87,7 @@ func newStreamer(out string, every time.Duration, logf func(string, ...any)) *st
 
 func (s *streamer) Begin(h *results.Result)      { s.ch <- streamItem{header: h} }
 func (s *streamer) Interval(iv results.Interval) { s.ch <- streamItem{iv: iv} }
+func (s *streamer) KeepsSeries() bool            { return s.keep && !s.broken.Load() }
 
 func (s *streamer) loop() {
 	defer close(s.done)
@@ -124,6 +133,7 @@ func (s *streamer) begin(h *results.Result) {
 // result is written at the end as always.
 func (s *streamer) fail(what string, err error) {
 	s.failed = true
+	s.broken.Store(true)
 	s.logf("writing %s failed, streaming stopped (the result is still written at the end): %v", what, err)
 }
 
@@ -142,7 +152,8 @@ func (s *streamer) checkpoint() error {
 
 // finish ends streaming once the run returned: the side file is closed, and removed when the
 // final result (which embeds the series) was written.
-// A nil streamer (no -o) has nothing to finish; the first call decides.
+// A nil streamer (no -o) has nothing to finish; the first call decides. written removes the
+// series file.
 func (s *streamer) finish(written bool) {
 	if s == nil {
 		return
@@ -176,8 +187,34 @@ func startStream(out, flag string, duration time.Duration, opts *bench.Options) 
 		return nil, err
 	}
 	s := newStreamer(out, every, opts.Logf)
+	// A segment's result travels alone (qbench k8s collect fetches one file per pod): it embeds.
+	s.keep = every > 0 && opts.Segment == nil
 	opts.Stream = s
 	return s, nil
+}
+
+// writeFinal ends streaming and writes the run's result over its last checkpoint, atomically. A
+// checkpointed run's result references its series file (the runner no longer holds the
+// per-second histograms, and a day's series rewritten into one JSON would take its size again
+// in memory); any other embeds its series, and the series file is removed.
+func (s *streamer) writeFinal(out string, res *results.Result) error {
+	if s == nil {
+		return results.WriteFileAtomic(out, res)
+	}
+	s.finish(false)
+	if !s.keep || s.failed || s.w == nil { // s.w nil: no second was streamed
+		if s.keep {
+			s.logf("the series file is incomplete: the result embeds the series in memory, whose seconds before the failure lack their histograms")
+		}
+		err := results.WriteFileAtomic(out, res)
+		if err == nil {
+			os.Remove(s.side)
+		}
+		return err
+	}
+	ref := *res
+	ref.Series, ref.SeriesFile = nil, filepath.Base(s.side)
+	return results.WriteFileAtomic(out, &ref)
 }
 
 func recoverCmd() *cobra.Command {
