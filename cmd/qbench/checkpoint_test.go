@@ -186,3 +186,61 @@ func TestCheckpointEvery(t *testing.T) {
 		})
 	}
 }
+
+// recover finds what a killed run left: its checkpoint, or its series file alone (killed before
+// the first checkpoint, over nothing or over an earlier run's finished result), and refuses a
+// finished result or nothing at all.
+func TestCheckpointRecoverSources(t *testing.T) {
+	header := func(id string) *results.Result {
+		return &results.Result{SchemaVersion: results.SchemaVersion, RunID: id, Checkpoint: &results.Checkpoint{DurationSeconds: 3600}}
+	}
+	writeSide := func(t *testing.T, out, id string) {
+		w, err := results.CreateSeriesFile(results.SeriesFileFor(out), header(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := int64(0); i < 3; i++ {
+			if err := w.Append(results.Interval{StartNs: i * int64(time.Second), Acked: 10}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finished := func(t *testing.T, out, id string) {
+		if err := results.WriteFileAtomic(out, &results.Result{SchemaVersion: results.SchemaVersion, RunID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		name    string
+		prepare func(t *testing.T, out string)
+		err     string
+	}{
+		{"series file alone", func(t *testing.T, out string) { writeSide(t, out, "new") }, ""},
+		{"over an earlier result", func(t *testing.T, out string) { finished(t, out, "old"); writeSide(t, out, "new") }, ""},
+		{"finished", func(t *testing.T, out string) { finished(t, out, "new") }, "a finished result"},
+		{"finished with its series file", func(t *testing.T, out string) { finished(t, out, "new"); writeSide(t, out, "new") }, "a finished result"},
+		{"nothing", func(t *testing.T, out string) {}, "no such result"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r.json")
+			c.prepare(t, out)
+			r, err := recoverResult(out)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.RunID != "new" || len(r.Series) != 3 || !r.Checkpoint.Recovered || r.Summary.Ledger.Acked != 30 || r.Checkpoint.CoveredSeconds != 3 {
+				t.Errorf("run %s, %d seconds, checkpoint %+v, acked %d: want run new, 3 seconds, recovered, 30", r.RunID, len(r.Series), r.Checkpoint, r.Summary.Ledger.Acked)
+			}
+		})
+	}
+}

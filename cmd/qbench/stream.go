@@ -259,7 +259,9 @@ finished result, a damaged series file).`,
 }
 
 // recoverResult reads a checkpoint (with its series file), or the series file alone when the run
-// was killed before its first checkpoint, and returns a self-contained recovered result.
+// was killed before its first checkpoint (RESULT.json is then missing, or an earlier run's
+// finished result: the series file's run ID says which), and returns a self-contained recovered
+// result.
 func recoverResult(path string) (*results.Result, error) {
 	path = strings.TrimSuffix(path, results.SeriesFileSuffix)
 	var r *results.Result
@@ -267,17 +269,19 @@ func recoverResult(path string) (*results.Result, error) {
 		if r, err = results.ReadFile(path); err != nil {
 			return nil, err
 		}
-		if r.Checkpoint == nil {
-			return nil, fmt.Errorf("%s: a finished result, not a checkpoint: nothing to recover", path)
-		}
-	} else if errors.Is(err, os.ErrNotExist) {
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if r == nil || r.Checkpoint == nil {
 		side := results.SeriesFileFor(path)
-		sf, serr := results.ReadSeriesFile(side)
-		if serr != nil {
-			if errors.Is(serr, os.ErrNotExist) {
-				return nil, fmt.Errorf("%s: no such result, and no series file %s", path, side)
-			}
-			return nil, serr
+		sf, err := results.ReadSeriesFile(side)
+		switch {
+		case errors.Is(err, os.ErrNotExist) && r == nil:
+			return nil, fmt.Errorf("%s: no such result, and no series file %s", path, side)
+		case errors.Is(err, os.ErrNotExist) || err == nil && r != nil && sf.Header.RunID == r.RunID:
+			return nil, fmt.Errorf("%s: a finished result, not a checkpoint: nothing to recover", path)
+		case err != nil:
+			return nil, err
 		}
 		r = sf.Header
 		r.Series = sf.Series
@@ -288,8 +292,6 @@ func recoverResult(path string) (*results.Result, error) {
 		if err := results.SummariseSeries(r); err != nil {
 			return nil, fmt.Errorf("%s: %w", side, err)
 		}
-	} else {
-		return nil, err
 	}
 	r.Checkpoint.Recovered = true
 	r.SeriesFile = "" // embedded from here on
