@@ -52,6 +52,8 @@ type Options struct {
 	// labels it with a matrix cell's name.
 	Metrics *Metrics
 	Cell    string
+	// Stream, when set, receives the series as the run goes (stream.go).
+	Stream SeriesSink
 }
 
 // ErrStartInterrupted is a run stopped (stop cancelled: Ctrl-C) before its load began, while the

@@ -42,6 +42,9 @@ type sampler struct {
 
 	// machPrev is the last per-second machine sample (machinesecond.go).
 	machPrev machinePoint
+
+	// streamSt is the streaming of the series to Options.Stream (stream.go).
+	streamSt streamState
 }
 
 // deliveriesSoFar is every delivery since the run began, duplicates and every group included.
@@ -188,6 +191,7 @@ func (s *sampler) harvest(final bool) {
 	}
 	s.series = append(s.series, iv)
 	r.live.interval(s, &iv)
+	s.stream(iv, now)
 	if r.opts.Progress != nil && !final {
 		r.opts.Progress(Progress{
 			Elapsed: time.Duration(now), Duration: r.sc.Duration.D(), Warmup: iv.Warmup,

@@ -25,6 +25,7 @@ func isTimeChart(name string) bool {
 // outside), and the same plot area's left and right edges, by padding each y axis to the widest
 // one's tick labels. A spike at 4.2 s then stands at the same place on every chart.
 func AlignTimeCharts(charts []Chart) {
+	timeAxes(charts) // minutes or hours for a long run (timeaxis.go)
 	alignMultiples(charts)
 	var idx []int
 	xmax := 0.0

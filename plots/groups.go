@@ -70,6 +70,7 @@ func GroupLag(runs []Run) (Chart, error) {
 	entries := 0
 	for i, run := range runs {
 		for g, pts := range GroupLagPoints(run.Result) {
+			pts = stepMax(pts, stepOf(run.Result))
 			colour, s, label := colourOf(i, run), strokes[g%len(strokes)], fmt.Sprintf("%s group %d", legendLabel(run), g)
 			if len(runs) == 1 {
 				colour, s, label = g, solid, fmt.Sprintf("group %d", g)

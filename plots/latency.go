@@ -39,10 +39,56 @@ func LatencyPoints(r *results.Result, kind, by string) (pts []LatencyPoint, widt
 		}
 		return pts, time.Duration(s.WidthNs), true
 	}
+	if step := stepOf(r); step > time.Second {
+		return steppedLatency(r, kind, step), step, false // a long run (timeaxis.go)
+	}
 	for i, iv := range r.Series {
 		pts = append(pts, LatencyPoint{X: mid(r, i), Latency: intervalLatency(iv, kind)})
 	}
 	return pts, time.Second, false
+}
+
+// steppedLatency is a long run's latency of one kind in steps of its series: each step's
+// seconds' histograms merged, one at a time (a day's 86,400 decoded at once would not fit), and
+// its percentiles read from the merge. A second without a histogram (an older result) adds its
+// own figures' worst: the step's p50, p99 and max are then the largest of its seconds'.
+func steppedLatency(r *results.Result, kind string, step time.Duration) []LatencyPoint {
+	var pts []LatencyPoint
+	w := int64(step)
+	acc := results.NewHistogram()
+	var worst results.Latency
+	k := int64(-1)
+	flush := func() {
+		if k < 0 {
+			return
+		}
+		l := results.Summarise(acc)
+		if l.Count == 0 {
+			l = worst
+		}
+		if l.Count > 0 || l.Max > 0 {
+			pts = append(pts, LatencyPoint{X: (float64(k*w) + float64(w)/2) / 1e9, Latency: l})
+		}
+		acc.Reset()
+		worst = results.Latency{}
+	}
+	for _, iv := range r.Series {
+		if ik := iv.StartNs / w; ik != k {
+			flush()
+			k = ik
+		}
+		if enc := iv.Histograms[kind]; enc != "" {
+			if h, err := results.DecodeHistogram(enc); err == nil {
+				acc.Merge(h)
+				continue
+			}
+		}
+		l := intervalLatency(iv, kind)
+		worst.Count += l.Count
+		worst.P50, worst.P99, worst.Max = max(worst.P50, l.P50), max(worst.P99, l.P99), max(worst.Max, l.Max)
+	}
+	flush()
+	return pts
 }
 
 // LatencyOverTime shows p50, p99 and max of one latency kind over time, every run overlaid

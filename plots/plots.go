@@ -395,7 +395,7 @@ func Throughput(runs []Run) (Chart, error) {
 // perSecond turns a counter of each interval into a rate, so a short last interval is not
 // drawn as a drop.
 func perSecond(r *results.Result, get func(results.Interval) int64) plotter.XYs {
-	var pts plotter.XYs
+	var pts []ratePoint
 	for i, iv := range r.Series {
 		length := 1.0
 		if i+1 < len(r.Series) {
@@ -406,9 +406,9 @@ func perSecond(r *results.Result, get func(results.Interval) int64) plotter.XYs 
 		if length < 0.05 {
 			continue
 		}
-		pts = append(pts, plotter.XY{X: mid(r, i), Y: float64(get(iv)) / length})
+		pts = append(pts, ratePoint{start: float64(iv.StartNs) / 1e9, length: length, count: float64(get(iv))})
 	}
-	return pts
+	return stepRates(pts, stepOf(r)) // a long run in steps (timeaxis.go)
 }
 
 // Lag shows the consumer lag over time: as the load generator sees it (acked, not yet
@@ -422,6 +422,8 @@ func Lag(runs []Run) (Chart, error) {
 	var peak float64
 	for i, run := range runs {
 		own, eng := LagPoints(run.Result)
+		step := stepOf(run.Result) // a long run's largest reading per step (timeaxis.go)
+		own, eng = stepMax(own, step), stepMax(eng, step)
 		for _, pt := range append(append(plotter.XYs{}, own...), eng...) {
 			peak = max(peak, pt.Y)
 		}

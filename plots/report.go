@@ -423,7 +423,7 @@ p.banner { background: #fff3cd; border: 2px dashed #b36b00; padding: .4em .6em; 
 {{end}}
 <h2 id="environment">Scenario and environment</h2>
 {{range .Runs}}<h3><span class="swatch" style="background:{{.Colour}}"></span>{{.Label}}</h3>
-<p>Run <code>{{.R.RunID}}</code> started {{.R.StartedAt.UTC.Format "2006-01-02 15:04:05 UTC"}} by {{.R.Tool}}{{if .R.Interrupted}} — <span class="fail">interrupted</span>{{end}}{{with .R.Merged}}; merged ({{.Mode}}) from {{len .Sources}} runs{{end}}.</p>
+<p>Run <code>{{.R.RunID}}</code> started {{.R.StartedAt.UTC.Format "2006-01-02 15:04:05 UTC"}} by {{.R.Tool}}{{if .R.Interrupted}} — <span class="fail">interrupted</span>{{end}}{{with .R.Checkpoint}} — <span class="fail">{{if .Recovered}}recovered from a checkpoint{{else}}a checkpoint{{end}}: the run had not finished</span>{{end}}{{with .R.Merged}}; merged ({{.Mode}}) from {{len .Sources}} runs{{end}}.</p>
 <div class="trust"><p><strong>Trust:</strong> {{if .Trust.Trusted}}<span class="pass">trusted</span>{{else}}<span class="fail">{{sign}} flagged</span>{{end}}{{if .Trust.Flags}}, because:{{end}}</p>
 {{if .Trust.Flags}}<ul class="flags">{{range .Trust.Flags}}<li>{{if eq .Severity "suspect"}}{{sign}} {{else}}note: {{end}}<code>{{.Code}}</code> {{.Text}}</li>{{end}}</ul>{{end}}</div>
 <table><tr><th class="l">engine</th><td class="l">{{.R.Engine.Name}} {{.R.Engine.Version}}, design {{.R.Engine.Design}}{{with .R.Engine.Address}} at {{.}}{{end}}</td></tr>

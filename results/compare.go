@@ -144,9 +144,15 @@ func Compare(baseline, current *Result, baseFile, curFile string, gates []Gate, 
 		if baseline.Interrupted {
 			c.Notes = append(c.Notes, "the baseline run was interrupted")
 		}
+		if baseline.Checkpoint != nil {
+			c.Notes = append(c.Notes, "the baseline is a checkpoint of a run not finished: "+CheckpointHeadline(baseline))
+		}
 	}
 	if current.Interrupted {
 		c.Notes = append(c.Notes, "the current run was interrupted")
+	}
+	if current.Checkpoint != nil {
+		c.Notes = append(c.Notes, "the current result is a checkpoint of a run not finished: "+CheckpointHeadline(current))
 	}
 	if opt.Noise && len(current.Repetitions) < 2 && (baseline == nil || len(baseline.Repetitions) < 2) {
 		c.Notes = append(c.Notes, "noise-aware mode: neither result has repetitions, so no noise is allowed for")

@@ -108,6 +108,10 @@ func Merge(rs []*Result, opt MergeOptions) (*Result, error) {
 		if r.Interrupted {
 			out.Merged.Interrupted = append(out.Merged.Interrupted, r.RunID)
 		}
+		if r.Checkpoint != nil && out.Checkpoint == nil {
+			c := *r.Checkpoint
+			out.Checkpoint = &c // a merge with a checkpoint in it is not finished either
+		}
 		rsum := r.Summary
 		addLedger(&s.Ledger, rsum.Ledger)
 		s.ProduceErrors += rsum.ProduceErrors

@@ -36,6 +36,8 @@ var resultRules = map[string]mergeRule{
 	"Lost":          same("concatenated, the first 100 (segments: the joined ledger's)"),
 	"DeadLetters":   same("the first result's (every generator of a merge reads one engine's dead-letter store; a repetition's own stay in its file)"),
 	"Interrupted":   same("true if any was"),
+	"Checkpoint":    same("the first source's that is a checkpoint: the merge is not finished either"),
+	"SeriesFile":    same(perRun + " ReadFile loads a source's side file into its series before the merge"),
 	"Merged":        same("how the result was merged"),
 	"Faults":        same("aligned by fault index, faultRules (mergeFaults)"),
 	"Repetitions":   {perRun + " a machine's share of a run is not a repetition of it", "each repetition's summary and fault windows, in order"},

@@ -27,6 +27,11 @@ type Result struct {
 	Summary  Summary         `json:"summary"`
 	// Series holds one entry per second of the run, warm-up included (flagged).
 	Series []Interval `json:"series"`
+	// SeriesFile, when set, names the side file holding Series instead (stream.go), relative to
+	// the result's directory: ReadFile loads it.
+	SeriesFile string `json:"series_file,omitempty"`
+	// Checkpoint marks a result written while its run was still going (checkpoint.go).
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	// LagSamples is the lag read every 100 ms while a fault is open and for a second after
 	// (a one-second reading misses a backlog that builds and drains between two ticks); the
 	// per-second Series keeps its own readings. Empty for runs without faults.
@@ -468,6 +473,9 @@ func ReadFile(path string) (*Result, error) {
 	}
 	if r.SchemaVersion != SchemaVersion {
 		return nil, fmt.Errorf("%s: result schema version %d, this qbench reads %d", path, r.SchemaVersion, SchemaVersion)
+	}
+	if err := resolveSeries(path, &r); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

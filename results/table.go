@@ -29,6 +29,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if h := MissingHeadline(r); h != "" {
 		fmt.Fprintln(w, h)
 	}
+	if h := CheckpointHeadline(r); h != "" {
+		fmt.Fprintln(w, h)
+	}
 	offered := "closed loop (max)"
 	switch {
 	case s.Role == "consume":
@@ -81,6 +84,10 @@ func WriteSummary(w io.Writer, r *Result) error {
 	default:
 		if r.Segment != nil {
 			writeSegmentLedger(w, r)
+			break
+		}
+		if r.Checkpoint != nil {
+			writeCheckpointLedger(w, r)
 			break
 		}
 		fmt.Fprintf(w, "messages: sent %d, acked %d, failed %d, delivered %d, %s, lost %d, duplicates %d\n",

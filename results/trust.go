@@ -42,6 +42,7 @@ const (
 	CodeRetention       = "retention"
 	CodeMarkedFaults    = "marked-faults"
 	CodeEngineDied      = "engine-died"
+	CodeCheckpoint      = "checkpoint"
 )
 
 // StatRetentionDeleted is the engine statistic counting acknowledged messages the engine's own
@@ -57,7 +58,7 @@ var flagTags = map[string]string{
 	CodeMachineBusy: "busy", CodeGCPauses: "gc", CodeTimers: "timers", CodeUnsent: "unsent",
 	CodeFailedSends: "failed", CodeInProcess: "inproc", CodeFewSamples: "few", CodeInterrupted: "intr",
 	CodePartial: "partial", CodeHistDropped: "hdrop", CodeRunNote: "note", CodeRetention: "retention",
-	CodeMarkedFaults: "marked", CodeEngineDied: "died",
+	CodeMarkedFaults: "marked", CodeEngineDied: "died", CodeCheckpoint: "ckpt",
 }
 
 // flagMeanings says in a few words what each code means, for the legend under a table.
@@ -84,6 +85,7 @@ var flagMeanings = map[string]string{
 	CodeRetention:       "lost includes what the engine's retention deleted by policy",
 	CodeMarkedFaults:    "fault windows marked by an outside tool, not injected by qbench",
 	CodeEngineDied:      "the engine's server exited on its own during the run",
+	CodeCheckpoint:      "a checkpoint of a run not finished: lost and queued not known",
 }
 
 // MinSamplesP99 is the fewest latency values from which a p99 is taken as a figure: ten values
@@ -159,6 +161,9 @@ func Assess(r *Result) Trust {
 	}
 	if h := MissingHeadline(r); h != "" {
 		flags = append(flags, suspect(CodePartial, "%s", strings.TrimPrefix(h, "PARTIAL: ")))
+	}
+	if h := CheckpointHeadline(r); h != "" {
+		flags = append(flags, suspect(CodeCheckpoint, "%s", strings.TrimPrefix(h, "PARTIAL: ")))
 	}
 	if r.Segment != nil {
 		flags = append(flags, suspect(CodePartial, "partial: segment %d/%d of run %s: lost, queued and duplicates are known only after qbench merge joins every segment",

@@ -79,7 +79,7 @@ func newRoot() *cobra.Command {
 	}
 	root.SetVersionTemplate("qbench {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(runCmd(), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), searchCmd(), calibrateCmd(), aofCmd(), lossyfsCmd(), k8sCmd(), markCmd(), versionCmd())
+	root.AddCommand(runCmd(), validateCmd(), serveCmd(), enginesCmd(), compareCmd(), exportCmd(), mergeCmd(), plotCmd(), reportCmd(), searchCmd(), calibrateCmd(), aofCmd(), lossyfsCmd(), k8sCmd(), markCmd(), recoverCmd(), versionCmd())
 	usageOnBadArgs(root)
 	markRunErrors(root)
 	return root

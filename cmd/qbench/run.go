@@ -21,7 +21,7 @@ func runCmd() *cobra.Command {
 	var quiet bool
 	var cpuProfile, memProfile, tracePath string
 	var schedLat, idlePoll bool
-	var marksListen string
+	var marksListen, checkpoint string
 	var g *gating
 	var ov overrides
 	cmd := &cobra.Command{
@@ -123,11 +123,17 @@ makes it 3).`,
 					_ = bar.Set64(progressPercent(p))
 				}
 			}
+			st, err := startStream(out, checkpoint, sc.Duration.D(), &opts) // stream.go
+			if err != nil {
+				return err
+			}
+			defer st.finish(false) // an early return keeps what was streamed
 			res, err := bench.Run(ctx, stop, sc, opts)
 			if bar != nil {
 				_ = bar.Finish()
 			}
 			if err != nil {
+				st.finish(false) // a checkpoint and the series file stay, for qbench recover
 				return startInterrupted(err)
 			}
 			rec.stamp(res)
@@ -136,7 +142,7 @@ makes it 3).`,
 				return err
 			}
 			if out != "" {
-				if err := results.WriteFile(out, res); err != nil {
+				if err := st.writeFinal(out, res); err != nil { // stream.go
 					return fmt.Errorf("writing the result: %w", err)
 				}
 				if !quiet {
@@ -155,6 +161,7 @@ makes it 3).`,
 	cmd.Flags().BoolVar(&idlePoll, "idle-poll", false, "hold a CPU latency limit of 0 (/dev/cpu_dma_latency, root) for the run: idle CPUs poll instead of halting, for every process on the machine (on a VM a halted vCPU's wake-up is charged as steal)")
 	cmd.Flags().StringVar(&marksListen, "marks-listen", "", "take fault marks from qbench mark (faults something else injects) over HTTP at HOST:PORT (a bare :PORT is loopback; port 0 picks one and says which)")
 	ov.flags(cmd)
+	streamFlag(cmd, &checkpoint) // stream.go
 	memoryBudgetFlag(cmd)
 	switchFlag(cmd)
 	segmentFlags(cmd)
