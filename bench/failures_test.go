@@ -3,13 +3,11 @@ package bench_test
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"text/tabwriter"
 	"time"
 
 	"qbench/bench"
@@ -387,65 +385,4 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 			}
 		})
 	}
-}
-
-// The replication explorer: acknowledged writes lost, duplicates, produce errors and the time
-// writes were unavailable per replication policy, across a primary or partition-leader kill.
-// Each promise sees the cell's parameters and result; every cell must see its fault fired, a
-// failover and writes resume.
-var replicationPromises = map[string]func(params map[string]string, r *results.Result) bool{
-	"replication-explorer-cluster": func(p map[string]string, r *results.Result) bool {
-		if p["redis.wait.replicas"] == "1" {
-			return r.Summary.Ledger.Lost == 0 && r.Engine.Stats["wait_batches"] > 0
-		}
-		return true // asynchronous: what was not yet streamed is lost; on loopback often nothing
-	},
-	"replication-explorer-kafka": func(p map[string]string, r *results.Result) bool {
-		if p["kafka.acks"] == "all" {
-			return r.Summary.Ledger.Lost == 0
-		}
-		return true
-	},
-}
-
-// The Kafka matrix forms a three-node cluster per cell (30-100 s each here), the Redis one four
-// 9-node clusters (about 60 s, over 4 minutes under -race): soak only, as their scenario files
-// and the README say. cluster-primary-kill-* and kafka-leader-kill-* hold the promises in CI.
-var replicationSoakOnly = map[string]bool{"replication-explorer-kafka": true, "replication-explorer-cluster": true}
-
-func runReplicationMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
-	cells, err := sc.Cells()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if replicationSoakOnly[name] && os.Getenv("QBENCH_SOAK") != "1" {
-		t.Skipf("%d cells of a cluster each: set QBENCH_SOAK=1 to run", len(cells))
-	}
-	promise := replicationPromises[name]
-	tw := &strings.Builder{}
-	w := tabwriter.NewWriter(tw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "cell\tacked\tlost\tduplicates\tproduce errors\twindow\twrite back after\twrite unavailable")
-	for _, c := range cells {
-		cell, params := c.Scenario, map[string]string{}
-		for _, p := range c.Params {
-			params[p.Key] = p.Value
-		}
-		t.Run(c.Name, func(t *testing.T) {
-			needTarget(t, cell.Engine)
-			r := run(t, cell)
-			f := faultOf(t, r, string(cell.Faults[len(cell.Faults)-1].Kind))
-			l := r.Summary.Ledger
-			unavailable := f.EndNs - f.StartNs + max(0, f.RecoverWriteNs)
-			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", c.Name, l.Acked, l.Lost, l.Duplicates, f.ProduceErrors,
-				results.FormatNs(f.EndNs-f.StartNs), results.FormatNs(f.RecoverWriteNs), results.FormatNs(unavailable))
-			if f.Error != "" || f.RecoverWriteNs < 0 || l.Acked == 0 {
-				t.Errorf("the fault did not fail over cleanly: error %q, write back after %s, acked %d", f.Error, results.FormatNs(f.RecoverWriteNs), l.Acked)
-			}
-			if !promise(params, r) {
-				t.Errorf("%s lost %d of %d acknowledged writes (stats %v)", c.Name, l.Lost, l.Acked, r.Engine.Stats)
-			}
-		})
-	}
-	w.Flush()
-	t.Logf("replication explorer, %s:\n%s", name, tw.String())
 }

@@ -158,7 +158,7 @@ func (s *Scenario) validateFaultOverlap() Errors {
 					b.Kind, b.At, holder, a.Kind, a.At, a.Duration, next, recoveryNote(ta))})
 		}
 		if tb, _ := b.Kind.Traits(); tb.HoldsEngine {
-			end := b.At + b.Duration
+			end := b.At + b.ReplicasBehind + b.Duration
 			if holder < 0 || end > holdEnd || (end == holdEnd && tb.EndsOnRecovery && !holdRecovers) {
 				holder, holdEnd, holdRecovers = j, end, tb.EndsOnRecovery
 			}
