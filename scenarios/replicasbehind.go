@@ -16,6 +16,6 @@ func (s *Scenario) validateReplicasBehind(f Fault, field string, bad func(field,
 	case f.ReplicasBehind < 0:
 		bad(field+".replicas_behind", "must not be negative (got %s)", f.ReplicasBehind)
 	case s.Duration > 0 && f.At+f.ReplicasBehind >= s.Duration:
-		bad(field+".replicas_behind", "the kill would come at %s, after the run's end at %s; at most %s", f.At+f.ReplicasBehind, s.Duration, s.Duration-f.At)
+		bad(field+".replicas_behind", "the kill would come at %s, not before the run's end at %s; hold them for less than %s", f.At+f.ReplicasBehind, s.Duration, s.Duration-f.At)
 	}
 }
