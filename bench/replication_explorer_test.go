@@ -17,7 +17,8 @@ import (
 // writes were unavailable per replication policy, across a primary or partition-leader kill
 // whose replicas were held behind first (replicas_behind). Each promise sees the cell's
 // parameters and one run's result; every run must see its fault fired, a failover and writes
-// resume.
+// resume. The table gives each figure's min-max over the runs; the loss window is how long before
+// the kill the oldest lost write was intended (0: every one during the fault, the hold included).
 var replicationPromises = map[string]func(params map[string]string, r *results.Result) bool{
 	"replication-explorer-cluster": func(p map[string]string, r *results.Result) bool {
 		if p["redis.wait.replicas"] == "1" {
@@ -92,7 +93,7 @@ func runReplicationMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 	promise := replicationPromises[name]
 	tw := &strings.Builder{}
 	w := tabwriter.NewWriter(tw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "cell\truns\tacked\tlost\tcharged to the kill\tduplicates\tproduce errors\twindow\twrite back after\twrite unavailable")
+	fmt.Fprintln(w, "cell\truns\tacked\tlost\tcharged to the kill\tloss window\tduplicates\tproduce errors\twindow\twrite back after\twrite unavailable")
 	began := time.Now()
 	for _, c := range cells {
 		cell, params := c.Scenario, map[string]string{}
@@ -101,7 +102,7 @@ func runReplicationMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 		}
 		t.Run(c.Name, func(t *testing.T) {
 			needTarget(t, cell.Engine)
-			var acked, lost, charged, dups, perrs, window, back, unavailable spread
+			var acked, lost, charged, lossWindow, dups, perrs, window, back, unavailable spread
 			for rep := range reps {
 				r := run(t, cell)
 				f := faultOf(t, r, string(cell.Faults[len(cell.Faults)-1].Kind))
@@ -110,6 +111,7 @@ func runReplicationMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 				acked.add(l.Acked, first)
 				lost.add(l.Lost, first)
 				charged.add(f.Lost, first)
+				lossWindow.add(f.LossWindowNs, first)
 				dups.add(l.Duplicates, first)
 				perrs.add(f.ProduceErrors, first)
 				window.add(f.EndNs-f.StartNs, first)
@@ -122,7 +124,7 @@ func runReplicationMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 					t.Errorf("run %d: %s lost %d of %d acknowledged writes (stats %v)", rep+1, c.Name, l.Lost, l.Acked, r.Engine.Stats)
 				}
 			}
-			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, reps, acked, lost, charged, dups, perrs,
+			fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Name, reps, acked, lost, charged, lossWindow.ns(), dups, perrs,
 				window.ns(), back.ns(), unavailable.ns())
 		})
 	}
