@@ -3,6 +3,7 @@ package bench_test
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -352,6 +353,12 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every test run runs each cell once; QBENCH_SOAK=1 repeat: times, the table then giving
+	// the min-max of lost over the runs (what a crash costs varies with where it lands).
+	reps := 1
+	if os.Getenv("QBENCH_SOAK") == "1" {
+		reps = max(1, sc.Repeat)
+	}
 	var (
 		mu   sync.Mutex
 		rows = map[string]string{}
@@ -361,7 +368,7 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 	// directory and port): the table is logged once all are done.
 	t.Cleanup(func() {
 		var table strings.Builder
-		table.WriteString("engine  policy        acked  lost\n")
+		table.WriteString("engine  policy        runs  acked        lost\n")
 		for _, c := range cells {
 			table.WriteString(rows[c.Name])
 		}
@@ -375,14 +382,19 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 			}
 			t.Parallel()
 			needTarget(t, cell.Engine)
-			r := run(t, cell)
-			l := r.Summary.Ledger
-			mu.Lock()
-			rows[c.Name] = fmt.Sprintf("%-7s %-13s %5d  %4d\n", cell.Engine, cell.Policy, l.Acked, l.Lost)
-			mu.Unlock()
-			if !promises[cell.Policy](l.Lost, int64(r.Summary.OfferedRate)) {
-				t.Errorf("%s under %s lost %d of %d acknowledged writes", cell.Engine, cell.Policy, l.Lost, l.Acked)
+			var acked, lost spread
+			for rep := range reps {
+				r := run(t, cell)
+				l := r.Summary.Ledger
+				acked.add(l.Acked, rep == 0)
+				lost.add(l.Lost, rep == 0)
+				if !promises[cell.Policy](l.Lost, int64(r.Summary.OfferedRate)) {
+					t.Errorf("run %d: %s under %s lost %d of %d acknowledged writes", rep+1, cell.Engine, cell.Policy, l.Lost, l.Acked)
+				}
 			}
+			mu.Lock()
+			rows[c.Name] = fmt.Sprintf("%-7s %-13s %4d  %-11s  %s\n", cell.Engine, cell.Policy, reps, acked, lost)
+			mu.Unlock()
 		})
 	}
 }
