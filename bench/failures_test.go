@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"text/tabwriter"
 	"time"
 
 	"qbench/bench"
@@ -463,6 +462,12 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every test run runs each cell once; QBENCH_SOAK=1 repeat: times, the table then giving
+	// the min-max of lost over the runs (what a crash costs varies with where it lands).
+	reps := 1
+	if os.Getenv("QBENCH_SOAK") == "1" {
+		reps = max(1, sc.Repeat)
+	}
 	var (
 		mu   sync.Mutex
 		rows = map[string]string{}
@@ -472,7 +477,7 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 	// directory and port): the table is logged once all are done.
 	t.Cleanup(func() {
 		var table strings.Builder
-		table.WriteString("engine  policy        acked  lost\n")
+		table.WriteString("engine  policy        runs  acked        lost\n")
 		for _, c := range cells {
 			table.WriteString(rows[c.Name])
 		}
@@ -486,75 +491,19 @@ func runMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
 			}
 			t.Parallel()
 			needTarget(t, cell.Engine)
-			r := run(t, cell)
-			l := r.Summary.Ledger
+			var acked, lost spread
+			for rep := range reps {
+				r := run(t, cell)
+				l := r.Summary.Ledger
+				acked.add(l.Acked, rep == 0)
+				lost.add(l.Lost, rep == 0)
+				if !promises[cell.Policy](l.Lost, int64(r.Summary.OfferedRate)) {
+					t.Errorf("run %d: %s under %s lost %d of %d acknowledged writes", rep+1, cell.Engine, cell.Policy, l.Lost, l.Acked)
+				}
+			}
 			mu.Lock()
-			rows[c.Name] = fmt.Sprintf("%-7s %-13s %5d  %4d\n", cell.Engine, cell.Policy, l.Acked, l.Lost)
+			rows[c.Name] = fmt.Sprintf("%-7s %-13s %4d  %-11s  %s\n", cell.Engine, cell.Policy, reps, acked, lost)
 			mu.Unlock()
-			if !promises[cell.Policy](l.Lost, int64(r.Summary.OfferedRate)) {
-				t.Errorf("%s under %s lost %d of %d acknowledged writes", cell.Engine, cell.Policy, l.Lost, l.Acked)
-			}
 		})
 	}
-}
-
-// The replication explorer: acknowledged writes lost, duplicates, produce errors and the time
-// writes were unavailable per replication policy, across a primary or partition-leader kill.
-// Each promise sees the cell's parameters and result; every cell must see its fault fired, a
-// failover and writes resume.
-var replicationPromises = map[string]func(params map[string]string, r *results.Result) bool{
-	"replication-explorer-cluster": func(p map[string]string, r *results.Result) bool {
-		if p["redis.wait.replicas"] == "1" {
-			return r.Summary.Ledger.Lost == 0 && r.Engine.Stats["wait_batches"] > 0
-		}
-		return true // asynchronous: what was not yet streamed is lost; on loopback often nothing
-	},
-	"replication-explorer-kafka": func(p map[string]string, r *results.Result) bool {
-		if p["kafka.acks"] == "all" {
-			return r.Summary.Ledger.Lost == 0
-		}
-		return true
-	},
-}
-
-// The Kafka matrix forms a three-node cluster per cell (30-100 s each here), the Redis one four
-// 9-node clusters (about 60 s, over 4 minutes under -race): soak only, as their scenario files
-// and the README say. cluster-primary-kill-* and kafka-leader-kill-* hold the promises in CI.
-var replicationSoakOnly = map[string]bool{"replication-explorer-kafka": true, "replication-explorer-cluster": true}
-
-func runReplicationMatrix(t *testing.T, name string, sc *scenarios.Scenario) {
-	cells, err := sc.Cells()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if replicationSoakOnly[name] && os.Getenv("QBENCH_SOAK") != "1" {
-		t.Skipf("%d cells of a cluster each: set QBENCH_SOAK=1 to run", len(cells))
-	}
-	promise := replicationPromises[name]
-	tw := &strings.Builder{}
-	w := tabwriter.NewWriter(tw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "cell\tacked\tlost\tduplicates\tproduce errors\twindow\twrite back after\twrite unavailable")
-	for _, c := range cells {
-		cell, params := c.Scenario, map[string]string{}
-		for _, p := range c.Params {
-			params[p.Key] = p.Value
-		}
-		t.Run(c.Name, func(t *testing.T) {
-			needTarget(t, cell.Engine)
-			r := run(t, cell)
-			f := faultOf(t, r, string(cell.Faults[len(cell.Faults)-1].Kind))
-			l := r.Summary.Ledger
-			unavailable := f.EndNs - f.StartNs + max(0, f.RecoverWriteNs)
-			fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\n", c.Name, l.Acked, l.Lost, l.Duplicates, f.ProduceErrors,
-				results.FormatNs(f.EndNs-f.StartNs), results.FormatNs(f.RecoverWriteNs), results.FormatNs(unavailable))
-			if f.Error != "" || f.RecoverWriteNs < 0 || l.Acked == 0 {
-				t.Errorf("the fault did not fail over cleanly: error %q, write back after %s, acked %d", f.Error, results.FormatNs(f.RecoverWriteNs), l.Acked)
-			}
-			if !promise(params, r) {
-				t.Errorf("%s lost %d of %d acknowledged writes (stats %v)", c.Name, l.Lost, l.Acked, r.Engine.Stats)
-			}
-		})
-	}
-	w.Flush()
-	t.Logf("replication explorer, %s:\n%s", name, tw.String())
 }

@@ -237,6 +237,11 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 	if t, ok := r.eng.(engines.ShardTargeter); ok {
 		t.TargetShard(f.Shard) // primary-kill, node-restart: whose primary (redis-cluster)
 	}
+	if h, ok := r.eng.(engines.ReplicaHolder); ok {
+		h.HoldReplicas(f.ReplicasBehind.D())
+	} else if f.ReplicasBehind > 0 {
+		return fmt.Errorf("engine %s cannot hold replicas behind", r.sc.Engine)
+	}
 	switch f.Kind {
 	case scenarios.FaultStall:
 		s, ok := r.eng.(engines.Staller)

@@ -205,8 +205,13 @@ func NewRunID() string {
 // faultKinds are the kinds of the scenario's faults, for the engine to prepare.
 func faultKinds(sc *scenarios.Scenario) []string {
 	var out []string
+	held := false
 	for _, f := range sc.Faults {
 		out = append(out, string(f.Kind))
+		held = held || f.ReplicasBehind > 0
+	}
+	if held {
+		out = append(out, engines.HoldsReplicas)
 	}
 	return out
 }

@@ -275,6 +275,21 @@ type ShardTargeter interface {
 	TargetShard(shard int)
 }
 
+// ReplicaHolder is implemented by replicated clusters that can hold the primary's replicas
+// behind before killing it (redis-cluster, the managed Kafka cluster): the runner calls
+// HoldReplicas with the fault's replicas_behind before each fault (0: none). The next
+// primary-kill or partition-leader-kill then stops replication to the victim's replicas, waits
+// that long, kills the victim and lets the replicas go on without what they never received.
+//
+// The scenario's Spec.Faults then lists HoldsReplicas too, so that the engine can prepare (a
+// Redis Cluster routes its replication links through proxies it can hold).
+type ReplicaHolder interface {
+	HoldReplicas(d time.Duration)
+}
+
+// HoldsReplicas is the entry of Spec.Faults that says a kill will hold the replicas behind.
+const HoldsReplicas = "replicas-behind"
+
 // Partitioner is implemented by clusters that can cut a shard's primary off from the other nodes
 // while clients still reach it (redis-cluster), and heal the cut. Partition names the node cut
 // off; Heal returns once the cluster has settled, naming who is primary afterwards.

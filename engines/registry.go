@@ -27,7 +27,8 @@ type Spec struct {
 	// Replicas is the number of asynchronous replicas a managed server gets (for failover).
 	Replicas int
 	// Faults are the kinds of the faults the scenario will fire, so that an engine can prepare
-	// for them (a cluster routes its nodes' links through proxies only for a partition).
+	// for them (a cluster routes its nodes' links through proxies only for a partition), and
+	// HoldsReplicas when a kill holds the replicas behind first (replicas_behind).
 	Faults []string
 	// Shards spreads the queue over this many keys (streams, lists, channels), named by
 	// redisq.ShardKey; 0 or 1 means one key. Kafka's equivalent is its partitions.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -48,6 +49,9 @@ type IndexCell struct {
 	Queued     int64 `json:"queued"`
 	Lost       int64 `json:"lost"`
 	Duplicates int64 `json:"duplicates"`
+	// LostPerRun is each repetition's Lost, in order (repeat: above 1 only): what a failure costs
+	// varies from run to run, and the table shows the range beside the sum.
+	LostPerRun []int64 `json:"lost_per_run,omitempty"`
 	// ProduceErrors counts failed sends; WriteUnavailableNs sums, over the faults on the engine
 	// (not a consumer's, nor a command's), the time from the fault's start to the first write acknowledged after
 	// it ended: its window plus write back after. Writes in it failed (Redis) or waited (Kafka's
@@ -98,6 +102,11 @@ func NewIndexCell(name string, params []Param, file string, r *Result) IndexCell
 		// writes go on: slow ones show in the latency, not here.
 		if !strings.HasPrefix(f.Target, "consumer ") && f.Kind != "command" && f.RecoverWriteNs >= 0 {
 			c.WriteUnavailableNs += f.EndNs - f.StartNs + max(0, f.RecoverWriteNs)
+		}
+	}
+	if len(r.Repetitions) > 1 {
+		for _, rep := range r.Repetitions {
+			c.LostPerRun = append(c.LostPerRun, rep.Summary.Ledger.Lost)
 		}
 	}
 	if m, err := LookupMetric("produce.p99"); err == nil {
@@ -207,7 +216,7 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 		if bytesCol {
 			line += fmt.Sprintf("\t%s/s", formatBytes(c.ProduceBytesRate))
 		}
-		line += fmt.Sprintf("\t%s\t%s\t%d\t%d\t%d", FormatNs(c.ProduceP99), FormatNs(c.E2EP99), c.Lost, c.Queued, c.Duplicates)
+		line += fmt.Sprintf("\t%s\t%s\t%s\t%d\t%d", FormatNs(c.ProduceP99), FormatNs(c.E2EP99), lostText(c), c.Queued, c.Duplicates)
 		if unsent {
 			line += fmt.Sprintf("\t%d\t%d", c.Unsent, c.Failed)
 		}
@@ -250,6 +259,19 @@ func WriteIndexTable(w io.Writer, ix *Index) error {
 		}
 	}
 	return nil
+}
+
+// lostText is the cell's lost count, with the range a run lost when it was repeated:
+// "1530 (490-530 a run)".
+func lostText(c IndexCell) string {
+	if len(c.LostPerRun) < 2 {
+		return fmt.Sprint(c.Lost)
+	}
+	lo, hi := slices.Min(c.LostPerRun), slices.Max(c.LostPerRun)
+	if lo == hi {
+		return fmt.Sprintf("%d (%d a run)", c.Lost, lo)
+	}
+	return fmt.Sprintf("%d (%d-%d a run)", c.Lost, lo, hi)
 }
 
 // paramColumns are the swept keys when every cell has the same ones in the same order: the table

@@ -41,3 +41,38 @@ func TestIndexTableFaults(t *testing.T) {
 		t.Errorf("a sweep without faults shows fault columns:\n%s", b.String())
 	}
 }
+
+// A repeated cell shows its lost sum with the range a run lost; a cell run once, the count alone.
+func TestIndexTableLostPerRun(t *testing.T) {
+	rep := func(lost int64) results.Repetition {
+		var r results.Repetition
+		r.Summary.Ledger.Lost = lost
+		return r
+	}
+	for _, c := range []struct {
+		name string
+		reps []results.Repetition
+		lost int64
+		want string
+	}{
+		{"repeated", []results.Repetition{rep(490), rep(530), rep(510)}, 1530, "1530 (490-530 a run)"},
+		{"same each run", []results.Repetition{rep(0), rep(0)}, 0, "0 (0 a run)"},
+		{"once", nil, 12, "  12  "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &results.Result{RunID: "a", Repetitions: c.reps}
+			r.Summary.Ledger.Lost = c.lost
+			cell := results.NewIndexCell("acks=leader", nil, "a.json", r)
+			if len(c.reps) > 1 && len(cell.LostPerRun) != len(c.reps) {
+				t.Fatalf("lost per run %v, want one per repetition", cell.LostPerRun)
+			}
+			var b strings.Builder
+			if err := results.WriteIndexTable(&b, &results.Index{Cells: []results.IndexCell{cell}}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), c.want) {
+				t.Errorf("table without %q:\n%s", c.want, b.String())
+			}
+		})
+	}
+}

@@ -24,6 +24,16 @@ func TestClusterFields(t *testing.T) {
 		{"partition", "rate: 10\nengine: redis-cluster\nshards: 3\nfaults:\n  - {at: 1s, kind: partition, duration: 3s, shard: 2}\n", ""},
 		{"partition needs a duration", "rate: 10\nengine: redis-cluster\nfaults:\n  - {at: 1s, kind: partition}\n", "bad.yaml:4: faults.0.duration: a partition needs a positive duration"},
 		{"partition on one server", "rate: 10\nengine: redis\nfaults:\n  - {at: 1s, kind: partition, duration: 1s}\n", "engine redis cannot carry out a partition"},
+		{"replicas behind", "rate: 10\nengine: redis-cluster\nduration: 10s\nfaults:\n  - {at: 2s, kind: primary-kill, replicas_behind: 500ms}\n", ""},
+		{"replicas behind on kafka", "rate: 10\nengine: kafka\nduration: 10s\nfaults:\n  - {at: 2s, kind: partition-leader-kill, duration: 2s, replicas_behind: 500ms}\n", ""},
+		{"replicas behind on a partition", "rate: 10\nengine: redis-cluster\nfaults:\n  - {at: 1s, kind: partition, duration: 1s, replicas_behind: 1s}\n",
+			"bad.yaml:4: faults.0.replicas_behind: a partition does not take replicas_behind (only primary-kill and partition-leader-kill do)"},
+		{"replicas behind negative", "rate: 10\nengine: redis-cluster\nfaults:\n  - {at: 1s, kind: primary-kill, replicas_behind: -1s}\n", "faults.0.replicas_behind: must not be negative (got -1s)"},
+		{"replicas behind past the end", "rate: 10\nengine: redis-cluster\nduration: 10s\nfaults:\n  - {at: 8s, kind: primary-kill, replicas_behind: 2s}\n",
+			"faults.0.replicas_behind: the kill would come at 10s, not before the run's end at 10s; hold them for less than 2s"},
+		// The hold occupies the engine: a fault due before the kill would fire late.
+		{"replicas behind overlaps", "rate: 10\nengine: redis-cluster\nduration: 10s\nfaults:\n  - {at: 1s, kind: primary-kill, replicas_behind: 2s}\n  - {at: 2s, kind: node-restart}\n",
+			"faults.1.at: node-restart at 2s overlaps faults.0"},
 		{"seeds needed", "rate: 10\nengine: redis-cluster-url\n", "address"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -166,7 +166,7 @@ func (s *Scenario) validateFaultOverlap() Errors {
 					b.Kind, b.At, holder, a.Kind, a.At, a.Duration, next, recoveryNote(ta))})
 		}
 		if tb, _ := b.Kind.Traits(); tb.HoldsEngine {
-			end := b.At + b.Duration
+			end := b.At + b.ReplicasBehind + b.Duration
 			recovers := tb.EndsOnRecovery
 			if tb.RestartsDead && b.RestartAfter > 0 { // it may hold the engine until the restart
 				end, recovers = end+b.RestartAfter, true

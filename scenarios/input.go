@@ -325,6 +325,8 @@ func checkFaultKeys(file string, root *yaml.Node) Errors {
 				takes, which = kind == FaultCommand, "command"
 			case "shard":
 				takes, which = traits.HitsShard, shardKindList()
+			case "replicas_behind":
+				takes, which = holdsReplicas(kind), "primary-kill and partition-leader-kill"
 			default:
 				continue
 			}

@@ -171,6 +171,11 @@ type Fault struct {
 	// disk-full or io-error, a server that exited of the fault on its own is started again this
 	// long after the fault ends, as a supervisor would; 0 leaves it down.
 	RestartAfter Duration `yaml:"restart_after,omitempty" json:"restart_after,omitempty"`
+	// ReplicasBehind holds the victim's replicas behind for this long before a primary-kill or
+	// partition-leader-kill kills it: replication to them stops (redis-cluster: their
+	// replication links held in the proxies; Kafka: the partition's followers stopped), so what
+	// the primary acknowledges meanwhile is on no replica when it dies. 0: no hold.
+	ReplicasBehind Duration `yaml:"replicas_behind,omitempty" json:"replicas_behind,omitempty"`
 }
 
 // Duration is a time.Duration written as "10s", "250ms" in YAML and JSON.

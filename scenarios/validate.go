@@ -202,6 +202,7 @@ func (s *Scenario) validate(c Checks) Errors {
 		if f.RestartAfter < 0 && traits.RestartsDead { // which kinds take it: checkFaultKeys
 			bad(field+".restart_after", "must not be negative (got %s)", f.RestartAfter)
 		}
+		s.validateReplicasBehind(f, field, bad)
 		if f.Shard != 0 && !traits.HitsShard {
 			bad(field+".shard", "only %s hit a shard (kind is %s)", shardKindList(), f.Kind)
 		}

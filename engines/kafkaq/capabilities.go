@@ -21,4 +21,5 @@ var (
 	_ engines.Clock           = (*managed)(nil)
 	_ engines.Crasher         = (*managed)(nil)
 	_ engines.LeaderKiller    = (*managed)(nil)
+	_ engines.ReplicaHolder   = (*managed)(nil)
 )

@@ -2,11 +2,13 @@ package kafkaq
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"qbench/engines"
+	"qbench/engines/procs"
 )
 
 // leaderWait bounds how long KillLeader waits for the controller to elect a new leader: the
@@ -30,7 +32,9 @@ func (m *managed) KillLeader(ctx context.Context, crash bool) (engines.LeaderCha
 	if node == nil {
 		return engines.LeaderChange{}, fmt.Errorf("kafka: partition 0 of %s has no leader qbench started (leader %d)", m.topic, leader)
 	}
-	if crash {
+	if behind := time.Duration(m.behind.Load()); crash && behind > 0 {
+		err = m.killBehind(ctx, node, leader, isr, behind)
+	} else if crash {
 		err = node.Kill()
 	} else {
 		err = node.Stop(30 * time.Second)
@@ -72,4 +76,43 @@ func (m *managed) RestartNode(ctx context.Context, id int) error {
 	}
 	m.transport.CloseIdleConnections()
 	return nil
+}
+
+// HoldReplicas sets how long the next partition-leader-kill stops partition 0's followers before
+// it kills the leader (engines.ReplicaHolder; the runner calls it before each fault).
+func (m *managed) HoldReplicas(d time.Duration) { m.behind.Store(int64(d)) }
+
+// killBehind stops (SIGSTOP) the in-sync followers of partition 0 for behind, kills the leader
+// and continues them. A stopped follower fetches nothing, so what the leader appends meanwhile
+// is on no other broker when it dies: with acks=1 it was acknowledged, and is lost once a
+// follower (still in the ISR: the stop is shorter than replica.lag.time.max.ms, and the
+// controller quorum cannot shrink it while two of three voters are stopped) is elected; with
+// acks=all it never was. Fetching is pull, so unlike a Redis replica's socket buffer nothing
+// sent before the stop is left to read after it.
+func (m *managed) killBehind(ctx context.Context, leader *procs.Kafka, id int, isr []int, behind time.Duration) error {
+	var stopped []*procs.Kafka
+	resume := func() error {
+		var errs []error
+		for _, f := range stopped {
+			errs = append(errs, f.Resume())
+		}
+		return errors.Join(errs...)
+	}
+	for _, r := range isr {
+		f := m.cluster.Node(r)
+		if r == id || f == nil {
+			continue
+		}
+		if err := f.Pause(); err != nil {
+			return errors.Join(err, resume())
+		}
+		stopped = append(stopped, f)
+	}
+	select {
+	case <-ctx.Done():
+		return errors.Join(ctx.Err(), resume())
+	case <-time.After(behind):
+	}
+	err := leader.Kill()
+	return errors.Join(err, resume())
 }

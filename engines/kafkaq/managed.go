@@ -12,6 +12,7 @@ import (
 	"qbench/engines"
 	"qbench/engines/lossyfs"
 	"qbench/engines/procs"
+	"sync/atomic"
 	"time"
 )
 
@@ -84,6 +85,9 @@ type managed struct {
 	*engine
 	fs  *lossyfs.FS // the broker's data file system, for power loss; nil otherwise
 	dir string
+	// behind is how long the next KillLeader with crash stops the partition's followers first
+	// (HoldReplicas), in nanoseconds.
+	behind atomic.Int64
 }
 
 // Crash kills every broker's process group with SIGKILL at once (a whole cluster: a data

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -313,6 +314,23 @@ func (k *Kafka) Stop(grace time.Duration) error {
 		return nil
 	}
 	return k.proc.Stop(grace)
+}
+
+// Pause stops the broker's processes (SIGSTOP) without killing them: it neither fetches nor
+// answers, as a frozen VM or a long GC pause would not. Resume continues them.
+func (k *Kafka) Pause() error {
+	if k.proc == nil {
+		return errors.New("procs: kafka broker not running")
+	}
+	return k.proc.Signal(syscall.SIGSTOP)
+}
+
+// Resume continues a paused broker (SIGCONT).
+func (k *Kafka) Resume() error {
+	if k.proc == nil {
+		return errors.New("procs: kafka broker not running")
+	}
+	return k.proc.Signal(syscall.SIGCONT)
 }
 
 // LogTail returns the end of broker.log.

@@ -12,6 +12,7 @@ var (
 	_ engines.FactReporter    = (*engine)(nil)
 	_ engines.Crasher         = (*engine)(nil)
 	_ engines.FailoverTarget  = (*engine)(nil)
+	_ engines.ReplicaHolder   = (*engine)(nil)
 	_ engines.Grouper         = (*engine)(nil)
 	_ engines.ShardTargeter   = (*engine)(nil)
 	_ engines.Partitioner     = (*engine)(nil)

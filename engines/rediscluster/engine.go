@@ -63,6 +63,9 @@ type engine struct {
 	cluster *Cluster // nil for an existing cluster
 	// faultShard is the shard the next fault hits (TargetShard).
 	faultShard atomic.Int64
+	// behind is how long the next primary-kill holds the victim's replicas behind first
+	// (HoldReplicas), in nanoseconds.
+	behind atomic.Int64
 	// crashed is the node node-restart killed, until Restart.
 	crashed atomic.Pointer[crashedNode]
 	// partition is the partition in progress, until Heal (partition.go).
@@ -92,7 +95,7 @@ func newManaged(ctx context.Context, spec engines.Spec) (engines.Engine, error) 
 		replicas = 1
 	}
 	// The link proxies only when the run will cut a node off.
-	c, err := StartCluster(ctx, DefaultPrimaries, replicas, spec.Persistence, slices.Contains(spec.Faults, "partition"))
+	c, err := StartCluster(ctx, DefaultPrimaries, replicas, spec.Persistence, slices.Contains(spec.Faults, "partition") || slices.Contains(spec.Faults, engines.HoldsReplicas))
 	if err != nil {
 		return nil, err
 	}

@@ -28,10 +28,22 @@ func (e *engine) targetSlot() int {
 	return e.shards[i].slot
 }
 
+// HoldReplicas sets how long the next primary-kill holds the victim's replicas behind
+// (engines.ReplicaHolder; the runner calls it before each fault).
+func (e *engine) HoldReplicas(d time.Duration) { e.behind.Store(int64(d)) }
+
 // Failover is primary-kill (engines.FailoverTarget): SIGKILL the primary owning the target shard's slot,
 // wait until every remaining node sees its replica promoted and the cluster is healthy, and
 // reload the client's slot map. Writes the primary acknowledged and had not yet sent to its
 // replica are lost; with WAIT, none it acknowledged.
+//
+// With replicas held behind (HoldReplicas), the victim's replication links stop forwarding, both
+// ways, for that long first: it goes on acknowledging writes (with no WAIT, and while
+// min-replicas-max-lag has not run out) that reach no replica, and its replicas' acknowledgements
+// stop, so WAIT falls short. Then it is killed and the held links closed: what they held dies
+// with it, as bytes in flight on a network do. On loopback, without the hold, a replica is
+// never more than a few writes behind and the kill rarely costs anything. A SIGSTOPped replica
+// would not do: the stream would wait in its socket buffer and be read when it resumed.
 func (e *engine) Failover(ctx context.Context) error {
 	if e.cluster == nil {
 		return errors.New("primary-kill needs the managed redis-cluster")
@@ -42,7 +54,25 @@ func (e *engine) Failover(ctx context.Context) error {
 		return err
 	}
 	addr := victim.Addr()
-	if err := victim.Kill(); err != nil {
+	behind := time.Duration(e.behind.Load())
+	if behind > 0 {
+		if e.cluster.Links == nil {
+			return errors.New("replicas_behind needs the managed redis-cluster's links")
+		}
+		i := e.cluster.index(victim)
+		e.cluster.Links.Hold(i)
+		select {
+		case <-ctx.Done():
+			e.cluster.Links.Release(i)
+			return ctx.Err()
+		case <-time.After(behind):
+		}
+		err := victim.Kill()
+		e.cluster.Links.Drop(i)
+		if err != nil {
+			return err
+		}
+	} else if err := victim.Kill(); err != nil {
 		return err
 	}
 	err = e.cluster.WaitPromoted(ctx, slot, addr, promoteLimit)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strconv"
@@ -30,6 +29,9 @@ type Links struct {
 	proxies []*nodeProxy
 	cut     map[int]bool
 	conns   map[*link]struct{}
+	// held are the nodes whose incoming data links (their replicas' replication links) forward
+	// nothing, either way, until the channel is closed (Hold).
+	held map[int]chan struct{}
 	// pids are the nodes' PIDs as last set (setPID): the cluster tells Links when a node starts
 	// again, so the proxies never read the node's process state concurrently with a fault.
 	pids   []int
@@ -44,15 +46,29 @@ type nodeProxy struct {
 	announce, busPort int
 }
 
-// link is one proxied connection: from node src (-1 when unknown) to node dst.
+// link is one proxied connection: from node src (-1 when unknown) to node dst, on dst's data
+// port (a replication link, when src is dst's replica) or its bus port.
 type link struct {
 	src, dst int
+	data     bool
 	a, b     net.Conn
+	gone     chan struct{} // closed with the connection
+	once     sync.Once
+}
+
+// close closes both ends, which makes the node see the link fail as it would on a real
+// network's reset, and wakes a forwarder waiting out a hold.
+func (k *link) close() {
+	k.once.Do(func() {
+		k.a.Close()
+		k.b.Close()
+		close(k.gone)
+	})
 }
 
 // newLinks opens the proxy listeners of n nodes on 127.0.0.1.
 func newLinks(n int) (*Links, error) {
-	l := &Links{cut: map[int]bool{}, conns: map[*link]struct{}{}, pids: make([]int, n)}
+	l := &Links{cut: map[int]bool{}, conns: map[*link]struct{}{}, held: map[int]chan struct{}{}, pids: make([]int, n)}
 	for range n {
 		data, err := net.Listen("tcp4", "127.0.0.1:0")
 		if err != nil {
@@ -93,8 +109,8 @@ func (l *Links) start(i int, port, busPort, pid int) error {
 	l.pids[i] = pid
 	p.dataTo, p.busTo = dataTo, busTo
 	l.mu.Unlock()
-	go l.accept(i, p.data, dataTo)
-	go l.accept(i, p.bus, busTo)
+	go l.accept(i, p.data, dataTo, true)
+	go l.accept(i, p.bus, busTo, false)
 	return nil
 }
 
@@ -120,17 +136,17 @@ func (l *Links) realAddr(addr string) string {
 	return addr
 }
 
-func (l *Links) accept(dst int, ln net.Listener, to string) {
+func (l *Links) accept(dst int, ln net.Listener, to string, data bool) {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
 			return // closed
 		}
-		go l.serve(dst, c, to)
+		go l.serve(dst, c, to, data)
 	}
 }
 
-func (l *Links) serve(dst int, a net.Conn, to string) {
+func (l *Links) serve(dst int, a net.Conn, to string, data bool) {
 	// A connection to a cut node is refused before its owner is looked up: that lookup scans
 	// /proc, and during a partition under load the nodes' reconnects to the cut node could
 	// otherwise pile up faster than the scans finish (10,191 goroutines in owner, seen once).
@@ -154,7 +170,7 @@ func (l *Links) serve(dst int, a net.Conn, to string) {
 		a.Close()
 		return
 	}
-	k := &link{src: src, dst: dst, a: a, b: b}
+	k := &link{src: src, dst: dst, data: data, a: a, b: b, gone: make(chan struct{})}
 	l.mu.Lock()
 	if l.closed || l.cut[dst] || (src >= 0 && l.cut[src]) { // cut while dialling
 		l.mu.Unlock()
@@ -166,11 +182,8 @@ func (l *Links) serve(dst int, a net.Conn, to string) {
 	l.mu.Unlock()
 	done := make(chan struct{}, 2)
 	pipe := func(w, r net.Conn) {
-		_, _ = io.Copy(w, r)
-		// Closing both ends makes the node see the link fail as it would on a real network's
-		// reset, and stops the other direction's copy.
-		a.Close()
-		b.Close()
+		l.forward(k, w, r)
+		k.close() // stops the other direction's copy too
 		done <- struct{}{}
 	}
 	go pipe(a, b)
@@ -180,6 +193,37 @@ func (l *Links) serve(dst int, a net.Conn, to string) {
 	l.mu.Lock()
 	delete(l.conns, k)
 	l.mu.Unlock()
+}
+
+// forward copies r to w until either fails. On a data link to a held node each chunk read waits
+// for the hold to end before it is written; meanwhile nothing more is read, so the bytes behind
+// it wait in the kernel's buffers, as on a stalled network path. When the link is closed while
+// held (Drop), they are gone.
+func (l *Links) forward(k *link, w, r net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if k.data {
+				l.mu.Lock()
+				g := l.held[k.dst]
+				l.mu.Unlock()
+				if g != nil {
+					select {
+					case <-g:
+					case <-k.gone:
+						return
+					}
+				}
+			}
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // owner is the index of the node holding the connecting side of a proxied connection (the
@@ -245,8 +289,7 @@ func (l *Links) Cut(i int) int {
 	n := 0
 	for k := range l.conns {
 		if k.dst == i || k.src == i {
-			k.a.Close()
-			k.b.Close()
+			k.close()
 			n++
 		}
 	}
@@ -260,13 +303,56 @@ func (l *Links) Heal(i int) {
 	l.mu.Unlock()
 }
 
+// Hold stops node i's incoming data links (its replicas' replication links, both ways: the
+// stream to them and their acknowledgements) from forwarding anything until Release or Drop.
+// Links opened while held wait too.
+func (l *Links) Hold(i int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held[i] == nil {
+		l.held[i] = make(chan struct{})
+	}
+}
+
+// Release ends node i's hold: what waited is forwarded.
+func (l *Links) Release(i int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if g := l.held[i]; g != nil {
+		close(g)
+		delete(l.held, i)
+	}
+}
+
+// Drop ends node i's hold by closing its held data links: what they had not forwarded is gone,
+// as bytes in flight are when the node dies. It returns how many links it closed.
+func (l *Links) Drop(i int) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for k := range l.conns {
+		if k.data && k.dst == i {
+			k.close()
+			n++
+		}
+	}
+	if g := l.held[i]; g != nil {
+		close(g)
+		delete(l.held, i)
+	}
+	return n
+}
+
 // Close stops every proxy and closes every proxied connection.
 func (l *Links) Close() error {
 	l.mu.Lock()
 	l.closed = true
 	for k := range l.conns {
-		k.a.Close()
-		k.b.Close()
+		k.close()
+	}
+	for i, g := range l.held {
+		close(g)
+		delete(l.held, i)
 	}
 	l.mu.Unlock()
 	for _, p := range l.proxies {
