@@ -1,6 +1,7 @@
 package rabbitq
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,8 +55,19 @@ func (e *engine) Lag(ctx context.Context) (engines.Lag, error) {
 	return lag, nil
 }
 
-// sweepIdle ends the read of a stream once no message has come for this long.
+// sweepIdle ends the read of a stream once no message has come for this long, where no end
+// marker could be written (a named stream of an existing system). A stream's consumer may pause
+// longer than this between chunks on a loaded machine, which is why a run's own stream is read
+// to its end marker instead.
 const sweepIdle = 500 * time.Millisecond
+
+// sweepEndPrefix starts the body of the marker the sweep appends to a run's own stream: read up
+// to it, the sweep has seen everything the stream held when it began.
+const sweepEndPrefix = "qbench-sweep-end:"
+
+// sweepMarkerWait bounds a quiet wait for the end marker: past it the sweep fails, saying so,
+// rather than count what it did not read as lost.
+const sweepMarkerWait = 15 * time.Second
 
 // Sweep reads what the queues still hold without losing it. A classic or quorum queue is
 // browsed with basic.get without acknowledging and the channel then closed, which returns every
@@ -90,6 +102,16 @@ func (e *engine) sweepStream(ctx context.Context, ch *amqp.Channel, found func(g
 	if err := ch.Qos(1000, 0, false); err != nil {
 		return err
 	}
+	// The end marker goes into a run's own stream only: a named one belongs to another system.
+	// Published on this channel before the consumer starts, it lands after everything the
+	// stream held; if it cannot be published, the read falls back to the idle rule.
+	var end []byte
+	if !e.named {
+		marker := []byte(fmt.Sprintf("%s%s:%d", sweepEndPrefix, e.spec.RunID, time.Now().UnixNano()))
+		if ch.PublishWithContext(ctx, "", e.queueOf(0), false, false, amqp.Publishing{Body: marker}) == nil {
+			end = marker
+		}
+	}
 	ds, err := ch.Consume(e.queueOf(0), "qbench-sweep", false, false, false, false, amqp.Table{"x-stream-offset": "first"})
 	if err != nil {
 		return err
@@ -97,19 +119,36 @@ func (e *engine) sweepStream(ctx context.Context, ch *amqp.Channel, found func(g
 	t := time.NewTimer(sweepIdle)
 	defer t.Stop()
 	var n int64
+	var waited time.Duration
 	for {
 		select {
 		case d, ok := <-ds:
 			if !ok {
 				return errors.New(e.name + ": sweep: the stream's consumer was cancelled")
 			}
+			_ = d.Ack(false)
+			if bytes.HasPrefix(d.Body, []byte(sweepEndPrefix)) {
+				if end != nil && bytes.Equal(d.Body, end) {
+					e.swept.Store(n)
+					return nil
+				}
+				continue // an earlier sweep's marker
+			}
 			n++
 			for g := range e.Groups() {
 				found(g, d.Body)
 			}
-			_ = d.Ack(false)
+			waited = 0
 			t.Reset(sweepIdle)
 		case <-t.C:
+			if end != nil && waited < sweepMarkerWait {
+				waited += sweepIdle // the marker is coming: the stream is read to it
+				t.Reset(sweepIdle)
+				continue
+			}
+			if end != nil {
+				return fmt.Errorf("%s: sweep: read %d messages and no end marker came in %s", e.name, n, sweepMarkerWait)
+			}
 			e.swept.Store(n)
 			return nil
 		case <-ctx.Done():

@@ -18,7 +18,7 @@ func TestServerConfigFor(t *testing.T) {
 			func(a bool, f, s, _ string) bool { return a && f == "always" && s == "" }, ""},
 		{"seed", map[string]string{"seed-rdb": "/data/dump.rdb", "appendonly": "no"},
 			func(a bool, _, _, seed string) bool { return !a && seed == "/data/dump.rdb" }, ""},
-		{"unknown", map[string]string{"maxmemory": "1mb"}, nil, "appendonly, appendfsync, aof-preallocate, save, seed-rdb"},
+		{"unknown", map[string]string{"maxmemory": "1mb"}, nil, "appendonly, appendfsync, aof-preallocate, save, stop-writes-on-bgsave-error, seed-rdb"},
 		{"bad-prealloc", map[string]string{"aof-preallocate": "maybe"}, nil, "aof-preallocate must be yes or no"},
 		{"bad-appendonly", map[string]string{"appendonly": "maybe"}, nil, "appendonly must be yes or no"},
 	} {
