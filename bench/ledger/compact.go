@@ -40,16 +40,11 @@ import (
 // It has no Book, Union, SetRemote or receive-only form: a segmented or consume-only run uses
 // Ledger.
 type Compact struct {
+	rules
 	producers      []*compactBook
 	groups         int
 	acked          atomic.Int64
 	firstDelivered []atomic.Int64
-	unknown        atomic.Int64
-	foreign        atomic.Int64
-	shardOf        func(producer int, seq uint64) int
-	byDelivery     bool
-	noOrder        bool
-	poisonEvery    uint64
 	// held counts the messages kept one by one (Kept), for the runner's memory bound.
 	held atomic.Int64
 	// spillAt is how far behind every group's delivery frontier an unresolved head is spilled
@@ -152,17 +147,6 @@ func NewCompact(n, groups int) *Compact {
 	return l
 }
 
-// Foreign counts one delivery that is not this run's message.
-func (l *Compact) Foreign() { l.foreign.Add(1) }
-
-// SetShards is Ledger.SetShards.
-func (l *Compact) SetShards(n int, shardOf func(producer int, seq uint64) int) {
-	if n <= 1 || shardOf == nil || l.byDelivery {
-		return
-	}
-	l.shardOf = shardOf
-}
-
 // SetDeliveryShards is Ledger.SetDeliveryShards. Call it before the run.
 func (l *Compact) SetDeliveryShards() {
 	l.shardOf, l.byDelivery = nil, true
@@ -173,15 +157,6 @@ func (l *Compact) SetDeliveryShards() {
 		}
 	}
 }
-
-// SetNoOrder is Ledger.SetNoOrder.
-func (l *Compact) SetNoOrder() { l.noOrder = true }
-
-// SetPoison is Ledger.SetPoison.
-func (l *Compact) SetPoison(every uint64) { l.poisonEvery = every }
-
-// Poison is Ledger.Poison.
-func (l *Compact) Poison(seq uint64) bool { return l.poisonEvery > 0 && seq%l.poisonEvery == 0 }
 
 // Reserve does nothing: a compact ledger's memory follows the backlog, not the schedule. It is
 // here so that a runner can hold either ledger.

@@ -42,18 +42,24 @@ const maxBatchScan = 4096
 // subscriber, a Kafka consumer group) is owed every acknowledged message once. A design with one
 // group of competing consumers has one group.
 type Ledger struct {
+	rules
 	producers []*producerBook
 	groups    int
 	// Live counters, for the drain condition and progress.
 	acked          atomic.Int64
 	firstDelivered []atomic.Int64 // per group
-	unknown        atomic.Int64
-	// foreign counts deliveries that are not this run's messages (no qbench stamp, or another
-	// run's): ignored, but counted.
-	foreign atomic.Int64
 	// receiveOnly: this run did not send (a consume-only run reading what another run sent), so
 	// nothing is known of sends: no lost, queued, phantom or reordered, only deliveries.
 	receiveOnly bool
+}
+
+// rules are what both ledgers (Ledger, Compact) are told before the run about how to judge
+// deliveries, and the deliveries they count without an account.
+type rules struct {
+	unknown atomic.Int64
+	// foreign counts deliveries that are not this run's messages (no qbench stamp, or another
+	// run's): ignored, but counted.
+	foreign atomic.Int64
 	// shardOf, when the engine routes each message to one of several keys by a pure function
 	// (SetShards): the order rule holds among messages of the same shard only. byDelivery, when
 	// the deliveries name the shard (a Kafka partition) they were read from instead
@@ -118,16 +124,16 @@ func NewReceiveOnly(n, groups int) *Ledger {
 }
 
 // Foreign counts one delivery that is not this run's message (no qbench stamp, or another run's).
-func (l *Ledger) Foreign() { l.foreign.Add(1) }
+func (r *rules) Foreign() { r.foreign.Add(1) }
 
 // SetShards makes the order rule hold per shard: the engine routes message seq of producer to
 // shard shardOf(producer, seq) of n, and messages on different shards (different keys) owe each
 // other no order. Call it before the run starts.
-func (l *Ledger) SetShards(n int, shardOf func(producer int, seq uint64) int) {
-	if n <= 1 || shardOf == nil || l.byDelivery {
+func (r *rules) SetShards(n int, shardOf func(producer int, seq uint64) int) {
+	if n <= 1 || shardOf == nil || r.byDelivery {
 		return
 	}
-	l.shardOf = shardOf
+	r.shardOf = shardOf
 }
 
 // SetDeliveryShards makes the order rule hold per shard as the deliveries name it (DeliveredOn):
@@ -147,15 +153,15 @@ func (l *Ledger) SetDeliveryShards() {
 // SetNoOrder says the engine promises this run's consumers no order (competing consumers of one
 // group, each handed whichever message is next): nothing is judged, Reordered stays 0. Call it
 // before the run.
-func (l *Ledger) SetNoOrder() { l.noOrder = true }
+func (r *rules) SetNoOrder() { r.noOrder = true }
 
 // SetPoison says the consumers never acknowledge a message whose sequence number is a multiple
 // of every (0: none), on purpose: the engine's redeliveries of it are poison retries, counted
 // apart from duplicates. Call it before the run, or before Close.
-func (l *Ledger) SetPoison(every uint64) { l.poisonEvery = every }
+func (r *rules) SetPoison(every uint64) { r.poisonEvery = every }
 
 // Poison says whether seq is one of the scenario's poison messages (SetPoison).
-func (l *Ledger) Poison(seq uint64) bool { return l.poisonEvery > 0 && seq%l.poisonEvery == 0 }
+func (r *rules) Poison(seq uint64) bool { return r.poisonEvery > 0 && seq%r.poisonEvery == 0 }
 
 // maxShard is the highest shard a delivery's mark records (shardOf is uint16, 1 + the shard).
 const maxShard = 1<<16 - 2
