@@ -165,7 +165,7 @@ func (s *Scenario) validateEngine(c Checks, bad func(field, format string, args 
 	for i, f := range s.Faults {
 		if _, known := f.Kind.Traits(); known && !e.canFault(f.Kind) {
 			can := c.names(func(o *Engine) bool { return o.canFault(f.Kind) })
-			bad(fmt.Sprintf("faults.%d.kind", i), "engine %s cannot carry out a %s (engines that can: %s)", s.Engine, f.Kind, strings.Join(can, ", "))
+			bad(fmt.Sprintf("faults.%d.kind", i), "engine %s cannot carry out fault kind %s (engines that can: %s)", s.Engine, f.Kind, strings.Join(can, ", "))
 		}
 	}
 	if e.NeedsAddress && s.Address == "" {

@@ -23,7 +23,7 @@ func TestClusterFields(t *testing.T) {
 		{"shard on another fault", "rate: 10\nengine: redis-cluster\nfaults:\n  - at: 1s\n    kind: stall\n    duration: 1s\n    shard: 1\n", "faults.0.shard: a stall does not take shard (only primary-kill, node-restart, partition do)"},
 		{"partition", "rate: 10\nengine: redis-cluster\nshards: 3\nfaults:\n  - {at: 1s, kind: partition, duration: 3s, shard: 2}\n", ""},
 		{"partition needs a duration", "rate: 10\nengine: redis-cluster\nfaults:\n  - {at: 1s, kind: partition}\n", "bad.yaml:4: faults.0.duration: a partition needs a positive duration"},
-		{"partition on one server", "rate: 10\nengine: redis\nfaults:\n  - {at: 1s, kind: partition, duration: 1s}\n", "engine redis cannot carry out a partition"},
+		{"partition on one server", "rate: 10\nengine: redis\nfaults:\n  - {at: 1s, kind: partition, duration: 1s}\n", "engine redis cannot carry out fault kind partition"},
 		{"replicas behind", "rate: 10\nengine: redis-cluster\nduration: 10s\nfaults:\n  - {at: 2s, kind: primary-kill, replicas_behind: 500ms}\n", ""},
 		{"replicas behind on kafka", "rate: 10\nengine: kafka\nduration: 10s\nfaults:\n  - {at: 2s, kind: partition-leader-kill, duration: 2s, replicas_behind: 500ms}\n", ""},
 		{"replicas behind on a partition", "rate: 10\nengine: redis-cluster\nfaults:\n  - {at: 1s, kind: partition, duration: 1s, replicas_behind: 1s}\n",

@@ -56,7 +56,7 @@ func TestFaultTraitsDriveValidation(t *testing.T) {
 			// embedded carries out only stall and command; consumer-side kinds run anywhere.
 			src = fmt.Sprintf("engine: embedded\nrate: 10\nduration: 5s\nfaults:\n  - {at: 1s, kind: %s, duration: 1s%s}\n", k, extra)
 			_, err = Parse("f.yaml", []byte(src), testChecks)
-			refused := err != nil && strings.Contains(err.Error(), "engine embedded cannot carry out a "+string(k))
+			refused := err != nil && strings.Contains(err.Error(), "engine embedded cannot carry out fault kind "+string(k))
 			if want := k.EngineSide() && k != FaultStall && k != FaultCommand; refused != want {
 				t.Fatalf("on embedded: %v (want refused: %v)", err, want)
 			}

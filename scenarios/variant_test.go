@@ -94,7 +94,7 @@ func TestVariantErrors(t *testing.T) {
 		{"bad value in a cell", "name: x\nrate: 10\nmatrix:\n  system:\n    a: {rate: 5}\n    b:\n      rate: -5\n", "bad.yaml:7: matrix.system.b.rate: must be a positive number"},
 		{"section error in a cell", "name: x\nrate: 10\nmatrix:\n  system:\n    k:\n      engine: kafka\n      kafka: {acks: some}\n", "bad.yaml:7: matrix.system.k.kafka.acks: want all or leader"},
 		{"design of another engine", "name: x\nrate: 10\nmatrix:\n  system:\n    k: {engine: kafka, design: stream}\n", "bad.yaml:5: matrix.system.k.design: engine kafka has no design"},
-		{"fault the engine cannot do", "name: x\nrate: 10\nduration: 5s\nmatrix:\n  system:\n    k: {engine: kafka}\n    e: {engine: embedded}\nfaults:\n  - {at: 1s, kind: power-loss, duration: 100ms}\n", "faults.0.kind: engine embedded cannot carry out a power-loss"},
+		{"fault the engine cannot do", "name: x\nrate: 10\nduration: 5s\nmatrix:\n  system:\n    k: {engine: kafka}\n    e: {engine: embedded}\nfaults:\n  - {at: 1s, kind: power-loss, duration: 100ms}\n", "faults.0.kind: engine embedded cannot carry out fault kind power-loss"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
