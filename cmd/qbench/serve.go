@@ -88,6 +88,10 @@ func serveCmd() *cobra.Command {
 				EnableDebugCommand:     enableDebug,
 				EnableProtectedConfigs: enableProtected,
 			})
+			// Before the server listens: a client that has been answered may signal at once, and
+			// a signal before Notify would kill the process without --save-rdb's file.
+			sigs := make(chan os.Signal, 1)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
 			if err := s.Start(); err != nil {
 				if errors.Is(err, server.ErrSeed) || errors.As(err, new(*server.ConfigError)) {
 					return usageError{err}
@@ -97,8 +101,6 @@ func serveCmd() *cobra.Command {
 			fmt.Fprintf(os.Stderr, "qbench: serving Redis protocol (%s); the address is on stdout\n", server.Version())
 			// The address on stdout, alone, so a script can read it (useful with --port 0).
 			fmt.Fprintln(cmd.OutOrStdout(), s.Addr())
-			sigs := make(chan os.Signal, 1)
-			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2)
 			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 			// stop closes the server, first writing --save-rdb (a real file, even with --simulated-fs).
 			stop := func() error {
