@@ -6,18 +6,7 @@ package ledger
 
 // slot is Ledger.slot.
 func (l *Compact) slot(b *compactBook, group, producer int, seq uint64, shard int) int {
-	k := 0
-	switch {
-	case l.byDelivery:
-		k = min(max(shard, 0), maxShard)
-	case l.shardOf != nil:
-		k = l.shardOf(producer, seq)
-	}
-	i := k*l.groups + group
-	if i >= len(b.highest) {
-		b.highest = append(b.highest, make([]uint64, i+1-len(b.highest))...)
-	}
-	return i
+	return l.slotIn(&b.highest, l.groups, group, producer, seq, shard)
 }
 
 // shardMark is 1 + the shard a delivery of s to group named, 0 before one or when unknown (a

@@ -169,16 +169,22 @@ const maxShard = 1<<16 - 2
 // slot is the index into b.highest of group and message seq of producer, read from shard (by
 // the delivery, or -1), growing highest for a shard not seen before.
 func (l *Ledger) slot(b *producerBook, group, producer int, seq uint64, shard int) int {
+	return l.slotIn(&b.highest, l.groups, group, producer, seq, shard)
+}
+
+// slotIn is slot for either ledger's book: the index into *highest (groups per shard), grown
+// for a shard not seen before.
+func (r *rules) slotIn(highest *[]uint64, groups, group, producer int, seq uint64, shard int) int {
 	k := 0
 	switch {
-	case l.byDelivery:
+	case r.byDelivery:
 		k = min(max(shard, 0), maxShard)
-	case l.shardOf != nil:
-		k = l.shardOf(producer, seq)
+	case r.shardOf != nil:
+		k = r.shardOf(producer, seq)
 	}
-	i := k*l.groups + group
-	if i >= len(b.highest) {
-		b.highest = append(b.highest, make([]uint64, i+1-len(b.highest))...)
+	i := k*groups + group
+	if i >= len(*highest) {
+		*highest = append(*highest, make([]uint64, i+1-len(*highest))...)
 	}
 	return i
 }
