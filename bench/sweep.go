@@ -31,6 +31,10 @@ type SweepOptions struct {
 	OnRun func(SweepProgress)
 	// OnCell, when set, is called with each finished cell (to write it at once).
 	OnCell func(CellResult) error
+	// Stream, when set, gives each run its series sink (a checkpointed file, so that a sweep
+	// killed in a long cell leaves that cell's seconds) and a function called when the run
+	// returns, with its result (nil when it returned none).
+	Stream func(SweepProgress) (SeriesSink, func(*results.Result))
 }
 
 // Sweep runs every cell of sc's matrix, each repeat: times, merging the repetitions of a cell
@@ -49,13 +53,19 @@ func Sweep(ctx, stop context.Context, sc *scenarios.Scenario, opts SweepOptions)
 			if stop.Err() != nil {
 				break
 			}
+			p := SweepProgress{Cell: i + 1, Cells: len(cells), Name: c.Name, Rep: rep, Reps: reps}
 			if opts.OnRun != nil {
-				opts.OnRun(SweepProgress{Cell: i + 1, Cells: len(cells), Name: c.Name, Rep: rep, Reps: reps})
+				opts.OnRun(p)
 			}
 			o := opts.Options
 			o.RunID = ""
 			o.Cell = c.Name
+			ended := func(*results.Result) {}
+			if opts.Stream != nil {
+				o.Stream, ended = opts.Stream(p)
+			}
 			res, err := Run(ctx, stop, c.Scenario, o)
+			ended(res)
 			if err != nil {
 				return out, fmt.Errorf("cell %s: %w", c.Name, err)
 			}

@@ -50,6 +50,8 @@ type Compact struct {
 	// spillAt is how far behind every group's delivery frontier an unresolved head is spilled
 	// (spillWindow; tests lower it), maxOpen how many chunks may wait to close (maxOpenChunks).
 	spillAt, maxOpen int
+	// pins answer the last durable point for the times a loss may fall at (durable.go).
+	pins *pins
 }
 
 const (
@@ -99,6 +101,7 @@ type redelivered struct {
 type compactBook struct {
 	mu   sync.Mutex
 	held *atomic.Int64 // the ledger's
+	pins *pins         // the ledger's
 	lo   uint64
 	win  []entry
 	d    [][]uint32 // [group][seq-lo]
@@ -111,12 +114,12 @@ type compactBook struct {
 	// again holds the further deliveries of plainly settled messages, by seq*groups+group.
 	again map[uint64]redelivered
 	// retired counts plainly settled messages; open keeps their intended times by chunk until
-	// the chunk closes (durable.go) to its range in closed, with pins for the closed chunk k in
-	// pins[k].
+	// the chunk closes (durable.go) to its range in closed; a chunk k closed by force keeps its
+	// own pins in forced[k] (the others fold theirs into the ledger's pins).
 	retired int64
 	open    []chunk
 	closed  []span
-	pins    map[int][]pin
+	forced  map[int][]pin
 	closing atomic.Bool
 	// holes are the intended times of spilled messages acknowledged and not delivered to some
 	// group, in order; answeredMax the newest intended time answered, leftMax the newest of the
@@ -140,9 +143,9 @@ type compactBook struct {
 // NewCompact makes a compact ledger for n producers and groups receiving groups.
 func NewCompact(n, groups int) *Compact {
 	groups = max(groups, 1)
-	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow, maxOpen: maxOpenChunks}
+	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow, maxOpen: maxOpenChunks, pins: &pins{}}
 	for i := range l.producers {
-		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), front: make([]uint64, groups), again: map[uint64]redelivered{}, held: &l.held}
+		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), front: make([]uint64, groups), again: map[uint64]redelivered{}, held: &l.held, pins: l.pins}
 	}
 	return l
 }
@@ -315,6 +318,7 @@ func (b *compactBook) mark(seq uint64, acked bool, intendedNs int64, next uint64
 				for _, d := range b.spD[i*len(b.d) : (i+1)*len(b.d)] {
 					if d&^foundBit == 0 {
 						b.hole(intendedNs) // answered after it spilled
+						b.pins.lateHole(intendedNs)
 						break
 					}
 				}
@@ -747,9 +751,11 @@ func (l *Compact) Attribute(windows []Window) []WindowTotals {
 				out[i].LastDurableNs = t
 			}
 		}
+		pinned, late := l.pins.at(x)
+		out[i].LastDurableNs = max(out[i].LastDurableNs, pinned)
 		for _, b := range l.producers {
 			b.mu.Lock()
-			out[i].LastDurableNs = max(out[i].LastDurableNs, b.durableBefore(x))
+			out[i].LastDurableNs = max(out[i].LastDurableNs, b.durableBefore(x, late))
 			b.mu.Unlock()
 		}
 	}

@@ -10,26 +10,32 @@ import (
 // The compact ledger's memory with a bounded backlog, driven directly (no engine, no network):
 // four producers send batches of 16 in order, one group receives them a fixed backlog behind
 // (500,000 messages, 5% of the 10 M case), 0.1% of deliveries late by up to 64 messages, 0.01%
-// delivered twice, 0.01% never delivered. Reported: the heap in use after a GC, at its peak over
-// the run (sampled every 4 M messages) and per message sent, and (kept) how many messages the
-// compact ledger held one by one before the consumers caught up. Run one at a time:
+// delivered twice; the Lossy cases also never deliver 0.01%, which the ledger must keep one by
+// one to list them. Reported: the heap in use after a GC, at its peak over the run (sampled
+// every 4 M messages) and per message sent, and (kept) how many messages the compact ledger held
+// one by one before the consumers caught up. Run one at a time:
 //
 //	go test ./bench/ledger -run '^$' -bench 'BenchmarkCompactLedger(10M|100M)$' -benchtime=1x
 //
-// The 1 G case runs only with QBENCH_SOAK=1.
-func BenchmarkCompactLedger10M(b *testing.B)  { benchCompact(b, 10_000_000) }
-func BenchmarkCompactLedger100M(b *testing.B) { benchCompact(b, 100_000_000) }
-func BenchmarkCompactLedger1G(b *testing.B) {
+// The 1 G cases run only with QBENCH_SOAK=1.
+func BenchmarkCompactLedger10M(b *testing.B)       { benchLedger(b, 10_000_000, true, false) }
+func BenchmarkCompactLedger100M(b *testing.B)      { benchLedger(b, 100_000_000, true, false) }
+func BenchmarkCompactLedger1G(b *testing.B)        { soakOnly(b); benchLedger(b, 1_000_000_000, true, false) }
+func BenchmarkCompactLedgerLossy10M(b *testing.B)  { benchLedger(b, 10_000_000, true, true) }
+func BenchmarkCompactLedgerLossy100M(b *testing.B) { benchLedger(b, 100_000_000, true, true) }
+func BenchmarkCompactLedgerLossy1G(b *testing.B) {
+	soakOnly(b)
+	benchLedger(b, 1_000_000_000, true, true)
+}
+
+func soakOnly(b *testing.B) {
 	if os.Getenv("QBENCH_SOAK") != "1" {
 		b.Skip("the 1 G message soak runs with QBENCH_SOAK=1")
 	}
-	benchCompact(b, 1_000_000_000)
 }
 
 // The reference ledger on the 10 M case, for comparison (it keeps every message).
-func BenchmarkReferenceLedger10M(b *testing.B) { benchLedger(b, 10_000_000, false) }
-
-func benchCompact(b *testing.B, n int) { benchLedger(b, n, true) }
+func BenchmarkReferenceLedger10M(b *testing.B) { benchLedger(b, 10_000_000, false, false) }
 
 // benchMarker is what the benchmark drives.
 type benchMarker interface {
@@ -45,7 +51,7 @@ func heapInuse() uint64 {
 	return m.HeapInuse
 }
 
-func benchLedger(b *testing.B, n int, compact bool) {
+func benchLedger(b *testing.B, n int, compact, lossy bool) {
 	const producers, batch, backlog = 4, 16, 500_000
 	for range b.N {
 		base := heapInuse()
@@ -65,7 +71,10 @@ func benchLedger(b *testing.B, n int, compact bool) {
 		deliver := func(p int, seq uint64) {
 			r := rng.IntN(10_000)
 			switch {
-			case r < 1: // lost
+			case r < 1: // lost in the lossy cases
+				if !lossy {
+					l.DeliveredTo(0, p, seq)
+				}
 			case r < 11:
 				pending = append(pending, late{p, seq, 1 + rng.IntN(64)})
 			case r < 12:
@@ -112,7 +121,7 @@ func benchLedger(b *testing.B, n int, compact bool) {
 		if c, ok := l.(*Compact); ok {
 			kept = c.Kept()
 		}
-		// The consumers catch up: the backlog is delivered, and only the 0.01% is lost.
+		// The consumers catch up: the backlog is delivered, and only the lossy 0.01% is lost.
 		last := uint64(sent / producers)
 		for p := range producers {
 			for seq := last - min(last, backlog/producers); seq < last; seq++ {

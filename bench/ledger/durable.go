@@ -3,6 +3,7 @@ package ledger
 import (
 	"slices"
 	"sort"
+	"sync"
 )
 
 // The last durable point (WindowTotals.LastDurableNs) is the newest intended time of an
@@ -13,10 +14,15 @@ import (
 // it but those already spilled: every producer has answered a message intended after the chunk
 // and has nothing older left in its window (the messages of one producer are intended in
 // sequence order, as the runner's schedule makes them). For each spilled message that may yet be
-// lost at a time inside the chunk, a pin keeps the chunk's answer for that time. The answer is
-// then exact. A chunk that cannot close while maxOpenChunks newer ones wait (a producer that
-// stopped sending, or lags by more than that) is closed with pins for what every window holds
-// then; a message intended inside it and sent only after is answered by the chunk's oldest time.
+// lost at a time x inside the chunk, the chunk's newest time before x is folded into the
+// ledger's pins: one entry per such time, the newest over every producer's chunks, since the
+// answer is the newest over all of them (a per-chunk pin cost a loss as many entries as there
+// are producers). The answer is then exact. A message spilled unanswered and answered only after
+// a chunk holding its time closed (a late hole) was not pinned by that chunk: the chunk answers
+// it by its oldest time, a bound. A chunk that cannot close while maxOpenChunks newer ones wait
+// (a producer that stopped sending, or lags by more than that) is closed by force with pins of
+// its own, for what every window holds then; a message intended inside it and sent only after is
+// answered by the chunk's oldest time.
 
 // maxOpenChunks bounds the chunks of one producer waiting to close: 2 MB of times.
 const maxOpenChunks = 64
@@ -33,6 +39,48 @@ type span struct{ min, max int64 }
 
 // pin is a closed chunk's answer for a time x inside its range: its newest time before x, or -1.
 type pin struct{ x, before int64 }
+
+// pins are the answers of chunks closed in order (not by force) for the times a loss may fall
+// at: per time, the newest settled time before it over every producer's chunks; and the late
+// holes, times that became possible losses after chunks holding them had closed.
+type pins struct {
+	mu     sync.Mutex
+	before map[int64]int64
+	late   map[int64]bool
+}
+
+// add folds a chunk's answer for x in.
+func (p *pins) add(x, before int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.before == nil {
+		p.before = map[int64]int64{}
+	}
+	if b, ok := p.before[x]; !ok || before > b {
+		p.before[x] = before
+	}
+}
+
+// lateHole records a time that became a possible loss after chunks holding it may have closed.
+func (p *pins) lateHole(x int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.late == nil {
+		p.late = map[int64]bool{}
+	}
+	p.late[x] = true
+}
+
+// at is the pinned answer for x (-1: none) and whether x is a late hole.
+func (p *pins) at(x int64) (before int64, late bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	before = -1
+	if b, ok := p.before[x]; ok {
+		before = b
+	}
+	return before, p.late[x]
+}
 
 // settle adds a plainly settled message's intended time. b.mu is held.
 func (b *compactBook) settle(t int64) {
@@ -77,20 +125,24 @@ func (l *Compact) closeChunks(b *compactBook) {
 		b.mu.Lock()
 		c := b.open[0]
 		slices.Sort(c.times)
-		var pins []pin
+		var own []pin // a forced chunk's own pins
 		for _, x := range xs {
 			i := sort.Search(len(c.times), func(i int) bool { return c.times[i] >= x })
 			p := pin{x: x, before: -1}
 			if i > 0 {
 				p.before = c.times[i-1]
 			}
-			pins = append(pins, p)
-		}
-		if pins != nil {
-			if b.pins == nil {
-				b.pins = map[int][]pin{}
+			if force {
+				own = append(own, p)
+			} else if p.before >= 0 {
+				l.pins.add(p.x, p.before)
 			}
-			b.pins[len(b.closed)] = pins
+		}
+		if force {
+			if b.forced == nil {
+				b.forced = map[int][]pin{}
+			}
+			b.forced[len(b.closed)] = own
 		}
 		b.closed = append(b.closed, c.span)
 		b.open[0].times = nil
@@ -140,8 +192,10 @@ func (b *compactBook) hole(t int64) {
 	b.holes = slices.Insert(b.holes, i, t)
 }
 
-// durableBefore is b's newest plainly settled time before x, or -1. b.mu is held.
-func (b *compactBook) durableBefore(x int64) int64 {
+// durableBefore is b's newest plainly settled time before x, or -1, but for the answers of
+// chunks closed in order that hold x, which are in the ledger's pins. late: x is a late hole.
+// b.mu is held.
+func (b *compactBook) durableBefore(x int64, late bool) int64 {
 	best := int64(-1)
 	for k, c := range b.closed {
 		switch {
@@ -149,10 +203,16 @@ func (b *compactBook) durableBefore(x int64) int64 {
 		case c.max < x:
 			best = max(best, c.max)
 		default:
-			pins := b.pins[k]
-			i := sort.Search(len(pins), func(i int) bool { return pins[i].x >= x })
-			if i < len(pins) && pins[i].x == x {
-				best = max(best, pins[i].before)
+			own, forced := b.forced[k]
+			if !forced {
+				if late { // closed before x became a possible loss: a bound
+					best = max(best, c.min)
+				}
+				continue
+			}
+			i := sort.Search(len(own), func(i int) bool { return own[i].x >= x })
+			if i < len(own) && own[i].x == x {
+				best = max(best, own[i].before)
 			} else {
 				best = max(best, c.min) // sent after the chunk closed by force: a bound
 			}

@@ -244,3 +244,91 @@ func TestCheckpointRecoverSources(t *testing.T) {
 		})
 	}
 }
+
+// A sweep streams each run to a file of its own: killed (SIGKILL) in its second cell's second
+// repetition, it leaves the first cell's result in the index, the second cell's first
+// repetition whole, and the run under way as a checkpoint that qbench recover reads; a sweep
+// that finishes leaves no repetition or series files.
+func TestCheckpointKilledSweep(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sweep")
+	long := writeFile(t, "long.yaml", "name: sweep\nengine: embedded\ndesign: stream\nproducers: 1\nconsumers: 1\nrate: 300\nwarmup: 0s\nrepeat: 2\nmatrix:\n  duration: [1s, 30s]\n")
+	cmd := exec.Command(qbenchBin, "run", "-q", long, "-o", out, "--checkpoint", "1s")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Kill once the second cell's second repetition has streamed three seconds.
+	var ckpt string
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		matches, _ := filepath.Glob(filepath.Join(out, "*30s*.run2.json"))
+		if len(matches) == 1 {
+			data, _ := os.ReadFile(results.SeriesFileFor(matches[0]))
+			if bytes.Count(data, []byte("\n")) >= 4 {
+				ckpt = matches[0]
+				break
+			}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("qbench exited before the kill: %v; stderr: %s", err, stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the second cell's second repetition streamed nothing within 60 s; files: %v; stderr: %s", lsDir(out), stderr.String())
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+
+	ix, err := results.ReadIndexFile(filepath.Join(out, "index.json"))
+	if err != nil {
+		t.Fatalf("index: %v (files %v)", err, lsDir(out))
+	}
+	if len(ix.Cells) != 1 {
+		t.Fatalf("index lists %d cells, want the 1 finished", len(ix.Cells))
+	}
+	first, err := results.ReadFile(filepath.Join(out, ix.Cells[0].File))
+	if err != nil || first.Checkpoint != nil {
+		t.Fatalf("first cell: %v, checkpoint %+v: want its merged result", err, first.Checkpoint)
+	}
+	rep1 := strings.Replace(ckpt, ".run2.json", ".run1.json", 1)
+	if r, err := results.ReadFile(rep1); err != nil || r.Checkpoint != nil || r.Summary.Ledger.Acked == 0 {
+		t.Errorf("the killed cell's finished repetition %s: %v; want its whole result", filepath.Base(rep1), err)
+	}
+	if _, errOut, code := qbench(t, "recover", ckpt, "-o", filepath.Join(dir, "rec.json")); code != 0 {
+		t.Fatalf("recover %s: exit %d: %s", filepath.Base(ckpt), code, errOut)
+	}
+	rec, err := results.ReadFile(filepath.Join(dir, "rec.json"))
+	if err != nil || rec.Checkpoint == nil || len(rec.Series) < 3 {
+		t.Fatalf("recovered: %v; want a checkpoint with the seconds streamed (got %d)", err, len(rec.Series))
+	}
+
+	// A sweep that finishes leaves only its results and index.
+	sc := writeFile(t, "m.yaml", "name: sweep\nengine: embedded\ndesign: stream\nproducers: 1\nconsumers: 1\nduration: 1s\nwarmup: 0s\nrepeat: 2\nmatrix:\n  rate: [300, 400]\n")
+	out2 := filepath.Join(dir, "whole")
+	if _, errOut, code := qbench(t, "run", "-q", sc, "-o", out2, "--checkpoint", "1s"); code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, errOut)
+	}
+	for _, f := range lsDir(out2) {
+		if strings.Contains(f, ".run") || strings.HasSuffix(f, results.SeriesFileSuffix) {
+			t.Errorf("a finished sweep left %s", f)
+		}
+	}
+}
+
+func lsDir(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}

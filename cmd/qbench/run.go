@@ -97,7 +97,7 @@ makes it 3).`,
 			}
 			defer closeLive()
 			if sweep {
-				return runSweep(cmd, sc, g, rec, bench.Options{Marks: marks, Metrics: live})
+				return runSweep(cmd, sc, g, rec, bench.Options{Marks: marks, Metrics: live}, checkpoint)
 			}
 			ctx, stop, cancel := loadContext()
 			defer cancel()

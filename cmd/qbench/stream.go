@@ -193,6 +193,53 @@ func startStream(out, flag string, duration time.Duration, opts *bench.Options) 
 	return s, nil
 }
 
+// sweepStream streams each run of a sweep (bench.SweepOptions.Stream) to a file of its own, with
+// checkpoints as --checkpoint says: a matrix cell run once to its cell's file (DIR/CELL.json),
+// which the cell's result then replaces; a repetition to CELL.runN.json (FILE.runN.json for
+// repeat: without a matrix), where its own result is written when it returns, and which
+// removeRepetitions removes once the merged result is written. A sweep killed in a long run so
+// leaves that run's seconds for qbench recover, and the repetitions already run, beside the
+// results already written. Sweep results embed their series (they are merged), so a run's series
+// file goes once the run returns a result.
+func sweepStream(out string, matrix bool, every time.Duration, logf func(string, ...any)) func(bench.SweepProgress) (bench.SeriesSink, func(*results.Result)) {
+	return func(p bench.SweepProgress) (bench.SeriesSink, func(*results.Result)) {
+		path := out
+		if matrix {
+			path = filepath.Join(out, results.Slug(p.Name)+".json")
+		}
+		if p.Reps > 1 {
+			path = repetitionPath(path, p.Rep)
+		}
+		s := newStreamer(path, every, logf)
+		return s, func(res *results.Result) {
+			if res == nil {
+				s.finish(false) // the checkpoint and the series file stay, for qbench recover
+				return
+			}
+			if p.Reps > 1 {
+				if err := results.WriteFileAtomic(path, res); err != nil {
+					logf("writing %s: %v", path, err)
+					s.finish(false)
+					return
+				}
+			}
+			s.finish(true)
+		}
+	}
+}
+
+// repetitionPath is where repetition rep of the result at path streams.
+func repetitionPath(path string, rep int) string {
+	return fmt.Sprintf("%s.run%d.json", strings.TrimSuffix(path, ".json"), rep)
+}
+
+// removeRepetitions removes the repetition files of the result at path, once it is written.
+func removeRepetitions(path string, reps int) {
+	for rep := 1; rep <= reps; rep++ {
+		os.Remove(repetitionPath(path, rep))
+	}
+}
+
 // writeFinal ends streaming and writes the run's result over its last checkpoint, atomically. A
 // checkpointed run's result references its series file (the runner no longer holds the
 // per-second histograms, and a day's series rewritten into one JSON would take its size again

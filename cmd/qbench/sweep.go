@@ -42,10 +42,14 @@ func checkSweepOutput(sc *scenarios.Scenario, out string, g *gating) error {
 
 // runSweep runs a scenario's matrix: (one result per cell) or repeat: (one merged result), for
 // qbench run, which has loaded sc and prepared g.
-func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating, rec *record, base bench.Options) error {
+func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating, rec *record, base bench.Options, checkpoint string) error {
 	out, _ := cmd.Flags().GetString("output")
 	quiet, _ := cmd.Flags().GetBool("quiet")
 	matrix := len(sc.Matrix.Axes) > 0
+	every, err := checkpointEvery(checkpoint, sc.Duration.D())
+	if err != nil {
+		return err
+	}
 	ctx, stop, cancel := loadContext()
 	defer cancel()
 	ix := &results.Index{Kind: "matrix", Scenario: sc.Name, StartedAt: time.Now().UTC()}
@@ -67,6 +71,7 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating, rec *record
 		if err := results.WriteFile(filepath.Join(out, file), cr.Result); err != nil {
 			return err
 		}
+		removeRepetitions(filepath.Join(out, file), len(cr.Runs))
 		var params []results.Param
 		for _, p := range cr.Cell.Params {
 			params = append(params, results.Param{Key: p.Key, Value: p.Value})
@@ -74,6 +79,9 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating, rec *record
 		ix.Cells = append(ix.Cells, results.NewIndexCell(cr.Cell.Name, params, file, cr.Result))
 		// Rewritten after every cell, so a sweep stopped half-way leaves a valid index.
 		return results.WriteIndexFile(filepath.Join(out, "index.json"), ix)
+	}
+	if out != "" {
+		opts.Stream = sweepStream(out, matrix, every, base.Logf)
 	}
 	cells, err := bench.Sweep(ctx, stop, sc, opts)
 	if errors.Is(err, bench.ErrStartInterrupted) && len(cells) > 0 {
@@ -100,6 +108,7 @@ func runSweep(cmd *cobra.Command, sc *scenarios.Scenario, g *gating, rec *record
 			if err := results.WriteFile(out, res); err != nil {
 				return fmt.Errorf("writing the result: %w", err)
 			}
+			removeRepetitions(out, len(cells[0].Runs))
 			fmt.Fprintf(os.Stderr, "qbench: wrote %s (%d repetitions merged)\n", out, len(cells[0].Runs))
 		}
 		return interrupted(res.Interrupted || stop.Err() != nil, g.check(cmd, out, res, ""))
