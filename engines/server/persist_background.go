@@ -192,13 +192,15 @@ func (p *persistence) finishBackground() {
 	if p.killed || p.bgsave || p.rewrite {
 		return
 	}
-	// A scheduled job that fails to start stays scheduled, as in Redis's serverCron: a rewrite
-	// is tried again at the next tick, a BGSAVE after the retry delay of a failed save.
+	// A scheduled job that cannot fork stays scheduled, as in Redis's serverCron: a rewrite is
+	// tried again at the next tick, a BGSAVE after the retry delay of a failed save.
 	if p.rewriteScheduled {
-		if err := p.startRewrite(); err == nil {
+		err := p.startRewrite()
+		if !isForkError(err) { // a failed fork has logged already
 			p.rewriteScheduled = false
-		} else if !isForkError(err) { // a failed fork has logged already
-			p.s.logf("scheduled AOF rewrite: %v", err)
+			if err != nil {
+				p.s.logf("scheduled AOF rewrite: %v", err)
+			}
 		}
 	} else if p.bgsaveScheduled && (p.lastBgsaveOK || time.Since(p.lastBgsaveTry) > bgsaveRetryDelay) {
 		if p.save(true) == nil {
