@@ -46,7 +46,8 @@ const misconfBgsave = "MISCONF Redis is configured to save RDB snapshots, but it
 // header promises: a background save that cannot fork, then under stop-writes-on-bgsave-error
 // yes writes refused with the save's MISCONF (and nothing else), charged to the fork-failure
 // window (and to the BGSAVE ending it, but for the few sent in the milliseconds between the two),
-// nothing acknowledged lost, writes back after the BGSAVE;
+// nothing acknowledged lost, no write acknowledged between the fault's end and the BGSAVE, writes
+// back after the BGSAVE;
 // under no, not one produce error. Either way the save did fail: the per-second health readings
 // saw rdb_last_bgsave_status err.
 func TestForkFailureScenario(t *testing.T) {
@@ -113,6 +114,11 @@ func TestForkFailureScenario(t *testing.T) {
 				if misconf == 0 || other != 0 || f.ProduceErrors == 0 || uncharged < 0 || uncharged > bound || cmd.RecoverWriteNs < 0 {
 					t.Errorf("want writes refused with the failed save's MISCONF only, charged to the fork failure and the BGSAVE that ended it (uncharged %d, at most %d for the %.0f ms between them), and back after the BGSAVE; errors %+v",
 						uncharged, bound, gap*1000, r.Errors)
+				}
+				// A fork that works again lets no write in: only the save does.
+				if f.RecoverWriteNs < 0 || f.EndNs+f.RecoverWriteNs < cmd.StartNs {
+					t.Errorf("a write was acknowledged %s after the fault ended, before the BGSAVE at %s: the failed save's refusal ended without a save",
+						results.FormatNs(f.RecoverWriteNs), results.FormatNs(cmd.StartNs-f.EndNs))
 				}
 			case "no":
 				if r.Summary.ProduceErrors != 0 || l.Failed != 0 {
