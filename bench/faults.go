@@ -284,6 +284,17 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 			return err
 		}
 		return r.restartDead(ctx, f, w)
+	case scenarios.FaultForkFailure:
+		ff, ok := r.eng.(engines.ForkFailer)
+		if !ok {
+			return fmt.Errorf("engine %s cannot make its server's fork fail", r.sc.Engine)
+		}
+		if err := ff.ForkFail(ctx, true); err != nil {
+			return err
+		}
+		sleepCtx(ctx, f.Duration.D())
+		// Undone even when the run is stopped: the server must be able to save again.
+		return ff.ForkFail(context.WithoutCancel(ctx), false)
 	case scenarios.FaultCommand:
 		c, ok := r.eng.(engines.Commander)
 		if !ok {

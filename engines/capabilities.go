@@ -258,6 +258,14 @@ type IOFailer interface {
 	IOError(ctx context.Context, point string) error
 }
 
+// ForkFailer is implemented by engines whose server's background jobs (a snapshot, a log
+// rewrite) can be made to fail to start, as they do when fork() fails: on ForkFail(true) until
+// ForkFail(false). The server's own rules then decide what follows (Redis: -MISCONF for writes
+// under stop-writes-on-bgsave-error yes while save rules are set).
+type ForkFailer interface {
+	ForkFail(ctx context.Context, fail bool) error
+}
+
 // Grouper is implemented by engines whose consumers form several receiving groups, each owed
 // every message: pub/sub subscribers, several consumer groups on one stream or topic. Without it,
 // all consumers form one group of competing consumers.

@@ -53,7 +53,7 @@ type IndexCell struct {
 	// varies from run to run, and the table shows the range beside the sum.
 	LostPerRun []int64 `json:"lost_per_run,omitempty"`
 	// ProduceErrors counts failed sends; WriteUnavailableNs sums, over the faults on the engine
-	// (not a consumer's, nor a command's), the time from the fault's start to the first write acknowledged after
+	// (not a consumer's, nor a command's, nor a fork failure that refused no write), the time from the fault's start to the first write acknowledged after
 	// it ended: its window plus write back after. Writes in it failed (Redis) or waited (Kafka's
 	// writer retries), on the shard or partition hit and, while a cluster is down, on all.
 	ProduceErrors      int64 `json:"produce_errors,omitempty"`
@@ -100,6 +100,11 @@ func NewIndexCell(name string, params []Param, file string, r *Result) IndexCell
 	for _, f := range r.Faults {
 		// A command's window is its background work (a rewrite, a snapshot), during which
 		// writes go on: slow ones show in the latency, not here.
+		// A fork failure takes nothing down: writes stop only where the server refuses them
+		// (stop-writes-on-bgsave-error yes), and then they fail, as produce errors.
+		if f.Kind == "fork-failure" && f.ProduceErrors == 0 {
+			continue
+		}
 		if !strings.HasPrefix(f.Target, "consumer ") && f.Kind != "command" && f.RecoverWriteNs >= 0 {
 			c.WriteUnavailableNs += f.EndNs - f.StartNs + max(0, f.RecoverWriteNs)
 		}

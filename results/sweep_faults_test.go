@@ -10,7 +10,8 @@ import (
 
 // A sweep of fault scenarios shows produce errors and the write-unavailable time per cell: every
 // engine fault's window plus its write back after, consumer faults, commands (writes go on
-// during a rewrite or a snapshot) and faults writes never came back from left out; a sweep without faults keeps its columns.
+// during a rewrite or a snapshot), fork failures that refused no write and faults writes never
+// came back from left out; a sweep without faults keeps its columns.
 func TestIndexTableFaults(t *testing.T) {
 	ms := func(n int64) int64 { return n * int64(time.Millisecond) }
 	withFaults := &results.Result{RunID: "a", Faults: []results.FaultWindow{
@@ -19,6 +20,8 @@ func TestIndexTableFaults(t *testing.T) {
 		{Kind: "partition-leader-kill", Target: "broker 1", StartNs: ms(6000), EndNs: ms(7000), RecoverWriteNs: -1},
 		// A BGSAVE's window is its snapshot's 600 ms, during which writes went on.
 		{Kind: "command", Target: "server", StartNs: ms(7500), EndNs: ms(8100), RecoverWriteNs: ms(1)},
+		// A fork failure under stop-writes-on-bgsave-error no: no write refused.
+		{Kind: "fork-failure", Target: "server", StartNs: ms(9000), EndNs: ms(11500), RecoverWriteNs: ms(1)},
 	}}
 	withFaults.Summary.ProduceErrors = 7
 	c := results.NewIndexCell("wait.replicas=1", nil, "a.json", withFaults)

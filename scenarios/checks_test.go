@@ -109,7 +109,7 @@ var testChecks = Checks{
 				}
 				return o, nil
 			}}),
-		redisLike(&Engine{Name: "redis", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "failover", "command"}}),
+		redisLike(&Engine{Name: "redis", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "fork-failure", "failover", "command"}}),
 		redisLike(&Engine{Name: "redis-cluster", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"primary-kill", "node-restart", "partition"}}),
 		redisLike(&Engine{Name: "redis-cluster-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true}),
 		redisLike(&Engine{Name: "redis-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true}),
@@ -118,7 +118,7 @@ var testChecks = Checks{
 				var o kafkaOptions
 				return o, decode(&o)
 			}}),
-		redisLike(&Engine{Name: "server", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "command"}}),
+		redisLike(&Engine{Name: "server", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "fork-failure", "command"}}),
 	},
 	Gate: func(expr string) error {
 		if !strings.ContainsAny(expr, "<>=") {

@@ -18,9 +18,12 @@ const (
 	FaultDiskFull    FaultKind = "disk-full"
 	// FaultIOError: the server's data directory fails with EIO at Point (write or fsync) for
 	// Duration: a failing disk, not a full one.
-	FaultIOError  FaultKind = "io-error"
-	FaultFailover FaultKind = "failover"
-	FaultCommand  FaultKind = "command"
+	FaultIOError FaultKind = "io-error"
+	// FaultForkFailure: the server cannot fork for Duration, so its background save and log
+	// rewrite fail to start (Redis: "Can't save in background: fork: ...").
+	FaultForkFailure FaultKind = "fork-failure"
+	FaultFailover    FaultKind = "failover"
+	FaultCommand     FaultKind = "command"
 	// Cluster faults: a Redis Cluster primary (primary-kill, node-restart) or the Kafka broker
 	// leading partition 0 (partition-leader-kill, node-restart).
 	FaultPrimaryKill         FaultKind = "primary-kill"
@@ -71,6 +74,9 @@ var faultTraits = map[FaultKind]FaultTraits{
 	FaultPowerLoss:   {Destructive: true, NeedsDuration: true, NeedsLossyFS: true, EndsOnRecovery: true, HoldsEngine: true},
 	FaultDiskFull:    {NeedsDuration: true, NeedsLossyFS: true, HoldsEngine: true, RestartsDead: true},
 	FaultIOError:     {NeedsDuration: true, NeedsLossyFS: true, HoldsEngine: true, RestartsDead: true},
+	// Nothing is destroyed: writes are refused (or, without stop-writes-on-bgsave-error, taken
+	// with nothing saved) until a save succeeds.
+	FaultForkFailure: {NeedsDuration: true, HoldsEngine: true},
 	FaultFailover:    {Destructive: true, EndsOnRecovery: true, HoldsEngine: true},
 	FaultCommand:     {},
 	// A cluster's own failover ends the window: a promoted replica, a new leader, the node back.
@@ -88,7 +94,7 @@ var faultTraits = map[FaultKind]FaultTraits{
 
 // FaultKinds lists every kind, in documentation order.
 var FaultKinds = []FaultKind{
-	FaultStall, FaultServerCrash, FaultPowerLoss, FaultDiskFull, FaultIOError, FaultFailover, FaultCommand,
+	FaultStall, FaultServerCrash, FaultPowerLoss, FaultDiskFull, FaultIOError, FaultForkFailure, FaultFailover, FaultCommand,
 	FaultPrimaryKill, FaultPartitionLeaderKill, FaultNodeRestart, FaultPartition,
 	FaultSlowConsumer, FaultConsumerCrash, FaultConsumerPause, FaultSubscriberOffline,
 }

@@ -136,6 +136,8 @@ type Fault struct {
 	//   disk-full: the server's data directory refuses writes (ENOSPC) for Duration;
 	//   io-error: the server's data directory fails with EIO for Duration, at Point: write (writes
 	//     and creates fail) or fsync (writes are accepted, every fsync fails);
+	//   fork-failure: the server cannot fork for Duration, so a background save or log rewrite
+	//     fails to start (Redis refuses writes with MISCONF under stop-writes-on-bgsave-error yes);
 	//   failover: the primary is killed and a replica promoted; clients move to it;
 	//   command: the server is sent Command (BGSAVE, BGREWRITEAOF, CONFIG SET ...);
 	//   consumer-crash: consumer Consumer dies holding a batch, after its work (Point after-work,

@@ -295,7 +295,7 @@ func init() {
 		Designs:     designs,
 		Summary:     "the in-repo server as a child process (so a fault can kill it), with the scenario's persistence",
 		New:         newChildEngine,
-		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "command"},
+		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "fork-failure", "command"},
 		Sections:    startedSections,
 		Conformance: conformance,
 	}))

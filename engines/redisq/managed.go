@@ -25,7 +25,7 @@ func init() {
 		Designs:     designs,
 		Summary:     "a real redis-server started by qbench on a free loopback port in a fresh directory, with the scenario's persistence",
 		New:         newManagedEngine,
-		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "failover", "command"},
+		Faults:      []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "fork-failure", "failover", "command"},
 		Sections:    managedSections,
 		Conformance: conformance,
 		Requires:    func() error { _, err := RedisServerPath(); return err },
@@ -45,6 +45,8 @@ type ManagedRedis struct {
 	proc *procs.Proc
 	// ownDir is removed on Stop.
 	ownDir bool
+	// tasks holds the server at the tasks it has while a fork-failure fault lasts (forkfail.go).
+	tasks *procs.TaskLimit
 	// death is the first time the server exited on its own, kept across a Kill and Restart.
 	death *engines.Death
 }
@@ -129,6 +131,14 @@ func (m *ManagedRedis) start(ctx context.Context) error {
 	return p.WaitReady(ctx, 20*time.Millisecond, func(ctx context.Context) error { return c.Ping(ctx).Err() })
 }
 
+// LogTail returns the last n bytes of the server's log ("" when it is not running).
+func (m *ManagedRedis) LogTail(n int) string {
+	if m.proc == nil {
+		return ""
+	}
+	return m.proc.LogTail(n)
+}
+
 // Kill ends the process without warning (SIGKILL), as a crash would, and waits for it to go.
 func (m *ManagedRedis) Kill() error {
 	if m.PID() == 0 {
@@ -153,17 +163,21 @@ func (m *ManagedRedis) Restart(ctx context.Context) error {
 // Stop ends the server (SIGTERM, then SIGKILL after 5 s) and removes its directory if qbench
 // made it.
 func (m *ManagedRedis) Stop() error {
+	ferr := m.ForkFail(false)
 	if m.proc != nil {
 		_ = m.proc.Stop(5 * time.Second)
 		m.proc = nil
 	}
 	if m.ownDir {
-		return os.RemoveAll(m.Dir)
+		return errors.Join(ferr, os.RemoveAll(m.Dir))
 	}
-	return nil
+	return ferr
 }
 
 func newManagedEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
+	if err := checkForkFailure(spec); err != nil {
+		return nil, err
+	}
 	if spec.LossyFS {
 		if spec.Replicas > 0 {
 			return nil, errors.New("replicas with power-loss, disk-full or io-error faults are not supported yet")

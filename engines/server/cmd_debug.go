@@ -18,6 +18,14 @@ func debugMore(c *client, args [][]byte) (v any, err error, ok bool) {
 	case eq(sub, "set-active-expire") && n == 3:
 		s.noActiveExpire = string(args[2]) == "0"
 		return resp.OK, nil, true
+	case eq(sub, "fork-fail") && n == 3:
+		// qbench's own: background jobs fail as Redis's do when fork() fails (persist_forkfail.go).
+		switch string(args[2]) {
+		case "0", "1":
+			s.p.forkFails = string(args[2]) == "1"
+			return resp.OK, nil, true
+		}
+		return nil, redisError("ERR DEBUG FORK-FAIL takes 0 or 1"), true
 	case eq(sub, "protocol") && n == 3:
 		return debugProtocol(c, args[2]), nil, true
 	case eq(sub, "error") && n == 3:

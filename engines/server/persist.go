@@ -43,6 +43,9 @@ type persistence struct {
 	cronStats
 
 	pauseUsec int64 // the last snapshot's pause of the server (latest_fork_usec's role)
+	// forkFails (DEBUG FORK-FAIL 1) makes every background job fail to start, as Redis's do
+	// when fork() fails (persist_forkfail.go).
+	forkFails bool
 
 	bg sync.WaitGroup // BGSAVE and BGREWRITEAOF goroutines
 	// done receives a background job's completion, which the cron runs under the store lock (as

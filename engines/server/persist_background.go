@@ -38,6 +38,9 @@ func (p *persistence) snapshotLocked() []byte {
 // Store lock held on entry (and on return).
 func (p *persistence) save(background bool) error {
 	s := p.s
+	if background && p.forkFails {
+		return p.forkBgsave()
+	}
 	t0 := time.Now()
 	data := p.snapshotLocked()
 	p.pauseUsec = time.Since(t0).Microseconds()
@@ -87,7 +90,6 @@ func (p *persistence) bgsaveDone(err error, finish func(error)) {
 // write. With appendonly no it writes a base alone, as Redis does. Store lock held.
 func (p *persistence) startRewrite() error {
 	t0 := time.Now()
-	data := p.snapshotLocked()
 	if p.layout == nil || p.w == nil {
 		p.layout = aof.NewLayout(p.fs, p.dir, p.prefix)
 		if _, err := p.layout.Load(); err != nil {
@@ -126,6 +128,12 @@ func (p *persistence) startRewrite() error {
 	} else if err := p.fs.MkdirAll(p.layout.Dir); err != nil {
 		return err
 	}
+	// Redis forks here, after opening the new incremental file; the store lock has been held
+	// since the rotation, so the dataset serialised now is the one the old files hold.
+	if p.forkFails {
+		return p.forkRewrite()
+	}
+	data := p.snapshotLocked()
 	p.pauseUsec = time.Since(t0).Microseconds()
 	p.rewrite, p.rewriteStart = true, time.Now()
 	base := p.layout.BaseName(seq)
@@ -184,14 +192,20 @@ func (p *persistence) finishBackground() {
 	if p.killed || p.bgsave || p.rewrite {
 		return
 	}
+	// A scheduled job that cannot fork stays scheduled, as in Redis's serverCron: a rewrite is
+	// tried again at the next tick, a BGSAVE after the retry delay of a failed save.
 	if p.rewriteScheduled {
-		p.rewriteScheduled = false
-		if err := p.startRewrite(); err != nil {
-			p.s.logf("scheduled AOF rewrite: %v", err)
+		err := p.startRewrite()
+		if !isForkError(err) { // a failed fork has logged already
+			p.rewriteScheduled = false
+			if err != nil {
+				p.s.logf("scheduled AOF rewrite: %v", err)
+			}
 		}
-	} else if p.bgsaveScheduled {
-		p.bgsaveScheduled = false
-		p.save(true)
+	} else if p.bgsaveScheduled && (p.lastBgsaveOK || time.Since(p.lastBgsaveTry) > bgsaveRetryDelay) {
+		if p.save(true) == nil {
+			p.bgsaveScheduled = false
+		}
 	}
 }
 
@@ -254,7 +268,7 @@ func (p *persistence) cron() {
 				size := p.baseSize + w.Stats().CurrentSize
 				if size >= p.autoRewriteMin && (size-p.baseSize)*100 >= max(p.baseSize, 1)*p.autoRewritePct {
 					s.logf("Starting automatic rewriting of AOF on %d%% growth", p.autoRewritePct)
-					if err := p.startRewrite(); err != nil {
+					if err := p.startRewrite(); err != nil && !isForkError(err) {
 						s.logf("automatic AOF rewrite: %v", err)
 					}
 				}

@@ -145,7 +145,9 @@ func cmdBgsave(c *client, args [][]byte) (any, error) {
 		}
 		return nil, redisError("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 	}
-	p.save(true)
+	if err := p.save(true); err != nil {
+		return nil, redisError("ERR") // Redis's shared.err: a failed fork says no more
+	}
 	return resp.Simple("Background saving started"), nil
 }
 
