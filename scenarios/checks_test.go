@@ -98,7 +98,7 @@ func (e fieldErr) Field() string { return e.field }
 var testChecks = Checks{
 	Engines: []*Engine{
 		redisLike(&Engine{Name: "embedded", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "command"}}),
-		kafkaLike(&Engine{Name: "kafka", Designs: []string{"topic"}, Options: "kafka", Faults: []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
+		kafkaLike(&Engine{Name: "kafka", Designs: []string{"topic"}, Options: "kafka", Faults: []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart", "leader-move"},
 			Decode: func(decode func(any) error) (any, error) {
 				o := kafkaOptions{Acks: "all"}
 				if err := decode(&o); err != nil {
@@ -110,10 +110,10 @@ var testChecks = Checks{
 				return o, nil
 			}}),
 		redisLike(&Engine{Name: "redis", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "failover", "command"}}),
-		redisLike(&Engine{Name: "redis-cluster", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"primary-kill", "node-restart", "partition"}}),
-		redisLike(&Engine{Name: "redis-cluster-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true}),
-		redisLike(&Engine{Name: "redis-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true}),
-		kafkaLike(&Engine{Name: "kafka-url", Designs: []string{"topic"}, Options: "kafka", NeedsAddress: true,
+		redisLike(&Engine{Name: "redis-cluster", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"stall", "primary-kill", "node-restart", "partition", "leader-move"}}),
+		redisLike(&Engine{Name: "redis-cluster-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true, Faults: []string{"stall", "primary-kill", "leader-move"}}),
+		redisLike(&Engine{Name: "redis-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true, Faults: []string{"stall", "command", "leader-move"}}),
+		kafkaLike(&Engine{Name: "kafka-url", Designs: []string{"topic"}, Options: "kafka", NeedsAddress: true, Faults: []string{"leader-move"},
 			Decode: func(decode func(any) error) (any, error) {
 				var o kafkaOptions
 				return o, decode(&o)

@@ -14,6 +14,7 @@ var (
 	_ engines.FailoverTarget   = (*engine)(nil)
 	_ engines.FailoverReporter = (*engine)(nil)
 	_ engines.Staller          = (*engine)(nil)
+	_ engines.LeaderMover      = (*engine)(nil)
 	_ engines.ReplicaHolder    = (*engine)(nil)
 	_ engines.Grouper          = (*engine)(nil)
 	_ engines.ShardTargeter    = (*engine)(nil)

@@ -33,7 +33,7 @@ func init() {
 		Designs: redisq.DesignNames(),
 		Summary: "a Redis Cluster of redis-server processes started by qbench on loopback (3 primaries, replicas: per primary, default 1), the queue sharded over the primaries",
 		New:     newManaged,
-		Faults:  []string{"stall", "primary-kill", "node-restart", "partition"},
+		Faults:  []string{"stall", "primary-kill", "node-restart", "partition", "leader-move"},
 		// Every node gets the scenario's persistence; replicas are per primary.
 		Sections: []string{"persistence", "policy", "replicas", "shards", "shard_routing"},
 		Requires: func() error { _, err := redisq.RedisServerPath(); return err },
@@ -44,7 +44,7 @@ func init() {
 		Summary: "an existing Redis Cluster given by seed nodes (address: host:port,host:port,...); keys under a run-specific prefix",
 		New:     newURL,
 		// Through the cluster's own commands (urlfaults.go): checked before the run.
-		Faults: []string{"stall", "primary-kill"},
+		Faults: []string{"stall", "primary-kill", "leader-move"},
 		// The cluster is someone else's: its persistence is set there, not by the scenario.
 		Sections:     []string{"shards", "shard_routing"},
 		NeedsAddress: true,

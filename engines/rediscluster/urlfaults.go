@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"qbench/engines"
 	"qbench/engines/redisq"
 )
 
@@ -94,6 +95,9 @@ func (e *engine) prepareURLFaults(ctx context.Context) error {
 	}
 	for _, shard := range e.faultShards("primary-kill") {
 		errs = append(errs, e.preparePrimaryKill(ctx, shard))
+	}
+	for _, shard := range e.faultShards("leader-move") {
+		errs = append(errs, e.prepareLeaderMove(ctx, shard))
 	}
 	return errors.Join(errs...)
 }
@@ -268,4 +272,64 @@ func (e *engine) Stall(ctx context.Context, d time.Duration) error {
 		}
 		return nil
 	})
+}
+
+// prepareLeaderMove checks that the primary serving shard's slot has a replica to hand its role
+// to and that this user may ask it to: CLUSTER FAILOVER with an argument it does not take is a
+// syntax error, which the node checks after the user's permission.
+func (e *engine) prepareLeaderMove(ctx context.Context, shard int) error {
+	nodes, err := e.view(ctx)
+	if err != nil {
+		return fmt.Errorf("leader-move on shard %d: %w", shard, err)
+	}
+	slot := e.shardSlot(shard)
+	primary, replicas, err := shardNodes(nodes, slot)
+	if err != nil {
+		return fmt.Errorf("leader-move on shard %d: %w", shard, err)
+	}
+	if len(replicas) == 0 {
+		return fmt.Errorf("leader-move on shard %d: its primary %s (slot %d) has no replica to hand its role to (CLUSTER FAILOVER is sent to a replica)", shard, primary.addr, slot)
+	}
+	r := replicas[0]
+	e.readNodeTimeout(ctx, e.dial(r.addr))
+	if _, err := nodeDo(ctx, e.dial(r.addr), "CLUSTER", "FAILOVER", "QBENCH-PROBE"); !redisq.Allowed(err) {
+		return fmt.Errorf("leader-move on shard %d: the replica %s refuses CLUSTER FAILOVER to this user (probed with an argument it does not take): %v", shard, r.addr, err)
+	}
+	return nil
+}
+
+// MoveLeader is leader-move (engines.LeaderMover): CLUSTER FAILOVER sent to a replica of the
+// primary serving the target shard's slot. The replica asks its primary to stop its clients
+// until it has the whole replication stream, then takes the slots over; nothing acknowledged
+// is lost, and the old primary goes on as its replica. It returns once every node sees the new
+// primary and reports the cluster ok, and the client has reloaded its slot map (MOVED would
+// lead it there anyway).
+func (e *engine) MoveLeader(ctx context.Context) (engines.LeaderMove, error) {
+	slot := e.targetSlot()
+	nodes, err := e.view(ctx)
+	if err != nil {
+		return engines.LeaderMove{}, err
+	}
+	primary, replicas, err := shardNodes(nodes, slot)
+	if err != nil {
+		return engines.LeaderMove{}, err
+	}
+	mv := engines.LeaderMove{From: primary.addr}
+	if len(replicas) == 0 {
+		return mv, fmt.Errorf("primary %s (slot %d) has no replica to hand its role to", primary.addr, slot)
+	}
+	r := replicas[0]
+	if _, err := nodeDo(ctx, e.dial(r.addr), "CLUSTER", "FAILOVER"); err != nil {
+		return mv, fmt.Errorf("CLUSTER FAILOVER on %s: %w", r.addr, err)
+	}
+	all := liveAddrs(nodes, "")
+	for i, a := range all {
+		all[i] = e.dial(a)
+	}
+	err = waitPromoted(ctx, func() []string { return all }, e.dial, slot, primary.addr, e.urlPromoteLimit())
+	e.reload(ctx)
+	if err == nil {
+		mv.To = r.addr
+	}
+	return mv, err
 }

@@ -195,3 +195,35 @@ func TestURLFaultRefusals(t *testing.T) {
 		}
 	}
 }
+
+// leader-move on redis-cluster-url: CLUSTER FAILOVER to a replica of shard 2's primary; the row
+// shows the window until every node sees the replica as primary, names both, loses nothing, and
+// writes go on. The old primary is up, now a replica.
+func TestURLLeaderMove(t *testing.T) {
+	needCluster(t)
+	c := startCluster(t, 1)
+	res := runURL(t, c, "5s", "  - {at: 2s, kind: leader-move, shard: 2}\n")
+	f := res.Faults[0]
+	if f.EndNs <= f.StartNs || time.Duration(f.EndNs-f.StartNs) > 20*time.Second {
+		t.Errorf("window %d..%d ns: want it to end after it began, at the promotion", f.StartNs, f.EndNs)
+	}
+	from, to, ok := strings.Cut(strings.TrimPrefix(f.Target, "leader "), ", leader now ")
+	if !ok || from == to {
+		t.Fatalf("target %q: want leader A, leader now B", f.Target)
+	}
+	if f.RecoverWriteNs < 0 {
+		t.Errorf("no write acknowledged after the move (recover_write_ns %d)", f.RecoverWriteNs)
+	}
+	if l := res.Summary.Ledger; l.Lost != 0 || f.Lost != 0 {
+		t.Errorf("a graceful move lost %d acknowledged messages (row: %d)", l.Lost, f.Lost)
+	}
+	cl := redis.NewClient(&redis.Options{Addr: from})
+	defer cl.Close()
+	info, err := cl.Info(context.Background(), "replication").Result()
+	if err != nil {
+		t.Fatalf("the old primary %s does not answer after the move: %v", from, err)
+	}
+	if !strings.Contains(info, "role:slave") {
+		t.Errorf("the old primary %s is not a replica after the move:\n%s", from, info)
+	}
+}
