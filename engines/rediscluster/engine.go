@@ -7,7 +7,10 @@
 // different primaries. Faults: primary-kill (SIGKILL the primary owning a shard's slot; its
 // replica is promoted after cluster-node-timeout) and node-restart (kill and restart that node
 // on its data directory, where it rejoins the cluster), and partition (that primary cut off
-// from the other nodes while clients still reach it: partition.go, links.go).
+// from the other nodes while clients still reach it: partition.go, links.go); stall (CLIENT
+// PAUSE on every primary) and leader-move (CLUSTER FAILOVER to a replica). On an existing cluster
+// primary-kill goes through the API (SHUTDOWN NOSAVE NOW, or DEBUG SEGFAULT) and the node is not
+// restarted: urlfaults.go, where each fault is checked before the run.
 package rediscluster
 
 import (
