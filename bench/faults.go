@@ -308,10 +308,27 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 			return fmt.Errorf("engine %s cannot fail over", r.sc.Engine)
 		}
 		err := fo.Failover(ctx)
+		if fr, ok := r.eng.(engines.FailoverReporter); ok {
+			w.target = fr.LastFailover() // which node, how, and who took over
+		}
 		w.endNs.Store(r.since()) // the replica is primary
 		return err
 	case scenarios.FaultPartitionLeaderKill:
 		return r.fireLeaderKill(ctx, f, w)
+	case scenarios.FaultLeaderMove:
+		lm, ok := r.eng.(engines.LeaderMover)
+		if !ok {
+			return fmt.Errorf("engine %s cannot move a leader", r.sc.Engine)
+		}
+		mv, err := lm.MoveLeader(ctx)
+		if mv.From != "" {
+			w.target = "leader " + mv.From
+			if mv.To != "" {
+				w.target += ", leader now " + mv.To
+			}
+		}
+		w.endNs.Store(r.since()) // writes go to the new leader
+		return err
 	case scenarios.FaultPartition:
 		return r.firePartition(ctx, f, w)
 	}

@@ -200,6 +200,28 @@ type FailoverTarget interface {
 	Failover(ctx context.Context) error
 }
 
+// FailoverReporter is implemented by FailoverTargets that choose their victim when the fault
+// fires (an existing cluster's primary, found through CLUSTER NODES): LastFailover names what the
+// last Failover hit, how, and what took its place, for the fault window's target ("" for none).
+type FailoverReporter interface {
+	LastFailover() string
+}
+
+// LeaderMover is implemented by engines that can hand the leadership of the fault's shard (a
+// Redis Cluster shard's primary) or of the run's first partition (Kafka) to an in-sync replica
+// gracefully, through the server's own API: Redis FAILOVER and CLUSTER FAILOVER, Kafka's
+// preferred-leader election. MoveLeader returns once writes go to the new leader. Nothing is
+// killed: the old leader goes on as a replica.
+type LeaderMover interface {
+	MoveLeader(ctx context.Context) (LeaderMove, error)
+}
+
+// LeaderMove is what MoveLeader did: the leader before and after, as the engine names its nodes
+// ("127.0.0.1:7000", "broker 2").
+type LeaderMove struct {
+	From, To string
+}
+
 // LeaderKiller is implemented by clustered engines that can take down the node leading the run's
 // first partition and bring it back: the partition-leader-kill and node-restart faults.
 type LeaderKiller interface {

@@ -11,8 +11,9 @@ import (
 
 // kafkaOptions stands in for an engine's own options: a section with two keys.
 type kafkaOptions struct {
-	Acks       string `yaml:"acks"`
-	Partitions int    `yaml:"partitions"`
+	Acks              string `yaml:"acks"`
+	Partitions        int    `yaml:"partitions"`
+	ReplicationFactor int    `yaml:"replication_factor,omitempty"`
 }
 
 // redisOptions stand in for the Redis engines' section (redisq.Options, tested with the real
@@ -98,7 +99,7 @@ func (e fieldErr) Field() string { return e.field }
 var testChecks = Checks{
 	Engines: []*Engine{
 		redisLike(&Engine{Name: "embedded", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"persistence", "policy", "shards", "shard_routing", "shard_skew"}, Faults: []string{"stall", "command"}}),
-		kafkaLike(&Engine{Name: "kafka", Designs: []string{"topic"}, Options: "kafka", Faults: []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
+		kafkaLike(&Engine{Name: "kafka", Designs: []string{"topic"}, Options: "kafka", Faults: []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart", "leader-move"},
 			Decode: func(decode func(any) error) (any, error) {
 				o := kafkaOptions{Acks: "all"}
 				if err := decode(&o); err != nil {
@@ -110,10 +111,10 @@ var testChecks = Checks{
 				return o, nil
 			}}),
 		redisLike(&Engine{Name: "redis", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"stall", "server-crash", "power-loss", "disk-full", "io-error", "fork-failure", "failover", "command"}}),
-		redisLike(&Engine{Name: "redis-cluster", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"primary-kill", "node-restart", "partition"}}),
-		redisLike(&Engine{Name: "redis-cluster-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true}),
-		redisLike(&Engine{Name: "redis-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true}),
-		kafkaLike(&Engine{Name: "kafka-url", Designs: []string{"topic"}, Options: "kafka", NeedsAddress: true,
+		redisLike(&Engine{Name: "redis-cluster", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: SharedSections, Faults: []string{"stall", "primary-kill", "node-restart", "partition", "leader-move"}}),
+		redisLike(&Engine{Name: "redis-cluster-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true, Faults: []string{"stall", "primary-kill", "leader-move"}}),
+		redisLike(&Engine{Name: "redis-url", Designs: []string{"stream", "list", "reliable-list", "pubsub"}, Sections: []string{"shards", "shard_routing", "shard_skew"}, NeedsAddress: true, Faults: []string{"stall", "command", "leader-move"}}),
+		kafkaLike(&Engine{Name: "kafka-url", Designs: []string{"topic"}, Options: "kafka", NeedsAddress: true, Faults: []string{"leader-move"},
 			Decode: func(decode func(any) error) (any, error) {
 				var o kafkaOptions
 				return o, decode(&o)
@@ -153,7 +154,7 @@ func TestEngineSections(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"own section", "engine: kafka\nrate: 10\nkafka:\n  acks: leader\n", ""},
-		{"unknown key in it", "engine: kafka\nrate: 10\nkafka:\n  acks: leader\n  ackz: 1\n", "bad.yaml:5: kafka.ackz: unknown field (known: acks, partitions)"},
+		{"unknown key in it", "engine: kafka\nrate: 10\nkafka:\n  acks: leader\n  ackz: 1\n", "bad.yaml:5: kafka.ackz: unknown field (known: acks, partitions, replication_factor)"},
 		{"wrong type in it", "engine: kafka\nrate: 10\nkafka:\n  partitions: many\n", "bad.yaml:4: kafka.partitions: cannot unmarshal"},
 		{"engine's own check", "engine: kafka\nrate: 10\nkafka:\n  acks: some\n", "bad.yaml:4: kafka.acks: want all or leader"},
 		{"redis section on kafka", "engine: kafka\nrate: 10\nredis:\n  stream:\n    count: 5\n", "bad.yaml:3: redis: is the section of engine embedded, redis, redis-cluster, redis-cluster-url, redis-url, server; engine kafka does not read it"},

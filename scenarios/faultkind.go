@@ -31,7 +31,10 @@ const (
 	FaultNodeRestart         FaultKind = "node-restart"
 	// FaultPartition cuts a Redis Cluster primary off from the other nodes for Duration while
 	// clients still reach it.
-	FaultPartition         FaultKind = "partition"
+	FaultPartition FaultKind = "partition"
+	// FaultLeaderMove hands the leadership of a shard (a Redis primary) or of partition 0 (Kafka)
+	// to an in-sync replica gracefully, through the server's own API: not destructive.
+	FaultLeaderMove        FaultKind = "leader-move"
 	FaultSlowConsumer      FaultKind = "slow-consumer"
 	FaultConsumerCrash     FaultKind = "consumer-crash"
 	FaultConsumerPause     FaultKind = "consumer-pause"
@@ -85,7 +88,10 @@ var faultTraits = map[FaultKind]FaultTraits{
 	FaultPartitionLeaderKill: {Destructive: true, EndsOnRecovery: true, HoldsEngine: true},
 	FaultNodeRestart:         {Destructive: true, EndsOnRecovery: true, HitsShard: true, HoldsEngine: true},
 	// A partition ends when it heals (after Duration), not when the cluster has settled again.
-	FaultPartition:         {Destructive: true, NeedsDuration: true, EndsOnRecovery: true, HitsShard: true, HoldsEngine: true},
+	FaultPartition: {Destructive: true, NeedsDuration: true, EndsOnRecovery: true, HitsShard: true, HoldsEngine: true},
+	// A graceful move loses nothing by design (the old leader waits for a replica to catch up);
+	// its window ends when writes go to the new leader.
+	FaultLeaderMove:        {EndsOnRecovery: true, HitsShard: true, HoldsEngine: true},
 	FaultSlowConsumer:      {NeedsDuration: true, ConsumerSide: true},
 	FaultConsumerCrash:     {ConsumerSide: true},
 	FaultConsumerPause:     {NeedsDuration: true, ConsumerSide: true},
@@ -95,7 +101,7 @@ var faultTraits = map[FaultKind]FaultTraits{
 // FaultKinds lists every kind, in documentation order.
 var FaultKinds = []FaultKind{
 	FaultStall, FaultServerCrash, FaultPowerLoss, FaultDiskFull, FaultIOError, FaultForkFailure, FaultFailover, FaultCommand,
-	FaultPrimaryKill, FaultPartitionLeaderKill, FaultNodeRestart, FaultPartition,
+	FaultPrimaryKill, FaultPartitionLeaderKill, FaultNodeRestart, FaultPartition, FaultLeaderMove,
 	FaultSlowConsumer, FaultConsumerCrash, FaultConsumerPause, FaultSubscriberOffline,
 }
 

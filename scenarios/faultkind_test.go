@@ -30,7 +30,7 @@ func TestFaultTraitsDriveValidation(t *testing.T) {
 			// the cluster kinds need a cluster.
 			engine := "redis"
 			switch k {
-			case FaultPrimaryKill, FaultNodeRestart, FaultPartition:
+			case FaultPrimaryKill, FaultNodeRestart, FaultPartition, FaultLeaderMove:
 				engine = "redis-cluster"
 			case FaultPartitionLeaderKill:
 				engine = "kafka"

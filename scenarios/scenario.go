@@ -154,6 +154,10 @@ type Fault struct {
 	//     started again after Duration;
 	//   partition-leader-kill: the broker leading partition 0 of the run's topic is killed
 	//     (SIGKILL); it comes back after Duration, or stays down when Duration is 0;
+	//   leader-move: the leadership is handed to an in-sync replica through the server's own API
+	//     (Redis FAILOVER; on a cluster CLUSTER FAILOVER to a replica of shard Shard's primary;
+	//     Kafka: partition 0's preferred leader changed and elected); nothing is killed, and the
+	//     window ends when writes go to the new leader;
 	Kind FaultKind `yaml:"kind" json:"kind"`
 	// Duration is how long the fault lasts, for faults that last.
 	Duration Duration `yaml:"duration,omitempty" json:"duration,omitempty"`

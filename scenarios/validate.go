@@ -187,6 +187,10 @@ func (s *Scenario) validate(c Checks) Errors {
 			if f.Point != "write" && f.Point != "fsync" {
 				bad(field+".point", "an io-error needs point: write (writes fail with EIO) or fsync (fsyncs fail with EIO) (got %q)", f.Point)
 			}
+		case FaultLeaderMove:
+			if f.Duration > 0 {
+				bad(field+".duration", "a leader-move takes no duration: its window ends when writes go to the new leader (got %s)", f.Duration)
+			}
 		case FaultFailover:
 			if s.Replicas == 0 {
 				bad(field+".kind", "failover needs replicas: 1 or more")

@@ -59,7 +59,10 @@ func (e *engine) Setup(ctx context.Context) error {
 	if err := res.Errors[e.topic]; err != nil && !errors.Is(err, kafka.TopicAlreadyExists) {
 		return fmt.Errorf("%s: create topic %s: %w", e.name, e.topic, err)
 	}
-	return e.waitTopic(ctx)
+	if err := e.waitTopic(ctx); err != nil {
+		return err
+	}
+	return e.prepareLeaderMove(ctx) // refused now rather than failing in the run
 }
 
 // waitTopic waits until metadata shows every partition with a leader: CreateTopics returns

@@ -12,6 +12,7 @@ var (
 	_ engines.FactReporter    = (*engine)(nil)
 	_ engines.HealthReporter  = (*engine)(nil)
 	_ engines.Clock           = (*engine)(nil)
+	_ engines.LeaderMover     = (*engine)(nil)
 	_ engines.DeliverySharder = (*managed)(nil)
 	_ engines.SoleReader      = (*managed)(nil)
 	_ engines.LagReporter     = (*managed)(nil)

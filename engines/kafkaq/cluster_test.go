@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -93,8 +94,9 @@ func checkNoLoss(t *testing.T, recs []rec, n int, firstSeq uint64) {
 // broker and a controller voter, a topic with three replicas and min.insync.replicas 2 that
 // loses nothing, health from metadata, a SIGKILLed partition leader replaced by an in-sync
 // follower with acks=all writes still accepted, the node restarted and back in the ISR, a clean
-// restart of the next leader, and every node's process gone after Close. About 80 s on a quiet
-// 2-core machine, bounded at 150 s; required under CI=true.
+// restart of the next leader, a leader-move on the managed engine and on kafka-url at the same
+// brokers, and every node's process gone after Close. About 80 s on a quiet 2-core machine,
+// bounded at 150 s; required under CI=true.
 func TestThreeBrokerClusterLeaderKill(t *testing.T) {
 	needBroker(t, sharedErr)
 	t.Setenv("QBENCH_KAFKA_DATA", t.TempDir())
@@ -212,6 +214,39 @@ func TestThreeBrokerClusterLeaderKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	pids[ch.Node-1] = m.cluster.Node(ch.Node).PID()
+
+	// leader-move, on the managed engine and on kafka-url at the same brokers: the leadership
+	// goes to another in-sync replica with nothing stopped, and writes go on to it.
+	waitHealth(t, m, 30*time.Second, "restarted node back in the ISR", func(c map[string]int64) bool { return c["isr_size.p0"] == 3 })
+	leaderOf := func(e *engine) func() int {
+		return func() int {
+			_, _, l, err := e.partitionReplicas(ctx, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+	}
+	moveLeaderOn(t, ctx, m, leaderOf(m.engine))
+	produce(t, eng, 1, n, 50, 3*n)
+	checkNoLoss(t, consume(t, through, n, true, 300*time.Millisecond), n, 3*n)
+	urlReg, err := engines.Lookup("kafka-url")
+	if err != nil {
+		t.Fatal(err)
+	}
+	urlEng, err := urlReg.New(ctx, engines.Spec{RunID: fmt.Sprintf("cluster-url-%d", os.Getpid()), Design: Design, Producers: 1, Consumers: 1,
+		Address: strings.Join(m.cluster.Addrs(), ","), Faults: []string{"leader-move"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer urlEng.Close()
+	if err := urlEng.Setup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	moveLeaderOn(t, ctx, urlEng.(*engine), leaderOf(urlEng.(*engine)))
+	if err := urlEng.Teardown(ctx); err != nil {
+		t.Error(err)
+	}
 	if err := eng.Teardown(ctx); err != nil {
 		t.Error(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +34,7 @@ func init() {
 		Designs:   []string{Design},
 		Summary:   "Apache Kafka topic + consumer group (kafka-go) on a broker or KRaft cluster (brokers: N) qbench starts; needs .ci/kafka-jars.sh and java",
 		New:       newManaged,
-		Faults:    []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart"},
+		Faults:    []string{"server-crash", "power-loss", "partition-leader-kill", "node-restart", "leader-move"},
 		Options:   "kafka", Decode: decodeFor(true),
 		Names: designNames, CheckNames: checkNames,
 		ClosedLoop: ClosedLoopShape,
@@ -50,6 +51,8 @@ func init() {
 		Designs: []string{Design},
 		Summary: "Apache Kafka topic + consumer group (kafka-go) on an existing cluster at address (host:port,...)",
 		New:     newURL,
+		// Through the admin API (leadermove.go), checked when the topic is set up.
+		Faults:  []string{"leader-move"},
 		Shared:  true,
 		Options: "kafka", Decode: decodeFor(false), NeedsAddress: true,
 		Names: designNames, CheckNames: checkNames,
@@ -119,7 +122,7 @@ func newEngine(name string, spec engines.Spec, opts options, bootstrap []string,
 	// sending to the dead broker for up to the TTL: 1 s there, so a leader kill measures Kafka's
 	// election more than kafka-go's cache. A single broker's leaders never move.
 	ttl := 10 * time.Second
-	if len(bootstrap) > 1 {
+	if len(bootstrap) > 1 || slices.Contains(spec.Faults, "leader-move") { // leaders will move
 		ttl = time.Second
 	}
 	t := &kafka.Transport{DialTimeout: 5 * time.Second, MetadataTTL: ttl, ClientID: "qbench"}

@@ -46,6 +46,7 @@ var (
 	_ engines.Commander          = (*engine)(nil)
 	_ engines.BackgroundReporter = (*engine)(nil)
 	_ engines.Grouper            = (*engine)(nil)
+	_ engines.LeaderMover        = (*urlEngine)(nil)
 	_ engines.Sharder            = (*lossyChildEngine)(nil)
 	_ engines.SoleReader         = (*lossyChildEngine)(nil)
 	_ engines.LagReporter        = (*lossyChildEngine)(nil)

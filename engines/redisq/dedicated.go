@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -49,10 +50,18 @@ func (d *dedicated) check(err error) error {
 		return nil // before reply, which escapes to the heap when declared
 	}
 	var reply redis.Error
-	if !errors.As(err, &reply) {
+	if !errors.As(err, &reply) || badConn(err) {
 		d.close()
 	}
 	return err
+}
+
+// badConn reports go-redis's answer from a Conn that an earlier error left unusable (a READONLY
+// from a primary turned replica, a network error): it answers every later command with "redis:
+// Conn is in a bad state: <that error>" without sending it, and sets no command's error. The
+// error wraps the earlier reply, so it reads as a reply; it is not one.
+func badConn(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "redis: Conn is in a bad state")
 }
 
 func (d *dedicated) close() error {

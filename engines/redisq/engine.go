@@ -7,6 +7,7 @@ package redisq
 import (
 	"context"
 	"fmt"
+	"net"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -66,8 +67,16 @@ func newEngine(ctx context.Context, spec engines.Spec, target, addr, password st
 	return newEngineWith(ctx, spec, target, &redis.Options{Addr: addr, Password: password})
 }
 
+// dialFunc is go-redis's Dialer.
+type dialFunc = func(ctx context.Context, network, addr string) (net.Conn, error)
+
 // newEngineWith connects with opts (address, password, TLS), sized and timed for a benchmark.
 func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *redis.Options) (*engine, error) {
+	return newEngineDialing(ctx, spec, target, opts, nil)
+}
+
+// newEngineDialing is newEngineWith with every connection dialed through wrap (nil: as is).
+func newEngineDialing(ctx context.Context, spec engines.Spec, target string, opts *redis.Options, wrap func(dialFunc) dialFunc) (*engine, error) {
 	o, err := OptionsOf(spec)
 	if err != nil {
 		return nil, err
@@ -100,6 +109,12 @@ func newEngineWith(ctx context.Context, spec engines.Spec, target string, opts *
 			opts.DialTimeout = 5 * time.Second // go-redis's default, which its dialer reads from opts
 		}
 		opts.Dialer = quietDialer(spin, redis.NewDialer(opts))
+	}
+	if wrap != nil {
+		if opts.Dialer == nil {
+			opts.Dialer = redis.NewDialer(opts) // TLS as go-redis dials it
+		}
+		opts.Dialer = wrap(opts.Dialer)
 	}
 	client := redis.NewClient(opts)
 	addr := opts.Addr
@@ -224,6 +239,9 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	_ = d.check(err)
 	for i, c := range cmds {
 		errs[i] = c.Err()
+		if errs[i] == nil && badConn(err) { // never sent: not acknowledged
+			errs[i] = err
+		}
 	}
 	d.buf.done()
 	p.e.waits.Note(wait, w, errs)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -45,7 +46,7 @@ func init() {
 		Designs: designs,
 		Summary: "an existing Redis at address (host:port or redis://[:password@]host:port); keys under a run-specific prefix",
 		New:     newURLEngine,
-		Faults:  []string{"stall", "command"},
+		Faults:  []string{"stall", "command", "leader-move"},
 		// The server is someone else's: its persistence is set there, not by the scenario.
 		Sections:     designSections,
 		NeedsAddress: true,
@@ -61,15 +62,28 @@ func newURLEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error
 	if err != nil {
 		return nil, err
 	}
-	e, err := newEngineWith(ctx, spec, "redis-url", opts)
+	u := &urlEngine{}
+	var wrap func(dialFunc) dialFunc
+	if slices.Contains(spec.Faults, "leader-move") { // connections must follow the move
+		u.follow = newFollower(opts.Addr)
+		wrap = u.follow.wrap
+	}
+	e, err := newEngineDialing(ctx, spec, "redis-url", opts, wrap)
 	if err != nil {
 		return nil, err
 	}
+	u.engine = e
 	if err := e.prepareStall(ctx); err != nil {
 		e.Close()
 		return nil, err
 	}
-	return e, nil
+	if u.follow != nil {
+		if err := u.prepareLeaderMove(ctx); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	return u, nil
 }
 
 func parseAddress(s string) (*redis.Options, error) {

@@ -66,7 +66,7 @@ func TestTargetsClaimExactlyTheirCapabilities(t *testing.T) {
 		want         []string
 	}{
 		{"embedded", "embedded", engines.Spec{}, false, false, []string{"stall", "command", "in-process"}},
-		{"redis-url", "redis-url", engines.Spec{Address: s.Addr()}, false, false, []string{"stall", "command"}},
+		{"redis-url", "redis-url", engines.Spec{Address: s.Addr()}, false, false, []string{"stall", "command", "leader-move"}},
 		{"server", "server", engines.Spec{}, false, false, []string{"stall", "command", "crash"}},
 		{"server on lossyfs", "server", engines.Spec{LossyFS: true}, false, true, []string{"stall", "command", "crash", "disk-full"}},
 		{"redis", "redis", engines.Spec{}, true, false, []string{"stall", "command", "crash"}},
@@ -110,6 +110,9 @@ func TestTargetsClaimExactlyTheirCapabilities(t *testing.T) {
 			}
 			if _, ok := eng.(engines.FailoverTarget); ok {
 				got = append(got, "failover")
+			}
+			if _, ok := eng.(engines.LeaderMover); ok {
+				got = append(got, "leader-move")
 			}
 			if strings.Join(got, ",") != strings.Join(c.want, ",") {
 				t.Fatalf("capabilities %v, want %v", got, c.want)
