@@ -135,6 +135,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 			if f.Marked {
 				kind += " (marked)" // injected by something else: its times are the marks'
 			}
+			if f.Segment != nil {
+				kind += fmt.Sprintf(" (segment %d)", *f.Segment) // fired by it, costed over all
+			}
 			if f.Error != "" {
 				kind += " (failed: " + f.Error + ")"
 			}
