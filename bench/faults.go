@@ -307,6 +307,9 @@ func (r *run) fire(ctx context.Context, f scenarios.Fault, w *faultWindow) error
 			return fmt.Errorf("engine %s cannot fail over", r.sc.Engine)
 		}
 		err := fo.Failover(ctx)
+		if fr, ok := r.eng.(engines.FailoverReporter); ok {
+			w.target = fr.LastFailover() // which node, how, and who took over
+		}
 		w.endNs.Store(r.since()) // the replica is primary
 		return err
 	case scenarios.FaultPartitionLeaderKill:

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -217,11 +218,28 @@ func faultKinds(sc *scenarios.Scenario) []string {
 	return out
 }
 
+// faultShards are the shards the scenario's engine-side faults hit, by kind.
+func faultShards(sc *scenarios.Scenario) map[string][]int {
+	var out map[string][]int
+	for _, f := range sc.Faults {
+		if !f.Kind.EngineSide() {
+			continue
+		}
+		if out == nil {
+			out = map[string][]int{}
+		}
+		if k := string(f.Kind); !slices.Contains(out[k], f.Shard) {
+			out[k] = append(out[k], f.Shard)
+		}
+	}
+	return out
+}
+
 func specFor(sc *scenarios.Scenario, runID string) engines.Spec {
 	return engines.Spec{
 		RunID: runID, Design: sc.Design, Producers: sc.Producers, Consumers: sc.Consumers, Replicas: sc.Replicas, InFlight: sc.InFlight,
 		Shards: sc.Shards, ShardRouting: sc.ShardRouting, Faults: faultKinds(sc), ShardSkew: sc.ShardSkew, Seed: sc.Seed,
-		Names:   maps.Clone(sc.Names),
+		Names: maps.Clone(sc.Names), FaultShards: faultShards(sc),
 		LossyFS: sc.NeedsLossyFS(),
 		// The engine's own section (redis:, kafka:) as its registration decoded it.
 		Address: sc.Address, Persistence: sc.EffectivePersistence(), Options: sc.Options,

@@ -200,6 +200,13 @@ type FailoverTarget interface {
 	Failover(ctx context.Context) error
 }
 
+// FailoverReporter is implemented by FailoverTargets that choose their victim when the fault
+// fires (an existing cluster's primary, found through CLUSTER NODES): LastFailover names what the
+// last Failover hit, how, and what took its place, for the fault window's target ("" for none).
+type FailoverReporter interface {
+	LastFailover() string
+}
+
 // LeaderKiller is implemented by clustered engines that can take down the node leading the run's
 // first partition and bring it back: the partition-leader-kill and node-restart faults.
 type LeaderKiller interface {

@@ -30,6 +30,10 @@ type Spec struct {
 	// for them (a cluster routes its nodes' links through proxies only for a partition), and
 	// HoldsReplicas when a kill holds the replicas behind first (replicas_behind).
 	Faults []string
+	// FaultShards are the shards the scenario's engine-side faults hit, by kind (a fault without
+	// shard: hits shard 0), so that an engine can check before the run that each target allows
+	// its fault (an existing cluster's shard whose primary has no replica to promote).
+	FaultShards map[string][]int
 	// Shards spreads the queue over this many keys (streams, lists, channels), named by
 	// redisq.ShardKey; 0 or 1 means one key. Kafka's equivalent is its partitions.
 	Shards int

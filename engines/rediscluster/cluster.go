@@ -243,23 +243,38 @@ func (c *Cluster) WaitHealthy(ctx context.Context, limit time.Duration, links bo
 }
 
 func (c *Cluster) healthy(ctx context.Context, links bool) error {
-	for _, n := range c.running() {
-		info, err := nodeDo(ctx, n.Addr(), "CLUSTER", "INFO")
+	return healthy(ctx, addrsOf(c.running()), links)
+}
+
+// addrsOf are the managed nodes' addresses.
+func addrsOf(nodes []*redisq.ManagedRedis) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.Addr()
+	}
+	return out
+}
+
+// healthy checks that every node at addrs reports cluster_state:ok and, with links, that every
+// replica among them has its link to its primary up.
+func healthy(ctx context.Context, addrs []string, links bool) error {
+	for _, addr := range addrs {
+		info, err := nodeDo(ctx, addr, "CLUSTER", "INFO")
 		if err != nil {
 			return err
 		}
 		if !strings.Contains(info, "cluster_state:ok") {
-			return fmt.Errorf("%s: cluster_state not ok", n.Addr())
+			return fmt.Errorf("%s: cluster_state not ok", addr)
 		}
 		if !links {
 			continue
 		}
-		repl, err := nodeDo(ctx, n.Addr(), "INFO", "replication")
+		repl, err := nodeDo(ctx, addr, "INFO", "replication")
 		if err != nil {
 			return err
 		}
 		if strings.Contains(repl, "role:slave") && !strings.Contains(repl, "master_link_status:up") {
-			return fmt.Errorf("%s: replica link to its primary not up", n.Addr())
+			return fmt.Errorf("%s: replica link to its primary not up", addr)
 		}
 	}
 	return nil
@@ -280,9 +295,23 @@ func nodeDo(ctx context.Context, addr string, args ...any) (string, error) {
 // nodeLine is one line of CLUSTER NODES.
 type nodeLine struct {
 	id, addr string
-	primary  bool
-	failed   bool
-	slots    [][2]int
+	// master is the ID of a replica's primary ("-" for a primary).
+	master  string
+	primary bool
+	failed  bool
+	// noAddr: the node's address is unknown (flag noaddr); handshake: not yet a member.
+	noAddr, handshake bool
+	slots             [][2]int
+}
+
+// serves reports whether the node serves slot.
+func (n nodeLine) serves(slot int) bool {
+	for _, r := range n.slots {
+		if slot >= r[0] && slot <= r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // clusterNodes reads CLUSTER NODES from addr: each node's address (without the bus port), role,
@@ -292,19 +321,26 @@ func clusterNodes(ctx context.Context, addr string) ([]nodeLine, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseClusterNodes(s), nil
+}
+
+// parseClusterNodes reads CLUSTER NODES's reply.
+func parseClusterNodes(s string) []nodeLine {
 	var out []nodeLine
 	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
 		f := strings.Fields(line)
 		if len(f) < 8 {
 			continue
 		}
-		n := nodeLine{id: f[0], addr: f[1]}
+		n := nodeLine{id: f[0], addr: f[1], master: f[3]}
 		if i := strings.IndexAny(n.addr, "@,"); i >= 0 {
 			n.addr = n.addr[:i]
 		}
 		flags := "," + f[2] + ","
 		n.primary = strings.Contains(flags, ",master,")
 		n.failed = strings.Contains(flags, ",fail,") || strings.Contains(flags, ",fail?,")
+		n.noAddr = strings.Contains(flags, ",noaddr,")
+		n.handshake = strings.Contains(flags, ",handshake,")
 		for _, r := range f[8:] {
 			if strings.HasPrefix(r, "[") { // a slot being migrated
 				continue
@@ -321,7 +357,7 @@ func clusterNodes(ctx context.Context, addr string) ([]nodeLine, error) {
 		}
 		out = append(out, n)
 	}
-	return out, nil
+	return out
 }
 
 // primaryFor is the address of the healthy primary serving slot as the node at view sees it.
@@ -331,13 +367,8 @@ func primaryFor(ctx context.Context, view string, slot int) (string, error) {
 		return "", err
 	}
 	for _, n := range nodes {
-		if !n.primary || n.failed {
-			continue
-		}
-		for _, r := range n.slots {
-			if slot >= r[0] && slot <= r[1] {
-				return n.addr, nil
-			}
+		if n.primary && !n.failed && n.serves(slot) {
+			return n.addr, nil
 		}
 	}
 	return "", fmt.Errorf("%s: no healthy primary serves slot %d", view, slot)
@@ -366,13 +397,23 @@ func (c *Cluster) PrimaryFor(ctx context.Context, slot int) (*redisq.ManagedRedi
 // WaitPromoted waits until every running node agrees that slot is served by a primary other than
 // old and the cluster is healthy again: the failover is over.
 func (c *Cluster) WaitPromoted(ctx context.Context, slot int, old string, limit time.Duration) error {
+	return waitPromoted(ctx, func() []string { return addrsOf(c.running()) }, c.DialAddr, slot, old, limit)
+}
+
+// waitPromoted waits until every node at nodes() agrees that slot is served by a primary other
+// than old and reports the cluster healthy: the failover is over. same maps the address a node
+// announces to the one compared (the managed cluster's proxies); nodes is asked again each time
+// (a managed node restarted meanwhile). An existing cluster's nodes are the ones CLUSTER NODES
+// listed before the fault, without the old primary.
+func waitPromoted(ctx context.Context, nodes func() []string, dial func(string) string, slot int, old string, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	var last error
 	for {
-		last = c.promoted(ctx, slot, old)
+		addrs := nodes()
+		last = promoted(ctx, addrs, dial, slot, old)
 		if last == nil {
-			if last = c.healthy(ctx, false); last == nil {
+			if last = healthy(ctx, addrs, false); last == nil {
 				return nil
 			}
 		}
@@ -384,14 +425,14 @@ func (c *Cluster) WaitPromoted(ctx context.Context, slot int, old string, limit 
 	}
 }
 
-func (c *Cluster) promoted(ctx context.Context, slot int, old string) error {
-	for _, n := range c.running() {
-		addr, err := primaryFor(ctx, n.Addr(), slot)
+func promoted(ctx context.Context, addrs []string, dial func(string) string, slot int, old string) error {
+	for _, a := range addrs {
+		addr, err := primaryFor(ctx, a, slot)
 		if err != nil {
 			return err
 		}
-		if c.DialAddr(addr) == c.DialAddr(old) {
-			return fmt.Errorf("%s still sees %s as primary for slot %d", n.Addr(), old, slot)
+		if dial(addr) == dial(old) {
+			return fmt.Errorf("%s still sees %s as primary for slot %d", a, old, slot)
 		}
 	}
 	return nil

@@ -33,7 +33,7 @@ func init() {
 		Designs: redisq.DesignNames(),
 		Summary: "a Redis Cluster of redis-server processes started by qbench on loopback (3 primaries, replicas: per primary, default 1), the queue sharded over the primaries",
 		New:     newManaged,
-		Faults:  []string{"primary-kill", "node-restart", "partition"},
+		Faults:  []string{"stall", "primary-kill", "node-restart", "partition"},
 		// Every node gets the scenario's persistence; replicas are per primary.
 		Sections: []string{"persistence", "policy", "replicas", "shards", "shard_routing"},
 		Requires: func() error { _, err := redisq.RedisServerPath(); return err },
@@ -43,6 +43,8 @@ func init() {
 		Designs: redisq.DesignNames(),
 		Summary: "an existing Redis Cluster given by seed nodes (address: host:port,host:port,...); keys under a run-specific prefix",
 		New:     newURL,
+		// Through the cluster's own commands (urlfaults.go): checked before the run.
+		Faults: []string{"stall", "primary-kill"},
 		// The cluster is someone else's: its persistence is set there, not by the scenario.
 		Sections:     []string{"shards", "shard_routing"},
 		NeedsAddress: true,
@@ -72,6 +74,17 @@ type engine struct {
 	partition atomic.Pointer[partitioned]
 	// WAIT outcomes: batches waited for, those that fell short, errors.
 	waits redisq.WaitTally
+	// seeds are the addresses the client was given, where faults on an existing cluster start
+	// looking for its nodes (urlfaults.go); dial maps an announced address to the one dialed.
+	seeds []string
+	dial  func(string) string
+	// killBy is the command primary-kill sends on an existing cluster, as the checks before the
+	// run found it allowed (urlfaults.go).
+	killBy []string
+	// nodeTimeout is an existing cluster's cluster-node-timeout, when it could be read (0: not).
+	nodeTimeout time.Duration
+	// lastFailover names what the last primary-kill hit and what replaced it.
+	lastFailover atomic.Pointer[string]
 }
 
 type crashedNode struct {
@@ -118,7 +131,16 @@ func newURL(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
 	if len(seeds) == 0 {
 		return nil, errors.New("redis-cluster-url: address must list seed nodes, host:port[,host:port...]")
 	}
-	return newEngine(ctx, spec, "redis-cluster-url", seeds, nil)
+	e, err := newEngine(ctx, spec, "redis-cluster-url", seeds, nil)
+	if err != nil {
+		return nil, err
+	}
+	// The faults' checks, before the run: a target that cannot carry one out refuses it now.
+	if err := e.prepareURLFaults(ctx); err != nil {
+		e.client.Close()
+		return nil, fmt.Errorf("redis-cluster-url at %s: %w", strings.Join(seeds, ","), err)
+	}
+	return e, nil
 }
 
 // newEngine connects to the cluster at seeds. dial, when not nil, maps the address a node
@@ -167,7 +189,10 @@ func newEngine(ctx context.Context, spec engines.Spec, target string, seeds []st
 		client.Close()
 		return nil, fmt.Errorf("shard_routing %q is not supported on redis-cluster (round-robin or producer)", spec.ShardRouting)
 	}
-	e := &engine{spec: spec, wait: o.Wait, target: target, client: client}
+	if dial == nil {
+		dial = func(a string) string { return a }
+	}
+	e := &engine{spec: spec, wait: o.Wait, target: target, client: client, seeds: seeds, dial: dial}
 	for i := range n {
 		ss := spec
 		ss.RunID = shardRunID(spec.RunID, i, n)

@@ -46,7 +46,10 @@ func (e *engine) HoldReplicas(d time.Duration) { e.behind.Store(int64(d)) }
 // would not do: the stream would wait in its socket buffer and be read when it resumed.
 func (e *engine) Failover(ctx context.Context) error {
 	if e.cluster == nil {
-		return errors.New("primary-kill needs the managed redis-cluster")
+		if time.Duration(e.behind.Load()) > 0 {
+			return errors.New("replicas_behind needs the managed redis-cluster's links")
+		}
+		return e.urlFailover(ctx) // an existing cluster's, through its API (urlfaults.go)
 	}
 	slot := e.targetSlot()
 	victim, err := e.cluster.PrimaryFor(ctx, slot)
@@ -77,6 +80,11 @@ func (e *engine) Failover(ctx context.Context) error {
 	}
 	err = e.cluster.WaitPromoted(ctx, slot, addr, promoteLimit)
 	e.reload(ctx)
+	what := "primary " + addr
+	if now, perr := e.cluster.PrimaryFor(ctx, slot); err == nil && perr == nil {
+		what += ", primary now " + now.Addr()
+	}
+	e.lastFailover.Store(&what)
 	return err
 }
 
