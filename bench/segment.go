@@ -243,11 +243,13 @@ func (r *run) segmentResult(res *results.Result, err error) (*results.Result, er
 	if err != nil || g == nil {
 		return res, err
 	}
-	// With fault windows, the book carries the times the merge charges every segment's costs
-	// by (segmentfaults.go in results), on the shared timeline.
+	// When any segment may have fault windows (the scenario's faults, fired by whichever segment
+	// they name; marks, taken with --marks-listen), the book carries the times the merge charges
+	// every segment's costs to them by (segmentfaults.go in results), on the shared timeline:
+	// a segment that fired nothing still pays for the windows the others fired.
 	shift := r.stampShift()
 	book, err := r.reference().Book(r.localProducer)
-	if len(res.Faults) > 0 {
+	if len(r.sc.Faults) > 0 || r.opts.Marks != nil || len(res.Faults) > 0 {
 		book, err = r.reference().BookTimes(r.localProducer, shift)
 	}
 	if err != nil {

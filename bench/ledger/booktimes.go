@@ -81,6 +81,9 @@ func (l *Ledger) BookTimes(local func(producer int) bool, shiftNs int64) (Book, 
 // unionTimes joins one book's intended and failure times into l, shifted onto the shared
 // timeline.
 func (l *Ledger) unionTimes(bk Book) error {
+	if len(bk.Sent) > 0 && len(bk.Intended) == 0 {
+		l.untimed = true // a book without times: its messages cannot be charged by time
+	}
 	for _, m := range bk.Intended {
 		raw, err := l.unpackMarks(m)
 		if err != nil {
@@ -153,5 +156,6 @@ func (l *Ledger) ChargeFailed(windows []Window) []int64 {
 	return out
 }
 
-// Timed reports whether the union holds intended times (a book carried them).
-func (l *Ledger) Timed() bool { return l.timed }
+// Timed reports whether the union holds every sending book's intended times: only then can
+// its costs be charged to windows by time.
+func (l *Ledger) Timed() bool { return l.timed && !l.untimed }

@@ -74,4 +74,8 @@ func TestUnionChargesWindowsOverEverySegment(t *testing.T) {
 	if u, err := Union([]Book{plain, other}); err != nil || u.Timed() {
 		t.Errorf("a union of books without times: timed %v, %v", u != nil && u.Timed(), err)
 	}
+	// Nor can a union in which one sending book lacks them.
+	if u, err := Union([]Book{books[0], other}); err != nil || u.Timed() {
+		t.Errorf("a union with one book without times: timed %v, %v", u != nil && u.Timed(), err)
+	}
 }

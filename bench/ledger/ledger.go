@@ -51,8 +51,9 @@ type Ledger struct {
 	// receiveOnly: this run did not send (a consume-only run reading what another run sent), so
 	// nothing is known of sends: no lost, queued, phantom or reordered, only deliveries.
 	receiveOnly bool
-	// timed: a union whose books carried intended times (booktimes.go).
-	timed bool
+	// timed: a union some of whose books carried intended times; untimed: one of its sending
+	// books did not (booktimes.go).
+	timed, untimed bool
 }
 
 // rules are what both ledgers (Ledger, Compact) are told before the run about how to judge
