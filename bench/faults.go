@@ -143,6 +143,9 @@ func (r *run) scheduleFaults(ctx, stop context.Context, over <-chan struct{}) <-
 		faults := append([]scenarios.Fault(nil), r.sc.Faults...)
 		sort.SliceStable(faults, func(i, j int) bool { return faults[i].At < faults[j].At })
 		for _, f := range faults {
+			if !r.firesHere(f) {
+				continue // another segment fires it
+			}
 			wait := time.Until(r.epoch.Add(f.At.D()))
 			select {
 			case <-time.After(wait):
@@ -159,6 +162,13 @@ func (r *run) scheduleFaults(ctx, stop context.Context, over <-chan struct{}) <-
 		}
 	}()
 	return done
+}
+
+// firesHere reports whether this process fires f: every fault in a run of one process; in a
+// segment, an engine-side fault the scenario gives to this segment (its segment:) and a consumer
+// fault of a consumer this segment runs (the engine is shared; consumers are dealt, Deal).
+func (r *run) firesHere(f scenarios.Fault) bool {
+	return r.seg == nil || f.FiredBySegment(r.seg.opts.Index, r.localConsumer)
 }
 
 // watchBackground ends a command fault's window when the background work the command started
@@ -405,6 +415,7 @@ func (r *run) faultWindows(series []results.Interval, samples []results.LagSampl
 			spans[i].EndNs = math.MaxInt64 // the server it killed never came back: all that followed is its cost
 		}
 	}
+	r.spans = spans
 	costs := r.ledger.Attribute(spans)
 	failed := make([][]int64, len(ws))
 	for i, w := range ws {

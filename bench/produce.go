@@ -343,6 +343,9 @@ func (r *run) sendBatch(ctx context.Context, id int, p engines.Producer, s *batc
 	}
 	if failed > 0 {
 		r.noteProduceFailures(intended, errs)
+		if r.seg != nil { // when, for the merge to charge the failures to every segment's windows
+			r.reference().FailedAt(id, s.seq, errs, ackAt)
+		}
 	}
 	r.ackedN.Add(int64(n) - failed)
 	r.failedN.Add(failed)

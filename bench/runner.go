@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"qbench/bench/ledger"
 	"qbench/engines"
 	"qbench/results"
 	"qbench/scenarios"
@@ -323,6 +324,8 @@ type run struct {
 	// first success after each one's end.
 	windowsMu sync.Mutex
 	windows   []*faultWindow
+	// spans are the windows as the ledger charged them (faultWindows), for a segment's result.
+	spans []ledger.Window
 
 	live *liveRun // the live metrics' view of this run; nil without one (metrics.go)
 }

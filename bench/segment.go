@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -75,8 +76,9 @@ func SegmentRunID(sc *scenarios.Scenario, startAt time.Time) string {
 }
 
 // CheckSegment refuses a segmented run that cannot work: managed engines (a server qbench starts,
-// the embedded one) belong to one process and cannot be shared by segments on other machines;
-// faults would fire once per segment; a segment with nothing to run is a mistake.
+// the embedded one) belong to one process and cannot be shared by segments on other machines; a
+// fault given to a segment the run does not have would never fire; a segment with nothing to run
+// is a mistake.
 func CheckSegment(sc *scenarios.Scenario, g SegmentOptions) error {
 	if g.Count < 1 || g.Index < 0 || g.Index >= g.Count {
 		return fmt.Errorf("segment %d/%d: want 0 <= i < N", g.Index, g.Count)
@@ -97,8 +99,10 @@ func CheckSegment(sc *scenarios.Scenario, g SegmentOptions) error {
 		}
 		return fmt.Errorf("engine %s is started by qbench inside one process and cannot be shared by segments on other machines: use one the segments all connect to (%s)", sc.Engine, strings.Join(shared, ", "))
 	}
-	if len(sc.Faults) > 0 {
-		return errors.New("a segmented run cannot have faults: every segment would fire them; run faults from one process")
+	// An engine-side fault is fired once, by the segment it names; a consumer fault where its
+	// consumer runs (faults.go, firesHere).
+	if err := sc.CheckFaultSegments(g.Count); err != nil {
+		return err
 	}
 	if err := sc.CheckReferenceLedger(); err != nil {
 		return err // a segment keeps every message (its book joins the others')
@@ -239,7 +243,15 @@ func (r *run) segmentResult(res *results.Result, err error) (*results.Result, er
 	if err != nil || g == nil {
 		return res, err
 	}
+	// When any segment may have fault windows (the scenario's faults, fired by whichever segment
+	// they name; marks, taken with --marks-listen), the book carries the times the merge charges
+	// every segment's costs to them by (segmentfaults.go in results), on the shared timeline:
+	// a segment that fired nothing still pays for the windows the others fired.
+	shift := r.stampShift()
 	book, err := r.reference().Book(r.localProducer)
+	if len(r.sc.Faults) > 0 || r.opts.Marks != nil || len(res.Faults) > 0 {
+		book, err = r.reference().BookTimes(r.localProducer, shift)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -248,7 +260,17 @@ func (r *run) segmentResult(res *results.Result, err error) (*results.Result, er
 		return nil, err
 	}
 	res.Segment = &results.Segment{Index: g.opts.Index, Count: g.opts.Count, StartAt: g.opts.StartAt.UTC(),
-		Producers: g.producers, Consumers: g.consumers, Clock: g.clock, Ledger: raw}
+		Producers: g.producers, Consumers: g.consumers, Clock: g.clock, Ledger: raw, ShiftNs: shift}
+	for _, s := range r.spans {
+		res.Segment.Windows = append(res.Segment.Windows, results.ChargeSpan{StartNs: s.StartNs, EndNs: s.EndNs, Destructive: s.Destructive})
+	}
+	// A segment knows no loss (its ledger holds its share): the merge charges it over the union.
+	for i := range res.Faults {
+		res.Faults[i].Lost, res.Faults[i].LossWindowNs, res.Faults[i].LastDurableNs = 0, 0, -1
+	}
+	if len(res.Faults) > 0 && !slices.Contains(res.Summary.NotKnown, "faults.lost") {
+		res.Summary.NotKnown = append(res.Summary.NotKnown, "faults.lost")
+	}
 	l := &res.Summary.Ledger
 	l.Lost, l.Queued, l.DeliveredUnacked, l.Phantom = 0, 0, 0, 0
 	res.Lost = nil

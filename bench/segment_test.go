@@ -61,8 +61,8 @@ func TestCheckSegmentRefuses(t *testing.T) {
 	}{
 		{"a managed engine", "engine: embedded\nproducers: 2\nconsumers: 2\nrate: 100\nduration: 1s\n",
 			bench.SegmentOptions{Index: 0, Count: 2, StartAt: start}, "cannot be shared"},
-		{"faults", "engine: redis-url\naddress: 127.0.0.1:1\nproducers: 2\nconsumers: 2\nrate: 100\nduration: 1s\nfaults:\n  - {at: 500ms, kind: stall, duration: 100ms}\n",
-			bench.SegmentOptions{Index: 0, Count: 2, StartAt: start}, "cannot have faults"},
+		{"a fault given to a segment the run lacks", "engine: redis-url\naddress: 127.0.0.1:1\nproducers: 2\nconsumers: 2\nrate: 100\nduration: 1s\nfaults:\n  - {at: 500ms, kind: stall, duration: 100ms, segment: 2}\n",
+			bench.SegmentOptions{Index: 0, Count: 2, StartAt: start}, "faults.0.segment: segment 2 fires this stall, but the run has 2 segment(s)"},
 		{"nothing to run", "engine: redis-url\naddress: 127.0.0.1:1\nproducers: 1\nconsumers: 1\nrate: 100\nduration: 1s\n",
 			bench.SegmentOptions{Index: 2, Count: 3, StartAt: start}, "no producer and no consumer"},
 		{"no start time", "engine: redis-url\naddress: 127.0.0.1:1\nproducers: 1\nconsumers: 1\nrate: 100\nduration: 1s\n",

@@ -500,6 +500,9 @@ type FaultWindow struct {
 	// and marked its start and end while the run was under way (qbench mark). Its times are
 	// when the marks arrived, on qbench's clock; its costs are charged by the same rules.
 	Marked bool `json:"marked,omitempty"`
+	// Segment is, in a run merged from its segments, the segment that fired or marked the
+	// fault; its costs are every segment's (segmentfaults.go). Absent otherwise.
+	Segment *int `json:"segment,omitempty"`
 	// Lost counts acknowledged messages never delivered (nor found queued) charged to this
 	// fault: each goes to the first destructive window that ended at or after its intended time,
 	// else the first such window (bench/ledger Charge).

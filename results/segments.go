@@ -30,6 +30,13 @@ type Segment struct {
 	// Ledger is the segment's ledger book (bench/ledger.Book); qbench merge joins them. Empty in
 	// a merged result's Segments.
 	Ledger json.RawMessage `json:"ledger,omitempty"`
+	// ShiftNs puts this segment's times (ns since its own epoch: its series, its fault windows)
+	// on the run's shared timeline, ns since StartAt on the engine's clock: its epoch on the
+	// engine's clock minus StartAt (a few milliseconds: set-up ends at the start instant).
+	ShiftNs int64 `json:"shift_ns,omitempty"`
+	// Windows are this segment's fault windows as its ledger charges them, one for each of the
+	// result's Faults in order (segmentfaults.go): the merge charges every segment's costs to them.
+	Windows []ChargeSpan `json:"windows,omitempty"`
 }
 
 // Span is a run of indices: First, First+1, ..., First+Count-1.
@@ -147,16 +154,23 @@ func joinInts(v []int) string {
 // joined over the union of the segments' books by join, so a message sent in one segment and
 // received in another is delivered, once, and lost or queued is decided over all of them.
 func MergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
+	return MergeSegmentsCosted(rs, join, nil)
+}
+
+// MergeSegmentsCosted is MergeSegments that charges every segment's loss, duplicates and failed
+// sends to every segment's fault windows with cost (bench.CostSegmentFaults); with cost nil the
+// windows keep each segment's own costs, and their loss is not known (segmentfaults.go).
+func MergeSegmentsCosted(rs []*Result, join LedgerJoin, cost FaultJoin) (*Result, error) {
 	rs, err := CheckSegments(rs)
 	if err != nil {
 		return nil, err
 	}
-	return mergeSegments(rs, join)
+	return mergeSegments(rs, join, cost)
 }
 
 // mergeSegments merges segments CheckSegments (or checkSegments) ordered, joining their books
-// with join.
-func mergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
+// with join and costing their fault windows with cost (nil: not costed over the union).
+func mergeSegments(rs []*Result, join LedgerJoin, cost FaultJoin) (*Result, error) {
 	out, err := Merge(rs, MergeOptions{Mode: MergeMachines})
 	if err != nil {
 		return nil, err
@@ -166,7 +180,7 @@ func mergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 	for i, r := range rs {
 		books[i] = r.Segment.Ledger
 		g := *r.Segment
-		g.Ledger = nil
+		g.Ledger, g.Windows = nil, nil // the windows are the merged result's faults
 		out.Segments = append(out.Segments, g)
 		bounds = append(bounds, g.Clock.BoundNs)
 	}
@@ -187,18 +201,18 @@ func mergeSegments(rs []*Result, join LedgerJoin) (*Result, error) {
 	out.Merged.ClockBoundNs = e2eBound(bounds)
 	out.Summary.Ledger = l
 	out.Lost = lost
-	// The same faults are seen by every segment (windows aligned as for machines): produce errors
-	// and duplicates are each segment's own producers' and consumers', so their sums count none
-	// twice. A segment cannot know a loss, and the books carry no intended times to charge the
-	// joined ledger's loss to a window, so the windows' loss reads 0 and is named not known.
-	for i := range out.Faults {
-		out.Faults[i].Lost, out.Faults[i].LossWindowNs, out.Faults[i].LastDurableNs = 0, 0, -1
+	// What each segment could not know, the joined ledger does.
+	out.Summary.NotKnown = slices.DeleteFunc(out.Summary.NotKnown, func(f string) bool {
+		return slices.Contains(SegmentNotKnown, f) || f == "faults.lost"
+	})
+	// Each segment fired its own windows; every one is charged over all segments.
+	costed, err := segmentFaults(out, rs, books, cost)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSegments, err)
 	}
-	if len(out.Faults) > 0 && !contains(out.Summary.NotKnown, "faults.lost") {
+	if len(out.Faults) > 0 && !costed {
 		out.Summary.NotKnown = append(out.Summary.NotKnown, "faults.lost")
 	}
-	// What each segment could not know, the joined ledger does.
-	out.Summary.NotKnown = slices.DeleteFunc(out.Summary.NotKnown, func(f string) bool { return slices.Contains(SegmentNotKnown, f) })
 	// The segments' own partial-result warnings are not the run's; the run's are read again,
 	// and what the segments wrote of themselves (kept by Merge) stays.
 	out.Summary.Warnings = Rewarn(out.Summary, out.Summary.Warnings)

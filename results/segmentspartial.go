@@ -50,13 +50,13 @@ type PartialLedgerJoin func(books []json.RawMessage, missingProducers []int, con
 // present ones must still be segments of one run (CheckSegments' rules), at least one. With
 // none missing it is MergeSegments. The result's Merged.Missing says what is missing, its
 // headline says PARTIAL, and its trust verdict is flagged.
-func MergeSegmentsPartial(rs []*Result, join LedgerJoin, partial PartialLedgerJoin) (*Result, error) {
+func MergeSegmentsPartial(rs []*Result, join LedgerJoin, partial PartialLedgerJoin, cost FaultJoin) (*Result, error) {
 	rs, missing, err := checkSegments(rs)
 	if err != nil {
 		return nil, err
 	}
 	if len(missing) == 0 {
-		return mergeSegments(rs, join)
+		return mergeSegments(rs, join, cost)
 	}
 	producers, consumers := scenarioCounts(rs[0].Scenario)
 	ranP := make([]bool, producers)
@@ -81,7 +81,7 @@ func MergeSegmentsPartial(rs []*Result, join LedgerJoin, partial PartialLedgerJo
 		var err error
 		pl, err = partial(books, missingP, m.Consumers > 0)
 		return pl.Ledger, pl.Lost, err
-	})
+	}, nil) // a missing segment's costs are unknown: the windows keep the present segments' own
 	if err != nil {
 		return nil, err
 	}

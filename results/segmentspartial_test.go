@@ -42,7 +42,7 @@ func TestMergeSegmentsPartialNamesWhatIsMissing(t *testing.T) {
 		{"a consumer's segment missing", []*Result{seg(0), seg(2), seg(3)}, []int{1}, 1, "1 of the consumers missing: 3 acknowledged messages", "partial"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := MergeSegmentsPartial(tc.rs, join, partial)
+			m, err := MergeSegmentsPartial(tc.rs, join, partial, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func TestMergeSegmentsPartialNamesWhatIsMissing(t *testing.T) {
 	other := seg(2)
 	other.RunID = "elsewhere"
 	for _, rs := range [][]*Result{{seg(0), {SchemaVersion: SchemaVersion, RunID: "x"}}, {seg(0), other}} {
-		if _, err := MergeSegmentsPartial(rs, join, partial); !errors.Is(err, ErrSegments) {
+		if _, err := MergeSegmentsPartial(rs, join, partial, nil); !errors.Is(err, ErrSegments) {
 			t.Errorf("MergeSegmentsPartial: %v, want ErrSegments", err)
 		}
 	}

@@ -135,17 +135,27 @@ func WriteSummary(w io.Writer, r *Result) error {
 			if f.Marked {
 				kind += " (marked)" // injected by something else: its times are the marks'
 			}
+			if f.Segment != nil {
+				kind += fmt.Sprintf(" (segment %d)", *f.Segment) // fired by it, costed over all
+			}
 			if f.Error != "" {
 				kind += " (failed: " + f.Error + ")"
 			}
 			if f.EngineDied {
 				kind += " (server died)"
 			}
-			fmt.Fprintf(fw, "  %s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%d\n", FormatNs(f.StartNs), kind, f.Target,
-				lasted(f), f.Lost, f.Duplicates, f.ProduceErrors, recovery(f.RecoverWriteNs), recovery(f.RecoverReadNs), f.LagPeak)
+			lost, dups := fmt.Sprint(f.Lost), fmt.Sprint(f.Duplicates)
+			if r.Segment != nil { // a segment's share: only the merge of all segments knows them
+				lost, dups = "?", "?"
+			}
+			fmt.Fprintf(fw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\n", FormatNs(f.StartNs), kind, f.Target,
+				lasted(f), lost, dups, f.ProduceErrors, recovery(f.RecoverWriteNs), recovery(f.RecoverReadNs), f.LagPeak)
 		}
 		if err := fw.Flush(); err != nil {
 			return err
+		}
+		if r.Segment != nil {
+			fmt.Fprintf(w, "  (this segment's windows: lost and duplicates known after merge, which charges every window the costs of all %d segments; produce errors here are this segment's own)\n", r.Segment.Count)
 		}
 		writeLossWindows(w, r.Faults)
 	}

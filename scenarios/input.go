@@ -327,6 +327,9 @@ func checkFaultKeys(file string, root *yaml.Node) Errors {
 				takes, which = traits.HitsShard, shardKindList()
 			case "replicas_behind":
 				takes, which = holdsReplicas(kind), "primary-kill and partition-leader-kill"
+			case "segment":
+				// A consumer fault fires where its consumer runs: the segment is not the plan's to pick.
+				takes, which = !traits.ConsumerSide, "engine-side faults (a consumer fault fires in the segment that runs its consumer)"
 			default:
 				continue
 			}

@@ -150,6 +150,10 @@ func Parse(file string, data []byte, c Checks) (*Scenario, error) {
 		}
 		return nil, errs
 	}
+	s.file = file
+	for i := range s.Faults {
+		s.Faults[i].line = lineOf(root, fmt.Sprintf("faults.%d.segment", i))
+	}
 	return s, nil
 }
 

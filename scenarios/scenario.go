@@ -123,6 +123,8 @@ type Scenario struct {
 	shapeDefaulted shapeFields
 	// dir is the scenario file's directory: a relative persistence.seed-rdb is read from there.
 	dir string
+	// file is the scenario file, for the errors found after loading (CheckFaultSegments).
+	file string
 }
 
 // Fault is one fault injected during a run.
@@ -182,6 +184,14 @@ type Fault struct {
 	// replication links held in the proxies; Kafka: the partition's followers stopped), so what
 	// the primary acknowledges meanwhile is on no replica when it dies. 0: no hold.
 	ReplicasBehind Duration `yaml:"replicas_behind,omitempty" json:"replicas_behind,omitempty"`
+	// Segment is the segment of a segmented run (qbench run --segment i/N) that fires an
+	// engine-side fault, 0 to N-1; default 0. The engine is shared, so the fault is fired once,
+	// by that segment; a consumer fault fires in the segment that runs its consumer instead. A
+	// run of one process fires every fault itself.
+	Segment int `yaml:"segment,omitempty" json:"segment,omitempty"`
+	// line is where the fault's segment (or, without one, the fault) is written, for an error
+	// that --segment finds (CheckFaultSegments).
+	line int
 }
 
 // Duration is a time.Duration written as "10s", "250ms" in YAML and JSON.

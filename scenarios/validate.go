@@ -213,6 +213,9 @@ func (s *Scenario) validate(c Checks) Errors {
 		if f.Shard < 0 || (s.Shards > 0 && f.Shard >= s.Shards) {
 			bad(field+".shard", "must name a shard, 0 to shards-1 (got %d)", f.Shard)
 		}
+		if f.Segment < 0 {
+			bad(field+".segment", "must not be negative (got %d): the segment of a segmented run that fires the fault, 0 to N-1", f.Segment)
+		}
 		if f.Consumer < 0 || (s.Consumers > 0 && f.Consumer >= s.Consumers) {
 			bad(field+".consumer", "must name a consumer, 0 to %d (got %d)", s.Consumers-1, f.Consumer)
 		}

@@ -35,6 +35,14 @@ type Book struct {
 	Unknown   int64   `json:"unknown,omitempty"`
 	// PoisonEvery is the scenario's poison_every (SetPoison), for the union's totals.
 	PoisonEvery uint64 `json:"poison_every,omitempty"`
+	// Intended holds, per producer this segment ran, each message's intended time (zigzag
+	// varint deltas), and Failed each failed send's sequence number and answer time, when the
+	// run had fault windows (BookTimes): the merge charges the union's costs to them.
+	Intended []Marks `json:"intended,omitempty"`
+	Failed   []Marks `json:"failed,omitempty"`
+	// ShiftNs puts this book's times (ns since its segment's epoch) on the run's shared
+	// timeline: ns since the shared start instant, on the engine's clock.
+	ShiftNs int64 `json:"shift_ns,omitempty"`
 }
 
 // Marks are one producer's marks for one group (Group is 0 in Sent).
@@ -174,6 +182,9 @@ func Union(books []Book) (*Ledger, error) {
 			if err := l.found(m); err != nil {
 				return nil, fmt.Errorf("book %d: %w", i+1, err)
 			}
+		}
+		if err := l.unionTimes(bk); err != nil {
+			return nil, fmt.Errorf("book %d: %w", i+1, err)
 		}
 		for p, n := range bk.Reordered {
 			if p < producers {

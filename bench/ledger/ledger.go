@@ -53,6 +53,9 @@ type Ledger struct {
 	// receiveOnly: this run did not send (a consume-only run reading what another run sent), so
 	// nothing is known of sends: no lost, queued, phantom or reordered, only deliveries.
 	receiveOnly bool
+	// timed: a union some of whose books carried intended times; untimed: one of its sending
+	// books did not (booktimes.go).
+	timed, untimed bool
 }
 
 // rules are what both ledgers (Ledger, Compact) are told before the run about how to judge
@@ -101,6 +104,9 @@ type producerBook struct {
 	// remote: another segment of the run sends this producer's messages (SetRemote); this
 	// ledger has no batches or acknowledgements of it to judge order by.
 	remote bool
+	// failedAt are the failed sends with when they were answered, in a segment of a run with
+	// fault windows (FailedAt) and in a union of such segments' books (booktimes.go).
+	failedAt []failure
 }
 
 // New makes a ledger for n producers and one receiving group.

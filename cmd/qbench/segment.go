@@ -118,13 +118,13 @@ func refuseSegmentedSweep(cmd *cobra.Command) error {
 // mergeSegments is qbench merge for segments' partial results: refused (exit 2) unless they are
 // exactly the N segments of one run.
 func mergeSegments(rs []*results.Result, allowMissing bool) (*results.Result, error) {
-	merge := results.MergeSegments
+	merge := results.MergeSegmentsCosted
 	if allowMissing {
-		merge = func(rs []*results.Result, join results.LedgerJoin) (*results.Result, error) {
-			return results.MergeSegmentsPartial(rs, join, bench.JoinPartialSegmentLedgers)
+		merge = func(rs []*results.Result, join results.LedgerJoin, cost results.FaultJoin) (*results.Result, error) {
+			return results.MergeSegmentsPartial(rs, join, bench.JoinPartialSegmentLedgers, cost)
 		}
 	}
-	m, err := merge(rs, bench.JoinSegmentLedgers)
+	m, err := merge(rs, bench.JoinSegmentLedgers, bench.CostSegmentFaults)
 	if err != nil {
 		return nil, usageError{err}
 	}
