@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,14 +18,7 @@ func TestCheckpointKilledRunIsReadable(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	sc := writeFile(t, "s.yaml", "name: soak\nengine: embedded\ndesign: stream\nproducers: 2\nconsumers: 2\nrate: 1000\nduration: 20s\nwarmup: 1s\n")
-	cmd := exec.Command(qbenchBin, "run", "-q", sc, "-o", out, "--checkpoint", "2s")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, stderr, done := startQbench(t, "run", "-q", sc, "-o", out, "--checkpoint", "2s")
 	// Kill once the series file holds six seconds (header + 6 lines) and a checkpoint exists.
 	side := results.SeriesFileFor(out)
 	deadline := time.Now().Add(12 * time.Second)
@@ -253,14 +245,7 @@ func TestCheckpointKilledSweep(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sweep")
 	long := writeFile(t, "long.yaml", "name: sweep\nengine: embedded\ndesign: stream\nproducers: 1\nconsumers: 1\nrate: 300\nwarmup: 0s\nrepeat: 2\nmatrix:\n  duration: [1s, 30s]\n")
-	cmd := exec.Command(qbenchBin, "run", "-q", long, "-o", out, "--checkpoint", "1s")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, stderr, done := startQbench(t, "run", "-q", long, "-o", out, "--checkpoint", "1s")
 	// Kill once the second cell's second repetition has streamed three seconds.
 	var ckpt string
 	deadline := time.Now().Add(60 * time.Second)

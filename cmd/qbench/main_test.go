@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -233,4 +234,20 @@ func TestServePasswordOutOfPs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startQbench starts the binary in the background: its stderr, and a channel with its exit.
+// The process is killed when the test ends, if it still runs.
+func startQbench(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, <-chan error) {
+	t.Helper()
+	cmd := exec.Command(qbenchBin, args...)
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, stderr, done
 }

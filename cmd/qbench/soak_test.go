@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -43,15 +41,7 @@ func TestSoakKilledAtMinute20(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "soak.json")
 	sc := filepath.Join("..", "..", "scenarios", "library", "workloads", "soak-30m.yaml")
-	cmd := exec.Command(qbenchBin, "run", "-q", sc, "-o", out, "--duration", length.String(), "--checkpoint", step.String())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	defer cmd.Process.Kill()
+	cmd, stderr, done := startQbench(t, "run", "-q", sc, "-o", out, "--duration", length.String(), "--checkpoint", step.String())
 
 	type sample struct {
 		at  time.Duration
