@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -46,9 +45,11 @@ func init() {
 type engine struct {
 	*redisq.Hosted
 	topo *topology
-	// mu orders Partition and Heal; cut is set between them.
-	mu  sync.Mutex
-	cut bool
+	// mu orders Partition and Heal; cut is set between them, and admin is a connection to the
+	// partitioned primary opened by Partition, so that Heal's first command needs no dial.
+	mu    sync.Mutex
+	cut   bool
+	admin *redis.Client
 }
 
 func newEngine(ctx context.Context, spec engines.Spec) (engines.Engine, error) {
@@ -101,6 +102,12 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 
 // Close heals a partition left in force (a run stopped mid-fault), then stops everything.
 func (e *engine) Close() error {
+	e.mu.Lock()
+	if e.admin != nil {
+		e.admin.Close()
+		e.admin = nil
+	}
+	e.mu.Unlock()
 	e.topo.proxy.release()
 	return e.Hosted.Close()
 }
@@ -121,22 +128,30 @@ func (e *engine) Partition(ctx context.Context) (string, error) {
 	if a != e.topo.proxy.addr() {
 		return "", fmt.Errorf("partition cuts off the node started as primary (%s), and the Sentinels name %s primary now: one partition per run", e.topo.primary.Addr(), e.topo.realAddr(a))
 	}
+	admin := redis.NewClient(&redis.Options{Addr: e.topo.primary.Addr(), PoolSize: 1, MaxRetries: -1})
+	if err := admin.Ping(ctx).Err(); err != nil {
+		admin.Close()
+		return "", err
+	}
 	e.topo.proxy.holdAll()
-	e.cut = true
+	e.cut, e.admin = true, admin
 	return "primary " + e.topo.primary.Addr(), nil
 }
 
 // settleLimit bounds Heal's wait for a failover the Sentinels are still carrying out.
 const settleLimit = 15 * time.Second
 
-// Heal ends the partition (engines.Partitioner). When the Sentinels promoted a replica
-// meanwhile, the old primary is first made that replica's replica and its clients'
-// connections closed, and only then reconnected to the Sentinels: those are the Sentinels' and
-// the clients' own next steps, which would otherwise come seconds later (a Sentinel sends
-// REPLICAOF to a node that reports the wrong role only once it has reported it for 8 s; a
-// client hears +switch-master only from a Sentinel it reaches). Writes after the heal are
-// refused (READONLY) or go to the promoted replica; what the old primary acknowledged alone is
-// discarded by its full resync. It returns the primary then.
+// Heal ends the partition (engines.Partitioner). The old primary's writes are paused first
+// (CLIENT PAUSE WRITE, on the connection Partition opened): the fault's window has ended, and a
+// write it acknowledged from here on would be lost outside it. When the Sentinels promoted a
+// replica meanwhile, the old primary is then made that replica's replica and its clients'
+// connections closed (their paused writes fail), and only then reconnected to the Sentinels:
+// those are the Sentinels' and the clients' own next steps, which would otherwise come seconds
+// later (a Sentinel sends REPLICAOF to a node that reports the wrong role only once it has
+// reported it for 8 s; a client hears +switch-master only from a Sentinel it reaches). Writes
+// after the heal go to the promoted replica; what the old primary acknowledged alone is
+// discarded by its full resync. Without a failover the pause simply ends. It returns the
+// primary then.
 func (e *engine) Heal(ctx context.Context) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -144,7 +159,14 @@ func (e *engine) Heal(ctx context.Context) (string, error) {
 		return "", errors.New("partition: nothing to heal")
 	}
 	e.cut = false
+	c := e.admin
+	e.admin = nil
+	defer c.Close()
 	defer e.topo.proxy.release()
+	if err := c.Do(ctx, "CLIENT", "PAUSE", strconv.Itoa(int(settleLimit.Milliseconds())+5000), "WRITE").Err(); err != nil {
+		return "", fmt.Errorf("pausing the old primary's writes: %w", err)
+	}
+	defer c.Do(context.WithoutCancel(ctx), "CLIENT", "UNPAUSE")
 	// A failover begun shortly before the heal is let finish: the Sentinels agree on a primary.
 	var now string
 	deadline := time.Now().Add(settleLimit)
@@ -164,19 +186,20 @@ func (e *engine) Heal(ctx context.Context) (string, error) {
 	if now == e.topo.proxy.addr() {
 		return e.topo.primary.Addr() + " (no failover)", nil
 	}
+	// First every client connection (normal, pub/sub) but this one, while their writes are
+	// still paused: their next command dials again, and the Sentinels send it to the promoted
+	// replica. Only then REPLICAOF, so that no client sees READONLY from the old primary: a
+	// producer's connection that received READONLY was seen to report later batches
+	// acknowledged that no server executed (see the README). CLIENT and REPLICAOF are no
+	// writes, so the pause holds neither.
+	for _, typ := range []string{"normal", "pubsub"} {
+		if err := c.Do(ctx, "CLIENT", "KILL", "TYPE", typ, "SKIPME", "yes").Err(); err != nil {
+			return now, fmt.Errorf("closing the old primary's clients: %w", err)
+		}
+	}
 	host, port, _ := net.SplitHostPort(now)
-	c := redis.NewClient(&redis.Options{Addr: e.topo.primary.Addr(), MaxRetries: -1})
-	defer c.Close()
 	if err := c.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
 		return now, fmt.Errorf("making the old primary %s a replica of %s: %w", e.topo.primary.Addr(), now, err)
 	}
-	// Every client connection (normal, pub/sub) but this one: their next command dials again,
-	// and the Sentinels send it to the promoted replica.
-	var errs []error
-	for _, typ := range []string{"normal", "pubsub"} {
-		if err := c.Do(ctx, "CLIENT", "KILL", "TYPE", typ, "SKIPME", "yes").Err(); err != nil && !strings.Contains(err.Error(), "No such client") {
-			errs = append(errs, err)
-		}
-	}
-	return e.topo.realAddr(now), errors.Join(errs...)
+	return e.topo.realAddr(now), nil
 }

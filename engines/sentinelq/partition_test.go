@@ -73,6 +73,10 @@ func TestSentinelPartition(t *testing.T) {
 			if f.RecoverWriteNs < 0 {
 				t.Errorf("no write acknowledged after the heal")
 			}
+			// The heal closes the clients' connections before the old primary turns replica.
+			if n := errorsLike(r, "READONLY"); n != 0 {
+				t.Errorf("%d writes answered READONLY: a client reached the old primary after it became a replica", n)
+			}
 			if minReplicas == "1" && noReplicas == 0 {
 				t.Errorf("min-replicas-to-write 1: no NOREPLICAS among the produce errors %+v", r.Errors)
 			}
