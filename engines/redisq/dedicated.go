@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -49,10 +50,18 @@ func (d *dedicated) check(err error) error {
 		return nil // before reply, which escapes to the heap when declared
 	}
 	var reply redis.Error
-	if !errors.As(err, &reply) {
+	if badState(err) || !errors.As(err, &reply) {
 		d.close()
 	}
 	return err
+}
+
+// badState reports go-redis's "Conn is in a bad state" error: an earlier reply (READONLY, which
+// go-redis takes for a server that has become a replica) marked the connection bad, and nothing
+// is sent on it any more. It wraps that reply, so errors.As finds a redis.Error in it, but it is
+// no reply to the commands at hand: they were never sent.
+func badState(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "redis: Conn is in a bad state")
 }
 
 func (d *dedicated) close() error {

@@ -224,6 +224,11 @@ func (p *producer) Send(ctx context.Context, payloads [][]byte, errs []error) {
 	_ = d.check(err)
 	for i, c := range cmds {
 		errs[i] = c.Err()
+		// A command go-redis never sent (its connection already in a bad state) has no error
+		// of its own: without this it would count as acknowledged.
+		if errs[i] == nil && badState(err) {
+			errs[i] = err
+		}
 	}
 	d.buf.done()
 	p.e.waits.Note(wait, w, errs)

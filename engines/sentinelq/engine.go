@@ -188,10 +188,9 @@ func (e *engine) Heal(ctx context.Context) (string, error) {
 	}
 	// First every client connection (normal, pub/sub) but this one, while their writes are
 	// still paused: their next command dials again, and the Sentinels send it to the promoted
-	// replica. Only then REPLICAOF, so that no client sees READONLY from the old primary: a
-	// producer's connection that received READONLY was seen to report later batches
-	// acknowledged that no server executed (see the README). CLIENT and REPLICAOF are no
-	// writes, so the pause holds neither.
+	// replica. Only then REPLICAOF, so that no client is answered READONLY by the old primary
+	// (README, "Why no client sees READONLY"). CLIENT and REPLICAOF are no writes, so the pause
+	// holds neither.
 	for _, typ := range []string{"normal", "pubsub"} {
 		if err := c.Do(ctx, "CLIENT", "KILL", "TYPE", typ, "SKIPME", "yes").Err(); err != nil {
 			return now, fmt.Errorf("closing the old primary's clients: %w", err)
