@@ -321,7 +321,8 @@ type ReplicaHolder interface {
 const HoldsReplicas = "replicas-behind"
 
 // Partitioner is implemented by clusters that can cut a shard's primary off from the other nodes
-// while clients still reach it (redis-cluster), and heal the cut. Partition names the node cut
+// while clients still reach it (redis-cluster; redis-sentinel, from its replicas and Sentinels),
+// and heal the cut. Partition names the node cut
 // off; Heal returns once the cluster has settled, naming who is primary afterwards.
 type Partitioner interface {
 	Partition(ctx context.Context) (target string, err error)

@@ -29,8 +29,8 @@ const (
 	FaultPrimaryKill         FaultKind = "primary-kill"
 	FaultPartitionLeaderKill FaultKind = "partition-leader-kill"
 	FaultNodeRestart         FaultKind = "node-restart"
-	// FaultPartition cuts a Redis Cluster primary off from the other nodes for Duration while
-	// clients still reach it.
+	// FaultPartition cuts a primary off for Duration while clients still reach it: a Redis
+	// Cluster primary from the other nodes, a Sentinel-watched one from its replicas and Sentinels.
 	FaultPartition FaultKind = "partition"
 	// FaultLeaderMove hands the leadership of a shard (a Redis primary) or of partition 0 (Kafka)
 	// to an in-sync replica gracefully, through the server's own API: not destructive.

@@ -24,7 +24,7 @@ type LibraryEntry struct {
 }
 
 // LibraryNeeds are the values of an entry's needs.
-var LibraryNeeds = []string{"embedded", "server", "redis", "redis-cluster", "kafka", "jetstream", "rabbitmq", "root+fuse", "root+cgroup"}
+var LibraryNeeds = []string{"embedded", "server", "redis", "redis-cluster", "redis-sentinel", "kafka", "jetstream", "rabbitmq", "root+fuse", "root+cgroup"}
 
 // LibraryCI are the values of an entry's ci: run as shipped (shortened), run as a
 // produce-only/consume-only pair, run as a failure scenario with an asserted outcome, load only,

@@ -10,4 +10,5 @@ import (
 	_ "qbench/engines/rabbitq"
 	_ "qbench/engines/rediscluster"
 	_ "qbench/engines/redisq"
+	_ "qbench/engines/sentinelq"
 )
