@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,13 +41,13 @@ func TestSegmentMarkCostedOverEverySegment(t *testing.T) {
 	// Both segments take marks, so both books carry the times the merge charges by (a scenario
 	// without faults writes them only then); the test marks segment 1 alone.
 	var procs []*exec.Cmd
-	var outs []*bytes.Buffer
+	var outs []*lockedBuffer
 	var addr string
 	addrRe := regexp.MustCompile(`taking fault marks at http://([0-9.:]+)/marks`)
 	for i := range 2 {
 		cmd := exec.Command(qbenchBin, "run", sc, "--segment", fmt.Sprintf("%d/2", i), "--start-at", start, "-q", "-o", paths[i], "--marks-listen", "127.0.0.1:0")
-		var out bytes.Buffer
-		cmd.Stdout = &out
+		out := &lockedBuffer{} // stdout's copier and stderr's write to it at once
+		cmd.Stdout = out
 		errPipe, err := cmd.StderrPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -61,11 +62,11 @@ func TestSegmentMarkCostedOverEverySegment(t *testing.T) {
 				at = m[1]
 			}
 		}
-		go io.Copy(&out, errPipe)
+		go io.Copy(out, errPipe)
 		if i == 1 {
 			addr = at
 		}
-		procs, outs = append(procs, cmd), append(outs, &out)
+		procs, outs = append(procs, cmd), append(outs, out)
 	}
 	if addr == "" {
 		t.Fatal("segment 1 did not say where it takes marks")
@@ -105,7 +106,7 @@ func TestSegmentMarkCostedOverEverySegment(t *testing.T) {
 	}
 	for i, p := range procs {
 		if err := p.Wait(); err != nil {
-			t.Fatalf("segment %d: %v\n%s", i, err, outs[i])
+			t.Fatalf("segment %d: %v\n%s", i, err, outs[i].String())
 		}
 	}
 	var segs []*results.Result
@@ -139,4 +140,22 @@ func TestSegmentMarkCostedOverEverySegment(t *testing.T) {
 		t.Errorf("merged mark charged %d failed sends, segment 1's own row %d, segments failed %d and %d: want segment 0's added",
 			w.ProduceErrors, own.ProduceErrors, segs[0].Summary.ProduceErrors, segs[1].Summary.ProduceErrors)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for writers on several goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -21,6 +21,7 @@ import (
 var switches = map[string]string{
 	"QBENCH_MEMORY_BUDGET":            "",  // the ledger's memory budget (as --memory-budget)
 	"QBENCH_REDIS_SERVER":             "",  // the redis-server binary the managed Redis engines start
+	"QBENCH_REDIS_SENTINEL":           "",  // the redis-sentinel binary the redis-sentinel engine starts
 	"QBENCH_KAFKA_HOME":               "",  // the Kafka broker's jars
 	"QBENCH_KAFKA_VERSION":            "",  // which Kafka release's jars
 	"QBENCH_KAFKA_DATA":               "",  // where a managed broker keeps its data
@@ -44,7 +45,7 @@ var notSwitches = []string{
 	"QBENCH_PERSIST_CHILD", "QBENCH_PROCS_DEATH_HELPER", "QBENCH_TEST_PIN_CHILD", "QBENCH_SOAK",
 	"QBENCH_LONG_TESTS", "QBENCH_KAFKA_TESTS", "QBENCH_MEMTEST", "QBENCH_SEED", "QBENCH_HDR_JAR",
 	"QBENCH_BENCH_ADDR", "QBENCH_FLOOR_ADDR", "QBENCH_FLOOR_N", "QBENCH_FLOOR_ONLY",
-	"QBENCH_FLOOR_ROUNDS", "QBENCH_FLOOR_TRACE",
+	"QBENCH_FLOOR_ROUNDS", "QBENCH_FLOOR_TRACE", "QBENCH_SOAK_MINUTES",
 }
 
 // setSwitches are the switches the environment sets away from their defaults.

@@ -252,12 +252,12 @@ func (e *engine) Facts(ctx context.Context) engines.Facts {
 		if len(e.cluster.Nodes) == 1 {
 			f.Settings["broker.pid"] = strconv.Itoa(b.PID())
 			f.Settings["broker.dir"] = b.Dir()
-			f.Settings["broker.started_in"] = b.StartedIn.Round(time.Millisecond).String()
+			f.Settings["broker.started_in"] = b.StartedIn().Round(time.Millisecond).String()
 		} else {
 			var pids, started []string
 			for _, k := range e.cluster.Nodes {
 				pids = append(pids, fmt.Sprintf("%d:%d", k.ID(), k.PID()))
-				started = append(started, k.StartedIn.Round(time.Millisecond).String())
+				started = append(started, k.StartedIn().Round(time.Millisecond).String())
 			}
 			f.Settings["broker.pids"] = strings.Join(pids, ",")
 			f.Settings["broker.started_in"] = strings.Join(started, ",")

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 			})
 			if sharedErr == nil {
 				fmt.Fprintf(os.Stderr, "kafkaq test: broker %s pid %d at %s: format+start %v (start alone %v)\n",
-					shared.Version(), shared.PID(), shared.Addr(), time.Since(began).Round(time.Millisecond), shared.StartedIn.Round(time.Millisecond))
+					shared.Version(), shared.PID(), shared.Addr(), time.Since(began).Round(time.Millisecond), shared.StartedIn().Round(time.Millisecond))
 			}
 		}
 	} else {
@@ -417,7 +417,7 @@ func TestManagedBrokerCrashAndRestart(t *testing.T) {
 			t.Errorf("broker pid %d survived Close", pid)
 		}
 	})
-	t.Logf("managed broker up in %v (start alone %v)", time.Since(began).Round(time.Millisecond), m.cluster.Nodes[0].StartedIn.Round(time.Millisecond))
+	t.Logf("managed broker up in %v (start alone %v)", time.Since(began).Round(time.Millisecond), m.cluster.Nodes[0].StartedIn().Round(time.Millisecond))
 	if err := eng.Setup(ctx); err != nil {
 		t.Fatal(err)
 	}

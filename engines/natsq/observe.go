@@ -116,7 +116,7 @@ func settingsOfNodes(f *engines.Facts, m *managed) {
 	f.Settings["servers"] = strconv.Itoa(len(m.cluster.Nodes))
 	var started []string
 	for _, n := range m.cluster.Nodes {
-		started = append(started, n.StartedIn.String())
+		started = append(started, n.StartedIn().String())
 	}
 	f.Settings["started_in"] = strings.Join(started, ",")
 	if len(m.cluster.Nodes) == 1 {

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -102,9 +103,12 @@ type Kafka struct {
 	ctrlPort int
 	version  string
 	settings map[string]string
-	proc     *Proc
-	// StartedIn is how long the last start took until the probe succeeded (without formatting).
-	StartedIn time.Duration
+	// proc is the running process: atomic, since a fault restarts the broker while the runner
+	// reads its PID for the run's facts.
+	proc atomic.Pointer[Proc]
+	// startedIn is how long the last start took until the probe succeeded (without formatting).
+	// Atomic: a fault restarts the node while the runner reads the facts.
+	startedIn atomic.Int64
 }
 
 // StartKafka formats a fresh data directory under cfg.Dir and starts a single broker on free
@@ -228,8 +232,8 @@ func clusterID() string {
 // Start starts the broker on its existing directory and ports, after StartKafka or Kill, and
 // waits until it answers.
 func (k *Kafka) Start(ctx context.Context) error {
-	if k.proc != nil && !k.proc.Exited() {
-		return fmt.Errorf("procs: kafka broker already running (pid %d)", k.proc.PID())
+	if p := k.proc.Load(); p != nil && !p.Exited() {
+		return fmt.Errorf("procs: kafka broker already running (pid %d)", p.PID())
 	}
 	ctx, cancel := context.WithTimeout(ctx, k.cfg.StartTimeout)
 	defer cancel()
@@ -242,7 +246,7 @@ func (k *Kafka) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	k.proc = p
+	k.proc.Store(p)
 	probe := k.cfg.Probe
 	if probe == nil {
 		probe = dialProbe
@@ -255,7 +259,7 @@ func (k *Kafka) Start(ctx context.Context) error {
 		_ = p.Kill()
 		return fmt.Errorf("procs: kafka broker: %w", err)
 	}
-	k.StartedIn = time.Since(began)
+	k.startedIn.Store(int64(time.Since(began)))
 	return nil
 }
 
@@ -273,10 +277,11 @@ func (k *Kafka) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Ito
 
 // PID is the broker's process ID, 0 when it is not running.
 func (k *Kafka) PID() int {
-	if k.proc == nil || k.proc.Exited() {
+	p := k.proc.Load()
+	if p == nil || p.Exited() {
 		return 0
 	}
-	return k.proc.PID()
+	return p.PID()
 }
 
 // ID is the broker's node.id (1 for a single broker; 1..n in a cluster).
@@ -302,35 +307,39 @@ func (k *Kafka) DataDir() string { return filepath.Join(k.cfg.Dir, "data") }
 
 // Kill crashes the broker: SIGKILL to its process group. The data directory stays for Start.
 func (k *Kafka) Kill() error {
-	if k.proc == nil {
+	p := k.proc.Load()
+	if p == nil {
 		return nil
 	}
-	return k.proc.Kill()
+	return p.Kill()
 }
 
 // Stop shuts the broker down cleanly (SIGTERM), and kills it if it takes longer than grace.
 func (k *Kafka) Stop(grace time.Duration) error {
-	if k.proc == nil {
+	p := k.proc.Load()
+	if p == nil {
 		return nil
 	}
-	return k.proc.Stop(grace)
+	return p.Stop(grace)
 }
 
 // Pause stops the broker's processes (SIGSTOP) without killing them: it neither fetches nor
 // answers, as a frozen VM or a long GC pause would not. Resume continues them.
 func (k *Kafka) Pause() error {
-	if k.proc == nil {
+	p := k.proc.Load()
+	if p == nil {
 		return errors.New("procs: kafka broker not running")
 	}
-	return k.proc.Signal(syscall.SIGSTOP)
+	return p.Signal(syscall.SIGSTOP)
 }
 
 // Resume continues a paused broker (SIGCONT).
 func (k *Kafka) Resume() error {
-	if k.proc == nil {
+	p := k.proc.Load()
+	if p == nil {
 		return errors.New("procs: kafka broker not running")
 	}
-	return k.proc.Signal(syscall.SIGCONT)
+	return p.Signal(syscall.SIGCONT)
 }
 
 // LogTail returns the end of broker.log.
@@ -345,3 +354,6 @@ func writeDurably(path string, data []byte) error {
 	_ = fsys.OS{}.SyncDir(filepath.Dir(path)) // some file systems refuse a directory fsync; the file itself is synced
 	return nil
 }
+
+// StartedIn is how long the last start took until the probe succeeded (without formatting).
+func (k *Kafka) StartedIn() time.Duration { return time.Duration(k.startedIn.Load()) }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -66,9 +67,12 @@ type NATS struct {
 	routes      []int // every node's cluster port, for a cluster; empty alone
 	clusterPort int
 	bin         string
-	proc        *Proc
-	// StartedIn is how long the last start took until the node was healthy.
-	StartedIn time.Duration
+	// running is the process: atomic, since a fault restarts the node while the runner reads
+	// its PID for the run's facts.
+	running atomic.Pointer[Proc]
+	// startedIn is how long the last start took until the node was healthy.
+	// Atomic: a fault restarts the node while the runner reads the facts.
+	startedIn atomic.Int64
 }
 
 // NATSCluster is n nodes started together; one node alone is a cluster of one.
@@ -158,8 +162,8 @@ func (s *NATS) logPath() string  { return filepath.Join(s.cfg.Dir, "nats.log") }
 // Start starts the node on its existing directory and ports (after StartNATSCluster or Kill)
 // and waits until its JetStream reports healthy.
 func (s *NATS) Start(ctx context.Context) error {
-	if s.proc != nil && !s.proc.Exited() {
-		return fmt.Errorf("procs: nats-server %s already running (pid %d)", s.name, s.proc.PID())
+	if s.proc() != nil && !s.proc().Exited() {
+		return fmt.Errorf("procs: nats-server %s already running (pid %d)", s.name, s.proc().PID())
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -171,12 +175,12 @@ func (s *NATS) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.proc = p
+	s.running.Store(p)
 	if err := p.WaitReady(ctx, 50*time.Millisecond, s.healthy); err != nil {
 		_ = p.Kill()
 		return fmt.Errorf("procs: nats-server %s: %w; log tail:\n%s", s.name, err, s.LogTail(1500))
 	}
-	s.StartedIn = time.Since(began)
+	s.startedIn.Store(int64(time.Since(began)))
 	return nil
 }
 
@@ -239,32 +243,32 @@ func (s *NATS) Name() string { return s.name }
 
 // PID is the node's process ID, 0 when it is not running.
 func (s *NATS) PID() int {
-	if s.proc == nil || s.proc.Exited() {
+	if s.proc() == nil || s.proc().Exited() {
 		return 0
 	}
-	return s.proc.PID()
+	return s.proc().PID()
 }
 
 // Kill crashes the node: SIGKILL to its process group. Its directory stays for Start.
 func (s *NATS) Kill() error {
-	if s.proc == nil {
+	if s.proc() == nil {
 		return nil
 	}
-	return s.proc.Kill()
+	return s.proc().Kill()
 }
 
 // Stop shuts the node down (SIGTERM: nats-server flushes its store), killing it after grace.
 func (s *NATS) Stop(grace time.Duration) error {
-	if s.proc == nil {
+	if s.proc() == nil {
 		return nil
 	}
-	return s.proc.Stop(grace)
+	return s.proc().Stop(grace)
 }
 
 // Pause stops the node's processes (SIGSTOP) without killing them: a stall, as a long GC pause
 // or a frozen VM would be. Resume continues them.
-func (s *NATS) Pause() error  { return s.proc.Signal(syscall.SIGSTOP) }
-func (s *NATS) Resume() error { return s.proc.Signal(syscall.SIGCONT) }
+func (s *NATS) Pause() error  { return s.proc().Signal(syscall.SIGSTOP) }
+func (s *NATS) Resume() error { return s.proc().Signal(syscall.SIGCONT) }
 
 // LogTail returns the end of the node's log.
 func (s *NATS) LogTail(n int) string { return tail(s.logPath(), n) }
@@ -314,3 +318,9 @@ func (c *NATSCluster) Pausable() []Pausable {
 	}
 	return out
 }
+
+// StartedIn is how long the last start took until the node was healthy.
+func (s *NATS) StartedIn() time.Duration { return time.Duration(s.startedIn.Load()) }
+
+// proc is the running process, or nil.
+func (s *NATS) proc() *Proc { return s.running.Load() }

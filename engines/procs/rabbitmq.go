@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -55,9 +56,12 @@ type Rabbit struct {
 	port     int
 	distPort int
 	env      []string
-	proc     *Proc
-	// StartedIn is how long the last start took until the node accepted connections.
-	StartedIn time.Duration
+	// running is the process: atomic, since a fault restarts the node while the runner reads
+	// its PID for the run's facts.
+	running atomic.Pointer[Proc]
+	// startedIn is how long the last start took until the node accepted connections.
+	// Atomic: a fault restarts the node while the runner reads the facts.
+	startedIn atomic.Int64
 }
 
 // RabbitCluster is n nodes started together on loopback, with an Erlang port mapper of their
@@ -167,7 +171,7 @@ func (c *RabbitCluster) Start(ctx context.Context) error {
 
 // Start starts the node on its directory and ports and waits until its AMQP port answers.
 func (r *Rabbit) Start(ctx context.Context) error {
-	if r.proc != nil && !r.proc.Exited() {
+	if r.proc() != nil && !r.proc().Exited() {
 		return nil
 	}
 	if _, ok := ctx.Deadline(); !ok {
@@ -180,12 +184,12 @@ func (r *Rabbit) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.proc = p
+	r.running.Store(p)
 	if err := p.WaitReady(ctx, 100*time.Millisecond, func(ctx context.Context) error { return dialProbe(ctx, r.Addr()) }); err != nil {
 		_ = p.Kill()
 		return fmt.Errorf("procs: rabbitmq %s: %w; output tail:\n%s", r.name, err, p.LogTail(1500))
 	}
-	r.StartedIn = time.Since(began)
+	r.startedIn.Store(int64(time.Since(began)))
 	return nil
 }
 
@@ -226,26 +230,26 @@ func (r *Rabbit) Name() string { return r.name }
 
 // PID is the node's process ID (the Erlang VM's), 0 when it is not running.
 func (r *Rabbit) PID() int {
-	if r.proc == nil || r.proc.Exited() {
+	if r.proc() == nil || r.proc().Exited() {
 		return 0
 	}
-	return r.proc.PID()
+	return r.proc().PID()
 }
 
 // Kill crashes the node: SIGKILL to its process group. Its directory stays for Start.
 func (r *Rabbit) Kill() error {
-	if r.proc == nil {
+	if r.proc() == nil {
 		return nil
 	}
-	return errors.Join(r.proc.Kill(), r.waitGone())
+	return errors.Join(r.proc().Kill(), r.waitGone())
 }
 
 // Stop shuts the node down (SIGTERM), killing it after grace.
 func (r *Rabbit) Stop(grace time.Duration) error {
-	if r.proc == nil {
+	if r.proc() == nil {
 		return nil
 	}
-	return errors.Join(r.proc.Stop(grace), r.waitGone())
+	return errors.Join(r.proc().Stop(grace), r.waitGone())
 }
 
 // waitGone waits until the node's AMQP port refuses connections. The process qbench waits for
@@ -266,15 +270,15 @@ func (r *Rabbit) waitGone() error {
 }
 
 // Pause stops the node's processes (SIGSTOP); Resume continues them.
-func (r *Rabbit) Pause() error  { return r.proc.Signal(syscall.SIGSTOP) }
-func (r *Rabbit) Resume() error { return r.proc.Signal(syscall.SIGCONT) }
+func (r *Rabbit) Pause() error  { return r.proc().Signal(syscall.SIGSTOP) }
+func (r *Rabbit) Resume() error { return r.proc().Signal(syscall.SIGCONT) }
 
 // LogTail is the end of the node's output.
 func (r *Rabbit) LogTail(n int) string {
-	if r.proc == nil {
+	if r.proc() == nil {
 		return ""
 	}
-	return r.proc.LogTail(n)
+	return r.proc().LogTail(n)
 }
 
 // URLs are every node's AMQP URL.
@@ -315,3 +319,9 @@ func (c *RabbitCluster) Pausable() []Pausable {
 	}
 	return out
 }
+
+// StartedIn is how long the last start took until the node accepted connections.
+func (r *Rabbit) StartedIn() time.Duration { return time.Duration(r.startedIn.Load()) }
+
+// proc is the running process, or nil.
+func (r *Rabbit) proc() *Proc { return r.running.Load() }

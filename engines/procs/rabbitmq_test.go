@@ -31,7 +31,7 @@ func TestRabbitStartKillStart(t *testing.T) {
 	}
 	defer c.Stop(5 * time.Second)
 	n := c.Nodes[0]
-	t.Logf("started in %s", n.StartedIn)
+	t.Logf("started in %s", n.StartedIn())
 	pid := n.PID()
 	if err := n.Kill(); err != nil || n.PID() != 0 {
 		t.Fatalf("kill: %v, pid after %d", err, n.PID())
@@ -39,7 +39,7 @@ func TestRabbitStartKillStart(t *testing.T) {
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("restarted in %s", n.StartedIn)
+	t.Logf("restarted in %s", n.StartedIn())
 	if n.PID() == 0 || n.PID() == pid {
 		t.Fatalf("restarted pid %d (was %d)", n.PID(), pid)
 	}

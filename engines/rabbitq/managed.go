@@ -82,7 +82,7 @@ func (m *managed) Facts(ctx context.Context) engines.Facts {
 	f.Settings["nodes"] = strconv.Itoa(len(m.cluster.Nodes))
 	var started []string
 	for _, n := range m.cluster.Nodes {
-		started = append(started, n.StartedIn.Round(time.Millisecond).String())
+		started = append(started, n.StartedIn().Round(time.Millisecond).String())
 	}
 	f.Settings["started_in"] = strings.Join(started, ",")
 	if len(m.cluster.Nodes) == 1 {

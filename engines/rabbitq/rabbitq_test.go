@@ -115,7 +115,7 @@ func TestBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Stop(10 * time.Second)
-	t.Logf("node started in %s", c.Nodes[0].StartedIn)
+	t.Logf("node started in %s", c.Nodes[0].StartedIn())
 	open := func(t *testing.T, spec engines.Spec, opts Options) *engine {
 		t.Helper()
 		spec.RunID = strings.ReplaceAll(t.Name(), "/", "-")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"qbench/engines"
@@ -89,10 +90,11 @@ func isNotice(format string) bool {
 // childServer is the in-repo server running as a child process, through engines/procs (its own
 // process group, SIGKILL from the kernel if qbench dies, stopped by PID).
 type childServer struct {
-	exe  string
-	cfg  childConfig
-	proc *procs.Proc
-	addr string
+	exe string
+	cfg childConfig
+	// running is the process: atomic, since a fault restarts it while the runner reads its PID.
+	running atomic.Pointer[procs.Proc]
+	addr    string
 	// ownDir is removed on stop.
 	ownDir bool
 	// mount is the power-loss file system under the data directory, when the run needs one.
@@ -172,7 +174,7 @@ func (c *childServer) start(ctx context.Context) error {
 		defer er.Close()
 		_, _ = io.Copy(io.MultiWriter(os.Stderr, &c.stderr), er)
 	}()
-	c.proc = p
+	c.running.Store(p)
 	line := make(chan string, 1)
 	go func() {
 		defer r.Close()
@@ -200,26 +202,26 @@ func (c *childServer) start(ctx context.Context) error {
 }
 
 func (c *childServer) pid() int {
-	if c.proc == nil {
+	if c.proc() == nil {
 		return 0
 	}
-	return c.proc.PID()
+	return c.proc().PID()
 }
 
 func (c *childServer) kill() {
-	if d, died := deathOf(c.proc, c.stderr.String()); died && c.death == nil {
+	if d, died := deathOf(c.proc(), c.stderr.String()); died && c.death == nil {
 		c.death = &d // it had exited on its own: the kill only clears it away
 	}
-	if c.proc != nil {
-		_ = c.proc.Kill()
-		c.proc = nil
+	if c.proc() != nil {
+		_ = c.proc().Kill()
+		c.running.Store(nil)
 	}
 }
 
 func (c *childServer) stop() error {
-	if c.proc != nil {
-		_ = c.proc.Stop(5 * time.Second)
-		c.proc = nil
+	if c.proc() != nil {
+		_ = c.proc().Stop(5 * time.Second)
+		c.running.Store(nil)
 	}
 	var err error
 	if c.mount != nil {
@@ -300,3 +302,6 @@ func init() {
 		Conformance: conformance,
 	}))
 }
+
+// proc is the running process, or nil.
+func (c *childServer) proc() *procs.Proc { return c.running.Load() }

@@ -45,13 +45,13 @@ func lastLines(s string, n int) []string {
 func (m *ManagedRedis) Died() (engines.Death, bool) {
 	if m.death != nil {
 		d := *m.death
-		d.Down = m.proc == nil || m.proc.Exited()
+		d.Down = m.proc() == nil || m.proc().Exited()
 		return d, true
 	}
-	if m.proc == nil {
+	if m.proc() == nil {
 		return engines.Death{}, false
 	}
-	return deathOf(m.proc, m.proc.LogTail(4096))
+	return deathOf(m.proc(), m.proc().LogTail(4096))
 }
 
 // Died reports redis-server's own exit (engines.DeathReporter).
@@ -64,13 +64,13 @@ func (e *lossyEngine) Died() (engines.Death, bool) { return e.server.Died() }
 func (e *childEngine) Died() (engines.Death, bool) {
 	if e.child.death != nil {
 		d := *e.child.death
-		d.Down = e.child.proc == nil || e.child.proc.Exited()
+		d.Down = e.child.proc() == nil || e.child.proc().Exited()
 		return d, true
 	}
-	if e.child.proc == nil {
+	if e.child.proc() == nil {
 		return engines.Death{}, false
 	}
-	return deathOf(e.child.proc, e.child.stderr.String())
+	return deathOf(e.child.proc(), e.child.stderr.String())
 }
 
 // stderrTail keeps the last bytes of the child server's standard error, which is also copied to

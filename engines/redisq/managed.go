@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"sort"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -41,8 +42,9 @@ type ManagedRedis struct {
 	Port int
 	Args []string
 	// cmd is how the server is started (again, on Restart); proc is the running process.
-	cmd  procs.Command
-	proc *procs.Proc
+	cmd procs.Command
+	// running is the process: atomic, since a fault restarts it while the runner reads its PID.
+	running atomic.Pointer[procs.Proc]
 	// ownDir is removed on Stop.
 	ownDir bool
 	// tasks holds the server at the tasks it has while a fork-failure fault lasts (forkfail.go).
@@ -112,10 +114,10 @@ func (m *ManagedRedis) Addr() string { return "127.0.0.1:" + strconv.Itoa(m.Port
 
 // PID is the server's process ID, 0 when not running.
 func (m *ManagedRedis) PID() int {
-	if m.proc == nil {
+	if m.proc() == nil {
 		return 0
 	}
-	return m.proc.PID()
+	return m.proc().PID()
 }
 
 func (m *ManagedRedis) start(ctx context.Context) error {
@@ -123,7 +125,7 @@ func (m *ManagedRedis) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.proc = p
+	m.running.Store(p)
 	c := redis.NewClient(&redis.Options{Addr: m.Addr(), MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -133,10 +135,10 @@ func (m *ManagedRedis) start(ctx context.Context) error {
 
 // LogTail returns the last n bytes of the server's log ("" when it is not running).
 func (m *ManagedRedis) LogTail(n int) string {
-	if m.proc == nil {
+	if m.proc() == nil {
 		return ""
 	}
-	return m.proc.LogTail(n)
+	return m.proc().LogTail(n)
 }
 
 // Kill ends the process without warning (SIGKILL), as a crash would, and waits for it to go.
@@ -144,11 +146,11 @@ func (m *ManagedRedis) Kill() error {
 	if m.PID() == 0 {
 		return errors.New("redis-server is not running")
 	}
-	if d, died := deathOf(m.proc, m.proc.LogTail(4096)); died && m.death == nil {
+	if d, died := deathOf(m.proc(), m.proc().LogTail(4096)); died && m.death == nil {
 		m.death = &d // it had exited on its own: the kill only clears it away
 	}
-	err := m.proc.Kill()
-	m.proc = nil
+	err := m.proc().Kill()
+	m.running.Store(nil)
 	return err
 }
 
@@ -164,9 +166,9 @@ func (m *ManagedRedis) Restart(ctx context.Context) error {
 // made it.
 func (m *ManagedRedis) Stop() error {
 	ferr := m.ForkFail(false)
-	if m.proc != nil {
-		_ = m.proc.Stop(5 * time.Second)
-		m.proc = nil
+	if m.proc() != nil {
+		_ = m.proc().Stop(5 * time.Second)
+		m.running.Store(nil)
 	}
 	if m.ownDir {
 		return errors.Join(ferr, os.RemoveAll(m.Dir))
@@ -271,3 +273,6 @@ func (e *lossyEngine) IOError(_ context.Context, point string) error {
 	}
 	return err
 }
+
+// proc is the running process, or nil.
+func (m *ManagedRedis) proc() *procs.Proc { return m.running.Load() }
