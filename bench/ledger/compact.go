@@ -45,8 +45,9 @@ type Compact struct {
 	groups         int
 	acked          atomic.Int64
 	firstDelivered []atomic.Int64
-	// held counts the messages kept one by one (Kept), for the runner's memory bound.
-	held atomic.Int64
+	// held counts the messages kept one by one (Kept), dense the bytes of the window's frozen
+	// blocks (DenseBytes), for the runner's memory bound.
+	held, dense atomic.Int64
 	// spillAt is how far behind every group's delivery frontier an unresolved head is spilled
 	// (spillWindow; tests lower it), maxOpen how many chunks may wait to close (maxOpenChunks).
 	spillAt, maxOpen int
@@ -102,10 +103,9 @@ type compactBook struct {
 	mu   sync.Mutex
 	held *atomic.Int64 // the ledger's
 	pins *pins         // the ledger's
-	lo   uint64
-	win  []entry
-	d    [][]uint32 // [group][seq-lo]
-	sh   [][]uint16 // [group][seq-lo], with SetDeliveryShards
+	// w is the window: the marks of the messages from the watermark (w.lo) on.
+	w      window
+	groups int
 	// sp holds the spilled messages in sequence order (they leave the window in order); spD
 	// their delivery counts, groups per message, and spSh (SetDeliveryShards) their shards.
 	sp   []spilled
@@ -128,9 +128,7 @@ type compactBook struct {
 	answeredMax int64
 	leftMax     int64
 	// spPlain counts spilled messages that settled plainly since, for compactSpilled.
-	spPlain int
-	// alloc is the length of the window's arrays (realloc).
-	alloc     int
+	spPlain   int
 	highest   []uint64
 	reordered int64
 	// found[g] is a bitmap of seq-foundBase for window messages found held at the end.
@@ -145,7 +143,7 @@ func NewCompact(n, groups int) *Compact {
 	groups = max(groups, 1)
 	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow, maxOpen: maxOpenChunks, pins: &pins{}}
 	for i := range l.producers {
-		l.producers[i] = &compactBook{d: make([][]uint32, groups), highest: make([]uint64, groups), front: make([]uint64, groups), again: map[uint64]redelivered{}, held: &l.held, pins: l.pins}
+		l.producers[i] = &compactBook{w: newWindow(groups, &l.held, &l.dense), groups: groups, highest: make([]uint64, groups), front: make([]uint64, groups), again: map[uint64]redelivered{}, held: &l.held, pins: l.pins}
 	}
 	return l
 }
@@ -154,10 +152,7 @@ func NewCompact(n, groups int) *Compact {
 func (l *Compact) SetDeliveryShards() {
 	l.shardOf, l.byDelivery = nil, true
 	for _, b := range l.producers {
-		b.sh = make([][]uint16, l.groups)
-		for g := range b.sh {
-			b.sh[g] = make([]uint16, len(b.win))
-		}
+		b.w.setShards()
 	}
 }
 
@@ -165,19 +160,27 @@ func (l *Compact) SetDeliveryShards() {
 // here so that a runner can hold either ledger.
 func (l *Compact) Reserve(int, uint64) {}
 
-// Kept is how many messages the ledger keeps one by one (the window, the spilled, the further
-// deliveries of settled ones, per group): what its memory follows. It takes no lock.
+// Kept is how many messages the ledger keeps one by one (the window's hot blocks, the spilled,
+// the further deliveries of settled ones, per group): with DenseBytes, what its memory follows.
+// It takes no lock.
 func (l *Compact) Kept() int64 { return l.held.Load() }
 
-// kept counts what Kept tracks, under the locks.
-func (l *Compact) kept() int64 {
-	var n int64
+// DenseBytes is the bytes of the backlog kept in the dense form (dense.go). It takes no lock.
+func (l *Compact) DenseBytes() int64 { return l.dense.Load() }
+
+// kept counts what Kept and DenseBytes track, under the locks.
+func (l *Compact) kept() (n, dense int64) {
 	for _, b := range l.producers {
 		b.mu.Lock()
-		n += int64(len(b.win) + len(b.sp) + len(b.again))
+		n += int64(b.w.n - b.w.frozen*blockSize + len(b.sp) + len(b.again))
+		for _, bl := range b.w.blocks {
+			if bl.fz != nil {
+				dense += bl.fz.bytes()
+			}
+		}
 		b.mu.Unlock()
 	}
-	return n
+	return n, dense
 }
 
 // Acked is the number of messages acknowledged so far.
@@ -201,40 +204,8 @@ func (l *Compact) DeliveredUnique() int64 {
 	return least
 }
 
-// grow extends the window to hold seq (seq >= lo). b.mu is held.
-func (b *compactBook) grow(seq uint64) {
-	n := int(seq - b.lo + 1)
-	if n <= len(b.win) {
-		return
-	}
-	b.held.Add(int64(n - len(b.win)))
-	if n > cap(b.win) {
-		b.realloc(n)
-	}
-	b.win = b.win[:n]
-	for g := range b.d {
-		b.d[g] = b.d[g][:n]
-	}
-	for g := range b.sh {
-		b.sh[g] = b.sh[g][:n]
-	}
-}
-
-// realloc moves the window's live part to arrays with room for n messages and a quarter more.
-// The window is sliced from the front as messages leave it, so its arrays' dead prefix is
-// bounded here too (retire): the arrays stay within about 1.6 times the live window. b.mu is
-// held.
-func (b *compactBook) realloc(n int) {
-	c := n + n/4 + 64
-	b.win = append(make([]entry, 0, c), b.win...)
-	for g := range b.d {
-		b.d[g] = append(make([]uint32, 0, c), b.d[g]...)
-	}
-	for g := range b.sh {
-		b.sh[g] = append(make([]uint16, 0, c), b.sh[g]...)
-	}
-	b.alloc = c
-}
+// grow extends the window to hold seq (seq >= w.lo). b.mu is held.
+func (b *compactBook) grow(seq uint64) { b.w.grow(int(seq - b.w.lo + 1)) }
 
 // Sent is Ledger.Sent.
 func (l *Compact) Sent(producer int, seq uint64, acked bool) { l.SentAt(producer, seq, acked, 0) }
@@ -264,14 +235,16 @@ func (l *Compact) Batch(producer int, first uint64, n int) {
 	end := first + uint64(n)
 	b.mu.Lock()
 	for _, s := range []uint64{first, end} {
-		if s < b.lo {
+		if s < b.w.lo {
 			if i, ok := b.spilledAt(s); ok {
 				b.sp[i].flags |= flagBatchStart
 			}
 			continue
 		}
 		b.grow(s)
-		b.win[s-b.lo].flags |= flagBatchStart
+		if i := int(s - b.w.lo); b.w.flags(i)&flagBatchStart == 0 {
+			b.w.at(i).flags |= flagBatchStart
+		}
 	}
 	b.mu.Unlock()
 }
@@ -310,12 +283,12 @@ func (b *compactBook) mark(seq uint64, acked bool, intendedNs int64, next uint64
 		after = uint32(next - seq)
 	}
 	b.answeredMax = max(b.answeredMax, intendedNs)
-	if seq < b.lo {
+	if seq < b.w.lo {
 		if i, ok := b.spilledAt(seq); ok {
 			e := &b.sp[i]
 			e.intended, e.after, e.flags = intendedNs, after, e.flags|f
 			if acked {
-				for _, d := range b.spD[i*len(b.d) : (i+1)*len(b.d)] {
+				for _, d := range b.spD[i*b.groups : (i+1)*b.groups] {
 					if d&^foundBit == 0 {
 						b.hole(intendedNs) // answered after it spilled
 						b.pins.lateHole(intendedNs)
@@ -331,7 +304,7 @@ func (b *compactBook) mark(seq uint64, acked bool, intendedNs int64, next uint64
 		return // settled plainly: it was answered already
 	}
 	b.grow(seq)
-	e := &b.win[seq-b.lo]
+	e := b.w.at(int(seq - b.w.lo))
 	e.intended, e.after, e.flags = intendedNs, after, e.flags|f
 }
 
@@ -360,19 +333,20 @@ func (l *Compact) DeliveredAt(group, shard, producer int, seq uint64, intendedNs
 	}
 	b := l.producers[producer]
 	b.mu.Lock()
-	if seq < b.lo {
+	if seq < b.w.lo {
 		first = l.deliverBelow(b, group, shard, producer, seq, intendedNs)
 	} else {
 		b.grow(seq)
-		i := seq - b.lo
-		b.d[group][i]++
-		first = b.d[group][i] == 1
+		i := int(seq - b.w.lo)
+		bl, o := b.w.hot(i)
+		bl.d[group][o]++
+		first = bl.d[group][o] == 1
 		if first {
 			b.front[group] = max(b.front[group], seq+1)
 		}
 		if first && !l.noOrder {
 			if l.byDelivery {
-				b.sh[group][i] = uint16(min(max(shard, 0), maxShard) + 1)
+				bl.sh[group][o] = uint16(min(max(shard, 0), maxShard) + 1)
 			}
 			slot := l.slot(b, group, producer, seq, shard)
 			if seq+1 < b.highest[slot] && l.brokeOrder(b, group, slot, producer, seq) {
@@ -434,7 +408,7 @@ func (b *compactBook) plainAt(i int) bool {
 	if b.sp[i].flags&flagAcked == 0 {
 		return false
 	}
-	for _, d := range b.spD[i*len(b.d) : (i+1)*len(b.d)] {
+	for _, d := range b.spD[i*b.groups : (i+1)*b.groups] {
 		if d != 1 { // a found mark is not 1 either
 			return false
 		}
@@ -448,7 +422,7 @@ func (b *compactBook) compactSpilled() {
 	if b.spPlain < spillBlock || b.spPlain*4 < len(b.sp) {
 		return
 	}
-	g, n := len(b.d), 0
+	g, n := b.groups, 0
 	holes := b.holes[:0]
 	for i := range b.sp {
 		e := b.sp[i]
@@ -477,8 +451,8 @@ func (b *compactBook) compactSpilled() {
 // redelivered says whether a plainly settled message was delivered again to any group. b.mu is
 // held.
 func (b *compactBook) redelivered(seq uint64) bool {
-	for g := range uint64(len(b.d)) {
-		if _, ok := b.again[seq*uint64(len(b.d))+g]; ok {
+	for g := range uint64(b.groups) {
+		if _, ok := b.again[seq*uint64(b.groups)+g]; ok {
 			return true
 		}
 	}
@@ -493,13 +467,13 @@ func (b *compactBook) spilledAt(seq uint64) (int, bool) {
 // settled says whether window message i is answered and, if acknowledged, delivered to every
 // group: nothing left to wait for. plain: acknowledged and delivered exactly once everywhere.
 func (b *compactBook) settled(i int) (settled, plain bool) {
-	f := b.win[i].flags
+	f := b.w.flags(i)
 	if f&flagAcked == 0 {
 		return f&flagFailed != 0, false
 	}
 	plain = true
-	for g := range b.d {
-		switch b.d[g][i] {
+	for g := range b.groups {
+		switch b.w.count(g, i) {
 		case 0:
 			return false, false
 		case 1:
@@ -515,7 +489,7 @@ func (b *compactBook) settled(i int) (settled, plain bool) {
 func (l *Compact) advance(b *compactBook) {
 	for {
 		k := 0
-		for k < len(b.win) {
+		for k < b.w.n {
 			ok, _ := b.settled(k)
 			if !ok {
 				break
@@ -535,14 +509,14 @@ func (l *Compact) advance(b *compactBook) {
 // spillable says whether the window's head is more than spillAt behind every group's delivery
 // frontier: unresolved so long after what followed it, it is a hole, not a backlog. b.mu is held.
 func (b *compactBook) spillable(spillAt int) bool {
-	if len(b.win) == 0 {
+	if b.w.n == 0 {
 		return false
 	}
 	front := b.front[0]
 	for _, f := range b.front[1:] {
 		front = min(front, f)
 	}
-	return front > b.lo+uint64(spillAt)
+	return front > b.w.lo+uint64(spillAt)
 }
 
 // retire moves the first k window messages below the watermark. b.mu is held.
@@ -550,20 +524,19 @@ func (l *Compact) retire(b *compactBook, k int) {
 	var plainly int64
 	defer func() { b.held.Add(-plainly) }()
 	for i := range k {
-		seq := b.lo + uint64(i)
+		seq := b.w.lo + uint64(i)
+		w := *b.w.at(i)
+		b.leftMax = max(b.leftMax, w.intended)
 		if _, plain := b.settled(i); plain {
 			plainly++
 			b.retired++
-			b.settle(b.win[i].intended)
-			b.leftMax = max(b.leftMax, b.win[i].intended)
+			b.settle(w.intended)
 			continue
 		}
-		w := b.win[i]
-		b.leftMax = max(b.leftMax, w.intended)
 		undelivered := false
 		e := spilled{seq: seq, intended: w.intended, after: w.after, flags: w.flags}
-		for g := range b.d {
-			d := b.d[g][i]
+		for g := range b.groups {
+			d := b.w.count(g, i)
 			undelivered = undelivered || d == 0
 			if b.isFoundIn(g, seq) {
 				d |= foundBit
@@ -573,31 +546,20 @@ func (l *Compact) retire(b *compactBook, k int) {
 		if undelivered && w.flags&flagAcked != 0 {
 			b.holes = append(b.holes, w.intended) // in order: they leave in sequence order
 		}
-		for g := range b.sh {
-			b.spSh = append(b.spSh, b.sh[g][i])
+		if b.w.shards {
+			for g := range b.groups {
+				b.spSh = append(b.spSh, b.w.shard(g, i))
+			}
 		}
-		for j := i + 1; j < len(b.win) && j <= i+maxBatchScan; j++ {
-			if b.win[j].flags&flagBatchStart != 0 {
+		for j := i + 1; j < b.w.n && j <= i+maxBatchScan; j++ {
+			if b.w.flags(j)&flagBatchStart != 0 {
 				e.batchEnd = uint16(j - i)
 				break
 			}
 		}
 		b.sp = append(b.sp, e)
 	}
-	b.win = b.win[k:]
-	for g := range b.d {
-		b.d[g] = b.d[g][k:]
-	}
-	for g := range b.sh {
-		b.sh[g] = b.sh[g][k:]
-	}
-	b.lo += uint64(k)
-	// The arrays' dead prefix (and room the window no longer needs) is given back once it is
-	// half the live window: each message is copied a few times, for 1.6 times its bytes at most
-	// while the window grows and 1.5 times while it is steady.
-	if dead := b.alloc - len(b.win); dead > len(b.win)/2+1024 {
-		b.realloc(len(b.win))
-	}
+	b.w.drop(k)
 }
 
 // Found is Ledger.Found.
@@ -608,17 +570,17 @@ func (l *Compact) Found(group, producer int, seq uint64) {
 	b := l.producers[producer]
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if seq < b.lo {
+	if seq < b.w.lo {
 		if i, ok := b.spilledAt(seq); ok {
 			b.spD[i*l.groups+group] |= foundBit
 		}
 		return // settled plainly: delivered, so found changes nothing
 	}
-	if seq-b.lo >= uint64(len(b.win)) {
+	if seq-b.w.lo >= uint64(b.w.n) {
 		return // never sent
 	}
 	if b.found == nil {
-		b.found, b.foundBase = make([][]uint64, l.groups), b.lo
+		b.found, b.foundBase = make([][]uint64, l.groups), b.w.lo
 	}
 	i := seq - b.foundBase
 	if w := int(i/64) + 1; len(b.found[group]) < w {
@@ -639,7 +601,7 @@ func (b *compactBook) isFoundIn(group int, seq uint64) bool {
 // each calls fn for every message the book still keeps one by one (spilled, redelivered and in
 // the window), in sequence order, with its marks. b.mu is held.
 func (b *compactBook) each(fn func(seq uint64, f uint8, intended int64, d func(g int) int64, found func(g int) bool)) {
-	groups := uint64(len(b.d))
+	groups := uint64(b.groups)
 	again := make([]uint64, 0, len(b.again))
 	for k := range b.again {
 		again = append(again, k)
@@ -662,10 +624,10 @@ func (b *compactBook) each(fn func(seq uint64, f uint8, intended int64, d func(g
 		}
 		fn(seq, flagSent|flagAcked, intended, func(g int) int64 { return 1 + int64(extra[g]) }, never)
 	}
-	for i := range b.win {
-		s := b.lo + uint64(i)
-		fn(s, b.win[i].flags, b.win[i].intended, func(g int) int64 { return int64(b.d[g][i]) }, func(g int) bool { return b.isFoundIn(g, s) })
-	}
+	b.w.scan(func(i int, bl *block, o int) {
+		s := b.w.lo + uint64(i)
+		fn(s, bl.ent[o].flags, bl.ent[o].intended, func(g int) int64 { return int64(bl.d[g][o]) }, func(g int) bool { return b.isFoundIn(g, s) })
+	})
 }
 
 // Close is Ledger.Close.

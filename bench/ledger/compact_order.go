@@ -12,26 +12,26 @@ func (l *Compact) slot(b *compactBook, group, producer int, seq uint64, shard in
 // shardMark is 1 + the shard a delivery of s to group named, 0 before one or when unknown (a
 // plainly settled message). b.mu is held.
 func (b *compactBook) shardMark(group int, s uint64) uint16 {
-	if s >= b.lo {
-		if i := s - b.lo; i < uint64(len(b.win)) {
-			return b.sh[group][i]
+	if s >= b.w.lo {
+		if i := s - b.w.lo; i < uint64(b.w.n) {
+			return b.w.shard(group, int(i))
 		}
 		return 0
 	}
 	if i, ok := b.spilledAt(s); ok && b.spSh != nil {
-		return b.spSh[i*len(b.d)+group]
+		return b.spSh[i*b.groups+group]
 	}
 	return 0
 }
 
 // delivered reports whether s reached group (a plainly settled message did). b.mu is held.
 func (b *compactBook) delivered(group int, s uint64) bool {
-	if s >= b.lo {
-		i := s - b.lo
-		return i < uint64(len(b.win)) && b.d[group][i] > 0
+	if s >= b.w.lo {
+		i := s - b.w.lo
+		return i < uint64(b.w.n) && b.w.count(group, int(i)) > 0
 	}
 	if i, ok := b.spilledAt(s); ok {
-		return b.spD[i*len(b.d)+group]&^foundBit > 0
+		return b.spD[i*b.groups+group]&^foundBit > 0
 	}
 	return true
 }
@@ -42,7 +42,7 @@ func (l *Compact) same(b *compactBook, group, producer int, seq uint64, k uint16
 	switch {
 	case l.byDelivery:
 		m := b.shardMark(group, s)
-		if s < b.lo {
+		if s < b.w.lo {
 			if _, ok := b.spilledAt(s); !ok {
 				return true
 			}
@@ -58,24 +58,24 @@ func (l *Compact) same(b *compactBook, group, producer int, seq uint64, k uint16
 // b.mu is held.
 func (l *Compact) brokeOrder(b *compactBook, group, slot, producer int, seq uint64) bool {
 	hi := b.highest[slot]
-	i := seq - b.lo
-	if a := b.win[i].after; a != 0 && hi > seq+uint64(a) {
+	i := int(seq - b.w.lo)
+	bl, o := b.w.hot(i)
+	if a := bl.ent[o].after; a != 0 && hi > seq+uint64(a) {
 		return true
 	}
 	var k uint16
 	if l.byDelivery {
-		k = b.sh[group][i]
+		k = bl.sh[group][o]
 	}
-	d := b.d[group]
 	for s := seq + 1; s < hi && s <= seq+maxBatchScan; s++ {
-		j := s - b.lo
-		if j >= uint64(len(b.win)) {
+		j := int(s - b.w.lo)
+		if j >= b.w.n {
 			break
 		}
-		if b.win[j].flags&flagBatchStart != 0 {
+		if b.w.flags(j)&flagBatchStart != 0 {
 			return false
 		}
-		if d[j] > 0 && l.same(b, group, producer, seq, k, s) {
+		if b.w.count(group, j) > 0 && l.same(b, group, producer, seq, k, s) {
 			return true
 		}
 	}
@@ -99,8 +99,8 @@ func (l *Compact) brokeOrderBelow(b *compactBook, i, group, slot, producer int, 
 		end = seq + uint64(e.batchEnd) - 1
 	}
 	for s := seq + 1; s < hi && s <= end; s++ {
-		if s >= b.lo {
-			if j := s - b.lo; j < uint64(len(b.win)) && b.win[j].flags&flagBatchStart != 0 {
+		if s >= b.w.lo {
+			if j := s - b.w.lo; j < uint64(b.w.n) && b.w.flags(int(j))&flagBatchStart != 0 {
 				return false
 			}
 		} else if x, ok := b.spilledAt(s); ok && b.sp[x].flags&flagBatchStart != 0 {

@@ -31,6 +31,8 @@ type simConfig struct {
 	batchTime bool
 	// stopEarly: producer 0 sends a tenth of its messages, then stops.
 	stopEarly bool
+	// stallOneShard: a group's stall holds back only the even messages (one shard's consumer).
+	stallOneShard bool
 }
 
 // simEvent is one mark, at a time of the simulated run.
@@ -70,6 +72,9 @@ func simulate(c simConfig) simRun {
 	run := simRun{errs: map[[2]uint64][]error{}, intended: make([][]int64, c.producers)}
 	const gap = 1000 // ns between intended sends, on average
 	total := int64(c.perProducer) * gap
+	if c.batchTime {
+		total /= 8 // a batch's messages (8.5 on average) take one step of time
+	}
 	stalls := make([][2]int64, c.groups)
 	for g := range stalls {
 		if c.backlog > 0 {
@@ -145,7 +150,7 @@ func simulate(c simConfig) simRun {
 					if rng.Float64() < c.reorder {
 						at += rng.Int64N(50 * gap)
 					}
-					if st := stalls[g]; at >= st[0] && at < st[1] {
+					if st := stalls[g]; at >= st[0] && at < st[1] && (!c.stallOneShard || seq%2 == 0) {
 						at = st[1] + (at-st[0])/4 // caught up in order, faster than sent
 					}
 					if at >= consumeEnd {

@@ -18,21 +18,31 @@ func TestCompactMatchesReference(t *testing.T) {
 		name    string
 		edit    func(c *simConfig)
 		spillAt int // 0: the default
+		freezes bool // some of the backlog's blocks must freeze (when spillAt is set)
 	}{
 		{"in order, nothing wrong", func(c *simConfig) {
 			*c = simConfig{producers: 2, groups: 1, perProducer: 100_000}
-		}, 0},
-		{"the mix", func(*simConfig) {}, 0},
-		{"the mix, spilling early", func(*simConfig) {}, 2 * spillBlock},
-		{"one group, many losses", func(c *simConfig) { c.groups, c.lose = 1, 0.01 }, 2 * spillBlock},
-		{"three groups, poison retries", func(c *simConfig) { c.groups, c.poison = 3, 997 }, 2 * spillBlock},
-		{"heavy reordering and duplicates", func(c *simConfig) { c.reorder, c.duplicate = 0.05, 0.01 }, 2 * spillBlock},
-		{"long backlog", func(c *simConfig) { c.backlog, c.tail = 0.3, 0.2 }, 2 * spillBlock},
-		{"shards by routing", func(c *simConfig) { c.shards = 2 }, 2 * spillBlock},
-		{"shards by delivery", func(c *simConfig) { c.shards = -2 }, 2 * spillBlock},
-		{"no order promised", func(c *simConfig) { c.noOrder = true }, 2 * spillBlock},
-		{"a batch's messages share their intended time", func(c *simConfig) { c.batchTime = true }, 2 * spillBlock},
-		{"a producer stops early: chunks close by force", func(c *simConfig) { c.stopEarly = true }, 2 * spillBlock},
+		}, 0, false},
+		{"the mix", func(*simConfig) {}, 0, false},
+		{"the mix, spilling early", func(*simConfig) {}, 2 * spillBlock, false},
+		{"one group, many losses", func(c *simConfig) { c.groups, c.lose = 1, 0.01 }, 2 * spillBlock, false},
+		{"three groups, poison retries", func(c *simConfig) { c.groups, c.poison = 3, 997 }, 2 * spillBlock, false},
+		{"heavy reordering and duplicates", func(c *simConfig) { c.reorder, c.duplicate = 0.05, 0.01 }, 2 * spillBlock, false},
+		{"long backlog", func(c *simConfig) { c.backlog, c.tail = 0.3, 0.2 }, 2 * spillBlock, true},
+		{"long backlog, in order", func(c *simConfig) {
+			*c = simConfig{producers: 2, groups: 2, perProducer: 100_000, backlog: 0.3, tail: 0.2}
+		}, 2 * spillBlock, true},
+		{"long backlog of one shard, shards by delivery", func(c *simConfig) {
+			c.backlog, c.tail, c.shards, c.stallOneShard = 0.3, 0.2, -2, true
+		}, 2 * spillBlock, true},
+		{"long backlog, one group, rate: max times", func(c *simConfig) {
+			*c = simConfig{producers: 2, groups: 1, perProducer: 100_000, backlog: 0.3, tail: 0.2, batchTime: true, reorder: 0.001}
+		}, 2 * spillBlock, true},
+		{"shards by routing", func(c *simConfig) { c.shards = 2 }, 2 * spillBlock, false},
+		{"shards by delivery", func(c *simConfig) { c.shards = -2 }, 2 * spillBlock, false},
+		{"no order promised", func(c *simConfig) { c.noOrder = true }, 2 * spillBlock, false},
+		{"a batch's messages share their intended time", func(c *simConfig) { c.batchTime = true }, 2 * spillBlock, false},
+		{"a producer stops early: chunks close by force", func(c *simConfig) { c.stopEarly = true }, 2 * spillBlock, false},
 	}
 	for i, tc := range cases {
 		for seed := range uint64(3) {
@@ -43,7 +53,11 @@ func TestCompactMatchesReference(t *testing.T) {
 				run := simulate(c)
 				ref, cmp := NewGroups(c.producers, c.groups), NewCompact(c.producers, c.groups)
 				if tc.spillAt > 0 {
+					// Spill early, and freeze a backlog's blocks early (dense.go).
 					cmp.spillAt, cmp.maxOpen = tc.spillAt, 2
+					for _, b := range cmp.producers {
+						b.w.freezeAfter, b.w.hotBlocks = 2*blockSize, 2
+					}
 				}
 				ref.SetPoison(c.poison)
 				cmp.SetPoison(c.poison)
@@ -94,12 +108,19 @@ func TestCompactMatchesReference(t *testing.T) {
 						t.Fatalf("window %d: got %+v, want %+v", k, g, w)
 					}
 				}
-				kept := cmp.Kept()
-				if n := cmp.kept(); n != kept {
-					t.Fatalf("Kept %d, counted %d", kept, n)
+				kept, dense := cmp.Kept(), cmp.DenseBytes()
+				if n, d := cmp.kept(); n != kept || d != dense {
+					t.Fatalf("Kept %d, counted %d; DenseBytes %d, counted %d", kept, n, dense, d)
 				}
-				t.Logf("lost %d duplicates %d reordered %d queued %d failed %d; kept one by one %d of %d; last durable point earlier in %d of %d windows",
-					got.Lost, got.Duplicates, got.Reordered, got.Queued, got.Failed, kept, got.Sent, earlier, len(wantW))
+				froze := 0
+				for _, b := range cmp.producers {
+					froze += b.w.froze
+				}
+				if tc.freezes && froze == 0 {
+					t.Fatal("no block of the backlog was frozen: the dense form is not exercised")
+				}
+				t.Logf("lost %d duplicates %d reordered %d queued %d failed %d; kept one by one %d of %d, %d blocks frozen; last durable point earlier in %d of %d windows",
+					got.Lost, got.Duplicates, got.Reordered, got.Queued, got.Failed, kept, got.Sent, froze, earlier, len(wantW))
 			})
 		}
 	}
@@ -202,7 +223,8 @@ func TestCompactConcurrentMarks(t *testing.T) {
 	if got.Acked != producers*perProducer || got.Lost != producers*perProducer/100 || got.Duplicates != producers*perProducer/1000 {
 		t.Fatalf("totals %+v", got)
 	}
-	if n := l.Kept(); n != l.kept() || n > producers*(perProducer/100+perProducer/1000+3*spillBlock) {
-		t.Fatalf("kept %d (counted %d): the holes were not spilled", n, l.kept())
+	counted, _ := l.kept()
+	if n := l.Kept(); n != counted || n > producers*(perProducer/100+perProducer/1000+3*spillBlock) {
+		t.Fatalf("kept %d (counted %d): the holes were not spilled", n, counted)
 	}
 }

@@ -159,9 +159,9 @@ func (q *compactBook) lossesIn(lo, hi int64, force bool, xs *[]int64) bool {
 		if q.answeredMax <= hi {
 			return false
 		}
-		if len(q.win) > 0 {
+		if q.w.n > 0 {
 			// An unanswered head is intended no earlier than the message before it.
-			head := q.win[0]
+			head := q.w.head()
 			t := q.leftMax
 			if head.flags&flagSent != 0 {
 				t = head.intended
@@ -176,11 +176,11 @@ func (q *compactBook) lossesIn(lo, hi int64, force bool, xs *[]int64) bool {
 		*xs = append(*xs, q.holes[i])
 	}
 	if force {
-		for _, e := range q.win {
-			if e.flags&flagAcked != 0 && e.intended > lo && e.intended <= hi {
+		q.w.scan(func(_ int, bl *block, o int) {
+			if e := bl.ent[o]; e.flags&flagAcked != 0 && e.intended > lo && e.intended <= hi {
 				*xs = append(*xs, e.intended)
 			}
-		}
+		})
 	}
 	return true
 }
