@@ -17,7 +17,7 @@ func TestCompactMatchesReference(t *testing.T) {
 	cases := []struct {
 		name    string
 		edit    func(c *simConfig)
-		spillAt int // 0: the default
+		spillAt int  // 0: the default
 		freezes bool // some of the backlog's blocks must freeze (when spillAt is set)
 	}{
 		{"in order, nothing wrong", func(c *simConfig) {
