@@ -31,8 +31,8 @@ type messageCap struct {
 	limit int64
 	hit   atomic.Int64 // messages answered when the cap stopped the producers; 0 if it did not
 	// held is how many messages the compact ledger kept one by one when the budget stopped the
-	// producers.
-	held atomic.Int64
+	// producers, dense the bytes of its backlog's dense form.
+	held, dense atomic.Int64
 }
 
 // produceStop is the context the producers stop on: stop, and the memory budget's bound. The run
@@ -48,12 +48,13 @@ func (r *run) produceStop(stop context.Context) (context.Context, func()) {
 	switch {
 	case compact && budget > 0:
 		over = func() bool {
-			n, held := r.ledger.Acked()+r.produceErrs.Load(), c.Kept()
-			if float64(held*per)+float64(n)*scenarios.SettledBytesPerMessage < float64(budget) {
+			n, held, dense := r.ledger.Acked()+r.produceErrs.Load(), c.Kept(), c.DenseBytes()
+			if float64(held*per+dense)+float64(n)*scenarios.SettledBytesPerMessage < float64(budget) {
 				return false
 			}
 			r.msgCap.hit.Store(n)
 			r.msgCap.held.Store(held)
+			r.msgCap.dense.Store(dense)
 			return true
 		}
 	case r.sc.Rate.Max && r.msgCap.limit > 0:
@@ -98,8 +99,8 @@ func (r *run) capWarning(res *results.Result) {
 	}
 	if held := r.msgCap.held.Load(); held > 0 {
 		res.Summary.Warnings = append(res.Summary.Warnings, fmt.Sprintf(
-			"producing stopped at the memory budget after %d messages: the ledger held %d unresolved (not yet delivered to every group: a backlog the consumers did not keep up with, or messages lost, failed or duplicated) at %d bytes each (--memory-budget or $%s raises the budget): the run is shorter than its duration",
-			r.msgCap.hit.Load(), held, scenarios.UnresolvedBytesPerMessage(r.groups), scenarios.MemoryBudgetEnv))
+			"producing stopped at the memory budget after %d messages: the ledger held %d unresolved (not yet delivered to every group: a backlog the consumers did not keep up with, or messages lost, failed or duplicated) at %d bytes each, and %s of a backlog in its dense form (--memory-budget or $%s raises the budget): the run is shorter than its duration",
+			r.msgCap.hit.Load(), held, scenarios.UnresolvedBytesPerMessage(r.groups), scenarios.FormatBytes(r.msgCap.dense.Load()), scenarios.MemoryBudgetEnv))
 		return
 	}
 	res.Summary.Warnings = append(res.Summary.Warnings, fmt.Sprintf(

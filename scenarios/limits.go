@@ -28,7 +28,7 @@ const (
 	// MaxBufferBytes bounds the payload buffers producers hold at once:
 	// producers x in_flight x batch x message_size.
 	MaxBufferBytes = 2 << 30
-	// MaxBacklogMessages bounds backlog.messages: the ledger keeps about 20 bytes per message.
+	// MaxBacklogMessages bounds backlog.messages (the memory budget bounds its fill too).
 	MaxBacklogMessages = 50_000_000
 	// MaxMessagesPerProducer: the reference ledger (a segment's) numbers a producer's messages
 	// in 32 bits (its reorder marks are uint32).
@@ -37,8 +37,9 @@ const (
 
 // The memory budget bounds what the ledger keeps. A run keeps the compact ledger
 // (bench/ledger.Compact): a message one by one while it is unresolved (sent and not yet
-// delivered to every group, or failed, duplicated, out of order), UnresolvedBytesPerMessage, and
-// once settled only as a count and a share of a span of intended times, SettledBytesPerMessage.
+// delivered to every group, or failed, duplicated, out of order), UnresolvedBytesPerMessage, for
+// HotWindowMessages of each producer's backlog and DenseBytesPerMessage at most beyond, and once
+// settled only as a count and a share of a span of intended times, SettledBytesPerMessage.
 // Its memory follows the backlog, not the run's length, so the budget bounds the backlog it can
 // foresee (BacklogBound: the rate over BacklogHorizon, a backlog phase's fill, a spill window per
 // producer for scattered losses); a run whose backlog outgrows that anyway (consumers that cannot
@@ -70,6 +71,20 @@ func UnresolvedBytesPerMessage(groups int) int64 { return 32 + 8*int64(max(group
 // SettledBytesPerMessage is what the compact ledger keeps for a settled message: a 16-byte span
 // of intended times per 4096.
 const SettledBytesPerMessage = 1.0 / 256
+
+// HotWindowMessages is how much of one producer's backlog the compact ledger keeps at
+// UnresolvedBytesPerMessage before the rest freezes into its dense form (bench/ledger's
+// freezeAfterMessages, and the blocks at the window's ends that stay hot).
+const HotWindowMessages = 64*1024 + 18*1024
+
+// DenseBytesPerMessage is the most the compact ledger's dense form keeps for a message of a long
+// backlog, acknowledged and delivered to each group once or not yet (bench/ledger's dense.go):
+// 48 bits of packed differences at most (a block needing more stays hot), a batch-start bit and
+// at most 320 bytes of header and rounding per 1024 messages, and per group a delivery bit and a
+// shard mark of up to 16 bits. A paced backlog measures 0.26 bytes, a rate: max one 0.37 (BenchmarkDenseBacklog).
+func DenseBytesPerMessage(groups int) float64 {
+	return (49+17*float64(max(groups, 1)))/8 + 320.0/1024
+}
 
 // horizonFloor is the part of BacklogHorizon every run has: messages in flight and in the
 // engine, a consumer's slow second, a reconnection.
@@ -287,15 +302,16 @@ func (s *Scenario) validateMemory(c Checks, bad func(field, format string, args 
 		return
 	}
 	groups := s.ReceivingGroups()
-	per := UnresolvedBytesPerMessage(groups)
+	per, dense := UnresolvedBytesPerMessage(groups), DenseBytesPerMessage(groups)
 	backlog := s.BacklogBound(n)
-	if need := backlog*float64(per) + n*SettledBytesPerMessage; need > float64(b.Bytes) {
+	hot := min(backlog, float64(max(s.Producers, 1))*(HotWindowMessages+spillWindow))
+	if need := hot*float64(per) + (backlog-hot)*dense + n*SettledBytesPerMessage; need > float64(b.Bytes) {
 		h, why := s.BacklogHorizon()
 		if s.Backlog.Set() {
 			why += "; the backlog phase's fill"
 		}
-		bad(field, "%s messages per second for %s is %.3g messages; the ledger keeps each unresolved one (sent, not yet delivered to every group) in %d bytes (%d receiving group(s)) and each settled one in 1/256 byte: with a backlog of up to %.3g messages (the rate over %s: %s; and %d per producer a loss can hold) that is %s, more than the memory budget %s; lower the rate, shorten the faults, split the load over several processes, or raise the budget",
-			rateText(s), s.scheduleText(), n, per, groups, backlog, h, why, spillWindow, FormatBytes(int64(need)), b)
+		bad(field, "%s messages per second for %s is %.3g messages; the ledger keeps an unresolved one (sent, not yet delivered to every group) in %d bytes (%d receiving group(s)) for the first %d of each producer's backlog and in at most %.3g bytes beyond (acknowledged messages, in the dense form), and each settled one in 1/256 byte: with a backlog of up to %.3g messages (the rate over %s: %s; and %d per producer a loss can hold) that is %s, more than the memory budget %s; lower the rate, shorten the faults, split the load over several processes, or raise the budget",
+			rateText(s), s.scheduleText(), n, per, groups, HotWindowMessages+spillWindow, dense, backlog, h, why, spillWindow, FormatBytes(int64(need)), b)
 	}
 }
 

@@ -17,7 +17,10 @@ import (
 //     or still unresolved): some 24 bytes and 4 per group each;
 //   - the further deliveries of plainly settled messages (duplicates), one entry per message and
 //     group;
-//   - a window from lo on: each message's marks, as Ledger keeps them, until it settles;
+//   - a window from lo on (compact_window.go): each message's marks, as Ledger keeps them, until
+//     it settles, by block of 1024; deep in a long window (a backlog), a block whose messages are
+//     all acknowledged and have reached each group once or not yet is frozen to a few bits a
+//     message (dense.go);
 //   - the intended times of plainly settled messages, by chunk of retireChunk until no loss can
 //     fall inside the chunk (durable.go), for the last durable point.
 //
@@ -25,7 +28,7 @@ import (
 // out-of-order span. A hole (a lost message, a send never answered) would pin the watermark and
 // grow the window with everything after it: an unresolved head more than spillWindow behind every
 // group's delivery frontier is spilled to sp, so the window holds a backlog (what lies beyond a
-// group's frontier) densely and holes one by one. A spilled message delivered since, once and
+// group's frontier) in sequence and holes one by one. A spilled message delivered since, once and
 // everywhere, is moved to the settled count (compactSpilled).
 //
 // It assumes what the runner does: a producer's messages are intended in sequence order. What it
@@ -59,8 +62,8 @@ const (
 	// spillWindow is how far behind the delivery frontier of every group an unresolved message
 	// leaves the window: a hole (a lost message) pins at most this many messages of one producer,
 	// 160 kB with one group (the memory budget counts it: scenarios.BacklogBound), while what
-	// is beyond a group's frontier (a backlog) stays dense, and what is about to be delivered is
-	// not spilled.
+	// is beyond a group's frontier (a backlog) stays in the window, and what is about to be
+	// delivered is not spilled.
 	spillWindow = 8192
 	// spillBlock is how many spilled messages must have settled plainly since (and a quarter of
 	// the spilled) before they are moved to the settled count (compactSpilled).
@@ -673,7 +676,6 @@ func (l *Compact) Attribute(windows []Window) []WindowTotals {
 	for i := range out {
 		out[i].OldestLostNs, out[i].LastDurableNs = -1, -1
 	}
-	var kept []int64 // intended times of acknowledged, not lost messages kept one by one
 	for _, b := range l.producers {
 		b.mu.Lock()
 		b.each(func(seq uint64, f uint8, intended int64, d func(int) int64, found func(int) bool) {
@@ -686,9 +688,6 @@ func (l *Compact) Attribute(windows []Window) []WindowTotals {
 				if n > 1 && !l.Poison(seq) {
 					dups += n - 1
 				}
-			}
-			if f&flagAcked != 0 && lost == 0 {
-				kept = append(kept, intended)
 			}
 			if lost == 0 && dups == 0 {
 				return
@@ -703,15 +702,33 @@ func (l *Compact) Attribute(windows []Window) []WindowTotals {
 		})
 		b.mu.Unlock()
 	}
+	// The newest acknowledged message kept one by one and not lost, before each oldest loss: a
+	// second pass, rather than a list of their times (a backlog's may be hundreds of millions).
+	if slices.ContainsFunc(out, func(w WindowTotals) bool { return w.OldestLostNs >= 0 }) {
+		for _, b := range l.producers {
+			b.mu.Lock()
+			b.each(func(_ uint64, f uint8, intended int64, d func(int) int64, found func(int) bool) {
+				if f&flagAcked == 0 {
+					return
+				}
+				for g := range l.groups {
+					if d(g) == 0 && !found(g) {
+						return // lost
+					}
+				}
+				for i := range out {
+					if x := out[i].OldestLostNs; x >= 0 && intended < x && intended > out[i].LastDurableNs {
+						out[i].LastDurableNs = intended
+					}
+				}
+			})
+			b.mu.Unlock()
+		}
+	}
 	for i := range out {
 		x := out[i].OldestLostNs
 		if x < 0 {
 			continue
-		}
-		for _, t := range kept {
-			if t < x && t > out[i].LastDurableNs {
-				out[i].LastDurableNs = t
-			}
 		}
 		pinned, late := l.pins.at(x)
 		out[i].LastDurableNs = max(out[i].LastDurableNs, pinned)

@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"qbench/scenarios"
 )
 
 // A frozen block gives back exactly the marks it was made from, read whole (decode) or one by
@@ -129,6 +132,22 @@ func TestDenseBlockRefusesOtherMarks(t *testing.T) {
 		tc.edit(bl)
 		if got := freezable(bl); got != tc.want {
 			t.Errorf("%s: verdict %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The memory budget's figures are the dense form's: how much of a producer's backlog stays hot
+// (the spill window, the freeze threshold and the blocks that never freeze at the window's
+// ends), and the most a frozen message costs.
+func TestDenseFiguresMatchTheBudget(t *testing.T) {
+	if hot := freezeAfterMessages + (2*hotTail+2)*blockSize; hot != scenarios.HotWindowMessages {
+		t.Errorf("hot window %d, the budget assumes %d", hot, scenarios.HotWindowMessages)
+	}
+	for _, groups := range []int{1, 2, 20} {
+		var fz frozen
+		most := float64(unsafe.Sizeof(fz)+2*8)/blockSize + float64(maxDenseBits+1+groups*(1+16))/8 // two words' rounding
+		if got := scenarios.DenseBytesPerMessage(groups); got < most {
+			t.Errorf("%d groups: the budget assumes %.3g bytes a frozen message, it can take %.3g", groups, got, most)
 		}
 	}
 }

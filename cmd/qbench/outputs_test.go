@@ -89,7 +89,7 @@ func TestMemoryBudgetFlag(t *testing.T) {
 		want string
 	}{
 		{[]string{"validate", sc}, 0, ""},
-		{[]string{"validate", "--memory-budget", "100KiB", sc}, 2, "s.yaml:2: rate: 8000 messages per second for 1s is 8e+03 messages; the ledger keeps each unresolved one (sent, not yet delivered to every group) in 40 bytes (1 receiving group(s)) and each settled one in 1/256 byte: with a backlog of up to 8e+03 messages (the rate over 1m5s: a minute for latency and recovery, drain_timeout 5s; and 8192 per producer a loss can hold) that is 312.5 KiB, more than the memory budget 100.0 KiB (--memory-budget)"},
+		{[]string{"validate", "--memory-budget", "100KiB", sc}, 2, "s.yaml:2: rate: 8000 messages per second for 1s is 8e+03 messages; the ledger keeps an unresolved one (sent, not yet delivered to every group) in 40 bytes (1 receiving group(s)) for the first 92160 of each producer's backlog and in at most 8.56 bytes beyond (acknowledged messages, in the dense form), and each settled one in 1/256 byte: with a backlog of up to 8e+03 messages (the rate over 1m5s: a minute for latency and recovery, drain_timeout 5s; and 8192 per producer a loss can hold) that is 312.5 KiB, more than the memory budget 100.0 KiB (--memory-budget)"},
 		{[]string{"validate", "--memory-budget", "lots", sc}, 2, `--memory-budget: "lots" is not a size`},
 		{[]string{"search", "--memory-budget", "500KiB", sc, "-o", t.TempDir(), "--objective", "lost == 0", "--low", "16000"}, 2, "search at 16000 msg/s: rate: 16000 messages per second"},
 	}
