@@ -41,7 +41,7 @@ func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool
 		Scenario:      scJSON,
 		Machine:       results.Machine{CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Hostname: host},
 		Series:        s.series,
-		Bins:          results.BuildLatencySeries(int64(r.binWidth), s.bins),
+		Bins:          results.BuildLatencySeriesFrom(int64(r.binWidth), s.bins.each),
 		Histograms:    map[string]string{},
 		Interrupted:   interrupted,
 	}

@@ -19,7 +19,7 @@ type sampler struct {
 	warm   map[string]*hdrhistogram.Histogram // the part of merged intended during warm-up
 	series []results.Interval
 	// bins is the latency bins of every recorder so far (results/bins.go).
-	bins      map[results.BinKey]*hdrhistogram.Histogram
+	bins      *binStore
 	lastStart int64
 	// lagSamples are the sub-second lag readings taken while a fault is open (lagsample.go).
 	lagSamples []results.LagSample
@@ -74,7 +74,7 @@ func generatorLag(r *run) int64 {
 
 func newSampler(r *run) *sampler {
 	s := &sampler{r: r, merged: map[string]*hdrhistogram.Histogram{}, warm: map[string]*hdrhistogram.Histogram{},
-		bins: map[results.BinKey]*hdrhistogram.Histogram{}, stopCh: make(chan struct{})}
+		bins: newBinStore(), stopCh: make(chan struct{})}
 	for _, k := range kinds {
 		s.merged[k] = results.NewHistogram()
 		s.warm[k] = results.NewHistogram()
@@ -131,11 +131,12 @@ func (s *sampler) harvest(final bool) {
 		s.warm[k].Reset()
 	}
 	for _, rec := range r.producerRecs {
-		s.dropped += rec.harvest(s.merged, s.warm, s.bins)
+		s.dropped += rec.harvest(s.merged, s.warm, s.bins.hot)
 	}
 	for _, rec := range r.consumerRecs {
-		s.dropped += rec.harvest(s.merged, s.warm, s.bins)
+		s.dropped += rec.harvest(s.merged, s.warm, s.bins.hot)
 	}
+	s.bins.settle()
 	iv := results.Interval{
 		StartNs:        s.lastStart,
 		Warmup:         s.lastStart < int64(r.sc.Warmup),

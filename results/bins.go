@@ -64,24 +64,39 @@ type BinKey struct {
 
 // BuildLatencySeries turns histograms by bin into the two series, bins in time order.
 func BuildLatencySeries(widthNs int64, hists map[BinKey]*hdrhistogram.Histogram) []LatencySeries {
-	out := make([]LatencySeries, 0, 2)
-	for _, intended := range []bool{false, true} {
-		byIdx := map[int64]*LatencyBin{}
+	return BuildLatencySeriesFrom(widthNs, func(fn func(BinKey, *hdrhistogram.Histogram)) {
 		for k, h := range hists {
-			if k.Intended != intended || h.TotalCount() == 0 {
-				continue
-			}
-			b := byIdx[k.Index]
-			if b == nil {
-				b = &LatencyBin{StartNs: k.Index * widthNs}
-				byIdx[k.Index] = b
-			}
-			if k.E2E {
-				b.E2E = Summarise(h)
-			} else {
-				b.Produce = Summarise(h)
-			}
+			fn(k, h)
 		}
+	})
+}
+
+// BuildLatencySeriesFrom is BuildLatencySeries over the bins each gives, one at a time: a bin's
+// histogram is read only during its call.
+func BuildLatencySeriesFrom(widthNs int64, each func(fn func(BinKey, *hdrhistogram.Histogram))) []LatencySeries {
+	out := make([]LatencySeries, 0, 2)
+	byIdx := [2]map[int64]*LatencyBin{{}, {}}
+	each(func(k BinKey, h *hdrhistogram.Histogram) {
+		if h.TotalCount() == 0 {
+			return
+		}
+		clock := 0
+		if k.Intended {
+			clock = 1
+		}
+		b := byIdx[clock][k.Index]
+		if b == nil {
+			b = &LatencyBin{StartNs: k.Index * widthNs}
+			byIdx[clock][k.Index] = b
+		}
+		if k.E2E {
+			b.E2E = Summarise(h)
+		} else {
+			b.Produce = Summarise(h)
+		}
+	})
+	for clock, intended := range []bool{false, true} {
+		byIdx := byIdx[clock]
 		s := LatencySeries{By: BinByCompleted, WidthNs: widthNs}
 		if intended {
 			s.By = BinByIntended
