@@ -20,6 +20,7 @@ import (
 
 func (r *run) result(s *sampler, producersDoneAt time.Duration, interrupted bool) (*results.Result, error) {
 	sc := r.sc
+	s.seriesBack()
 	scJSON, err := json.Marshal(sc)
 	var scFixed []string
 	if err != nil {

@@ -20,15 +20,17 @@ type SeriesSink interface {
 }
 
 // SeriesKeeper is a SeriesSink that keeps every interval whole (in a file) when KeepsSeries says
-// so: the run's in-memory series then drops each second's histograms and engine health once
-// streamed (more than half of a second's size at 1,000 msg/s, more at higher rates: the tail's
-// buckets; the health reading's counters). The
-// result's Series then lacks them: the sink's copy is the series, and the caller writes a result
-// that references it. The figures computed at the end (faults, knee, lag peaks, offered) read
-// only what stays.
+// so: the run then holds no second of its series in memory once streamed, and its memory does
+// not grow with its length. At the end it reads the series back without the histograms and
+// engine health (SeriesBack) for the figures it computes there (faults, knee, lag peaks,
+// offered, the summary's rates). The result's Series then lacks them: the sink's copy is the
+// series, and the caller writes a result that references it.
 type SeriesKeeper interface {
 	SeriesSink
 	KeepsSeries() bool
+	// SeriesBack is every interval the sink was handed while it kept the series, once it has
+	// them all, without histograms and health.
+	SeriesBack() ([]results.Interval, error)
 }
 
 // streamState is the run's side of streaming: whether the header went out, and the producers'
@@ -38,6 +40,7 @@ type streamState struct {
 	begun  bool
 	pacers []Pacer
 	prev   int64 // offered before the last streamed interval's end
+	onDisk int   // seconds the sink keeps and the run no longer holds
 }
 
 // stream hands one closed interval to the sink, the header first.
@@ -65,11 +68,28 @@ func (s *sampler) stream(iv results.Interval, end int64) {
 	}
 	sink.Interval(iv)
 	if k, ok := sink.(SeriesKeeper); ok && k.KeepsSeries() {
-		// The sink holds its own copy of the maps' references. What stays (about 400 bytes a
-		// second, 35 MB a day) is what the figures computed at the end read.
-		last := &s.series[len(s.series)-1]
-		last.Histograms, last.WarmupHistograms, last.Health = nil, nil, nil
+		// The sink holds the second; it is read back at the end (seriesBack).
+		s.series[len(s.series)-1] = results.Interval{}
+		s.series = s.series[:len(s.series)-1]
+		st.onDisk++
 	}
+}
+
+// seriesBack puts the seconds the sink kept back in front of those the run held (after the sink
+// stopped keeping, if it did), without their histograms and health, for the figures computed at
+// the end. Seconds the sink lost (its disk failed) are said in the log and left out.
+func (s *sampler) seriesBack() {
+	st := &s.streamSt
+	if st.onDisk == 0 {
+		return
+	}
+	k := s.r.opts.Stream.(SeriesKeeper)
+	back, err := k.SeriesBack()
+	if err != nil || len(back) != st.onDisk {
+		s.r.opts.Logf("reading the streamed series back: %d of %d seconds (%v): the end-of-run figures leave the others out", len(back), st.onDisk, err)
+	}
+	s.series = append(back, s.series...)
+	st.onDisk = 0
 }
 
 func (st *streamState) offeredBefore(t time.Duration) int64 {

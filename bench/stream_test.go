@@ -15,6 +15,8 @@ type sink struct {
 	header *results.Result
 	series []results.Interval
 	keep   bool
+	// readBack counts SeriesBack's calls.
+	readBack int
 }
 
 func (s *sink) Begin(h *results.Result) { s.mu.Lock(); s.header = h; s.mu.Unlock() }
@@ -24,6 +26,19 @@ func (s *sink) Interval(iv results.Interval) {
 	s.mu.Unlock()
 }
 func (s *sink) KeepsSeries() bool { return s.keep }
+
+// SeriesBack is what a file would give back: the series without histograms and health.
+func (s *sink) SeriesBack() ([]results.Interval, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.readBack++
+	var out []results.Interval
+	for _, iv := range s.series {
+		iv.Histograms, iv.WarmupHistograms, iv.Health = nil, nil, nil
+		out = append(out, iv)
+	}
+	return out, nil
+}
 
 // A run streams its header and every second of its series, offered counts filled as the result's
 // are; a sink that keeps the series takes the per-second histograms out of the runner's memory
@@ -59,6 +74,9 @@ func TestStreamedSeriesMatchesResult(t *testing.T) {
 				if inMemory := r.Histograms["produce"] != ""; iv.Acked > 0 && inMemory == keep {
 					t.Errorf("second %d: result's series holds its histogram: %v, want %v", i, inMemory, !keep)
 				}
+			}
+			if want := map[bool]int{false: 0, true: 1}[keep]; s.readBack != want {
+				t.Errorf("the series was read back %d times, want %d", s.readBack, want)
 			}
 			if n := res.Summary.Latency["produce"].Count; n != 1500 {
 				t.Errorf("measured produce count %d, want 1500", n)

@@ -111,29 +111,46 @@ type SeriesFile struct {
 	Header    *Result
 	Series    []Interval
 	TornLines int
+	slim      bool // ReadSeriesFileSlim
 }
 
 // ReadSeriesFile reads a side file. A line that does not decode is left out (and counted) only
 // when it is the last: anything else is damage, an error naming the file and line.
 func ReadSeriesFile(path string) (*SeriesFile, error) {
+	return readSeriesFile(path, false)
+}
+
+// ReadSeriesFileSlim is ReadSeriesFile without each second's histograms and engine health: what
+// a run that streamed its series reads back for the figures it computes at its end, in a tenth
+// of the memory or less.
+func ReadSeriesFileSlim(path string) (*SeriesFile, error) {
+	return readSeriesFile(path, true)
+}
+
+func readSeriesFile(path string, slim bool) (*SeriesFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readSeries(path, f)
+	sf := &SeriesFile{slim: slim}
+	return sf, sf.read(path, f)
 }
 
 func readSeries(name string, rd io.Reader) (*SeriesFile, error) {
+	sf := &SeriesFile{}
+	return sf, sf.read(name, rd)
+}
+
+func (out *SeriesFile) read(name string, rd io.Reader) error {
 	br := bufio.NewReaderSize(rd, 1<<16)
-	out := &SeriesFile{}
 	var bad error
 	badLine := 0
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
 			if bad != nil { // a bad line followed by more: not a torn tail
-				return nil, fmt.Errorf("%s:%d: %w", name, badLine, bad)
+				return fmt.Errorf("%s:%d: %w", name, badLine, bad)
 			}
 			if derr := out.decode(n, line, err == io.EOF); derr != nil {
 				bad, badLine = derr, n
@@ -143,22 +160,22 @@ func readSeries(name string, rd io.Reader) (*SeriesFile, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if bad != nil {
 		if badLine == 1 {
-			return nil, fmt.Errorf("%s:1: not a qbench series file: %w", name, bad)
+			return fmt.Errorf("%s:1: not a qbench series file: %w", name, bad)
 		}
 		out.TornLines++
 	}
 	if out.Header == nil {
-		return nil, fmt.Errorf("%s: empty: no header line", name)
+		return fmt.Errorf("%s: empty: no header line", name)
 	}
 	if out.Header.SchemaVersion != SchemaVersion {
-		return nil, fmt.Errorf("%s:1: result schema version %d, this qbench reads %d", name, out.Header.SchemaVersion, SchemaVersion)
+		return fmt.Errorf("%s:1: result schema version %d, this qbench reads %d", name, out.Header.SchemaVersion, SchemaVersion)
 	}
-	return out, nil
+	return nil
 }
 
 func (s *SeriesFile) decode(n int, line []byte, last bool) error {
@@ -176,6 +193,9 @@ func (s *SeriesFile) decode(n int, line []byte, last bool) error {
 	var iv Interval
 	if err := json.Unmarshal(line, &iv); err != nil {
 		return err
+	}
+	if s.slim {
+		iv.Histograms, iv.WarmupHistograms, iv.Health = nil, nil, nil
 	}
 	s.Series = append(s.Series, iv)
 	return nil

@@ -104,8 +104,8 @@ func TestCheckpointKilledRunIsReadable(t *testing.T) {
 }
 
 // A run that finishes replaces its checkpoint with its result. A checkpointed run's result
-// references its series file (the runner dropped the per-second histograms from memory), and
-// reading it brings them back; a run without checkpoints embeds its series and removes the file.
+// references its series file (the runner dropped each second from memory once streamed, and read
+// the file back for its end-of-run figures), and reading it brings the histograms back; a run without checkpoints embeds its series and removes the file.
 func TestCheckpointFinishedRun(t *testing.T) {
 	sc := writeFile(t, "s.yaml", "name: short\nengine: embedded\ndesign: stream\nproducers: 1\nconsumers: 1\nrate: 500\nduration: 2s\nwarmup: 0s\n")
 	for _, c := range []struct {
@@ -135,6 +135,10 @@ func TestCheckpointFinishedRun(t *testing.T) {
 			}
 			if res.Checkpoint != nil || len(res.Series) < 2 {
 				t.Fatalf("checkpoint %+v, %d seconds: want a finished result with its series", res.Checkpoint, len(res.Series))
+			}
+			// The end-of-run figures read the series: a checkpointed run's, back from the file.
+			if res.Summary.DeliverBytesRate < 500*100 {
+				t.Errorf("deliver bytes rate %.0f B/s: the series the end-of-run figures read is missing", res.Summary.DeliverBytesRate)
 			}
 			var hists int
 			for _, iv := range res.Series {

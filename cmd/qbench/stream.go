@@ -76,6 +76,8 @@ type streamer struct {
 type streamItem struct {
 	header *results.Result
 	iv     results.Interval
+	// written, when set, is closed once every item before it is written (SeriesBack).
+	written chan struct{}
 }
 
 func newStreamer(out string, every time.Duration, logf func(string, ...any)) *streamer {
@@ -89,9 +91,26 @@ func (s *streamer) Begin(h *results.Result)      { s.ch <- streamItem{header: h}
 func (s *streamer) Interval(iv results.Interval) { s.ch <- streamItem{iv: iv} }
 func (s *streamer) KeepsSeries() bool            { return s.keep && !s.broken.Load() }
 
+// SeriesBack reads the series file back without histograms and health, once every interval
+// handed in before is written. A series file that failed gives back what it holds.
+func (s *streamer) SeriesBack() ([]results.Interval, error) {
+	written := make(chan struct{})
+	s.ch <- streamItem{written: written}
+	<-written
+	sf, err := results.ReadSeriesFileSlim(s.side)
+	if err != nil {
+		return nil, err
+	}
+	return sf.Series, nil
+}
+
 func (s *streamer) loop() {
 	defer close(s.done)
 	for it := range s.ch {
+		if it.written != nil {
+			close(it.written)
+			continue
+		}
 		if s.failed {
 			continue
 		}
