@@ -115,13 +115,13 @@ type compactBook struct {
 	spD  []uint32
 	spSh []uint16
 	// again holds the further deliveries of plainly settled messages, by seq*groups+group.
-	again map[uint64]redelivered
+	again dupSet
 	// retired counts plainly settled messages; open keeps their intended times by chunk until
 	// the chunk closes (durable.go) to its range in closed; a chunk k closed by force keeps its
 	// own pins in forced[k] (the others fold theirs into the ledger's pins).
 	retired int64
 	open    []chunk
-	closed  []span
+	closed  spanLog
 	forced  map[int][]pin
 	closing atomic.Bool
 	// holes are the intended times of spilled messages acknowledged and not delivered to some
@@ -146,7 +146,7 @@ func NewCompact(n, groups int) *Compact {
 	groups = max(groups, 1)
 	l := &Compact{producers: make([]*compactBook, n), groups: groups, firstDelivered: make([]atomic.Int64, groups), spillAt: spillWindow, maxOpen: maxOpenChunks, pins: &pins{}}
 	for i := range l.producers {
-		l.producers[i] = &compactBook{w: newWindow(groups, &l.held, &l.dense), groups: groups, highest: make([]uint64, groups), front: make([]uint64, groups), again: map[uint64]redelivered{}, held: &l.held, pins: l.pins}
+		l.producers[i] = &compactBook{w: newWindow(groups, &l.held, &l.dense), groups: groups, highest: make([]uint64, groups), front: make([]uint64, groups), again: newDupSet(), held: &l.held, pins: l.pins}
 	}
 	return l
 }
@@ -175,7 +175,7 @@ func (l *Compact) DenseBytes() int64 { return l.dense.Load() }
 func (l *Compact) kept() (n, dense int64) {
 	for _, b := range l.producers {
 		b.mu.Lock()
-		n += int64(b.w.n - b.w.frozen*blockSize + len(b.sp) + len(b.again))
+		n += int64(b.w.n - b.w.frozen*blockSize + len(b.sp) + b.again.len())
 		for _, bl := range b.w.blocks {
 			if bl.fz != nil {
 				dense += bl.fz.bytes()
@@ -373,8 +373,8 @@ func (l *Compact) deliverBelow(b *compactBook, group, shard, producer int, seq u
 	i, ok := b.spilledAt(seq)
 	if !ok { // settled plainly: delivered once to every group, so this is a duplicate
 		k := seq*uint64(l.groups) + uint64(group)
-		r := b.again[k]
-		if r.extra == 0 {
+		r, known := b.again.get(k)
+		if !known {
 			r.intended = intendedNs
 			b.held.Add(1)
 			if !b.redelivered(seq) {
@@ -382,7 +382,7 @@ func (l *Compact) deliverBelow(b *compactBook, group, shard, producer int, seq u
 			}
 		}
 		r.extra++
-		b.again[k] = r
+		b.again.set(k, r, !known)
 		return false
 	}
 	d := &b.spD[i*l.groups+group]
@@ -455,7 +455,7 @@ func (b *compactBook) compactSpilled() {
 // held.
 func (b *compactBook) redelivered(seq uint64) bool {
 	for g := range uint64(b.groups) {
-		if _, ok := b.again[seq*uint64(b.groups)+g]; ok {
+		if _, ok := b.again.get(seq*uint64(b.groups) + g); ok {
 			return true
 		}
 	}
@@ -605,28 +605,36 @@ func (b *compactBook) isFoundIn(group int, seq uint64) bool {
 // the window), in sequence order, with its marks. b.mu is held.
 func (b *compactBook) each(fn func(seq uint64, f uint8, intended int64, d func(g int) int64, found func(g int) bool)) {
 	groups := uint64(b.groups)
-	again := make([]uint64, 0, len(b.again))
-	for k := range b.again {
-		again = append(again, k)
-	}
-	slices.Sort(again)
 	never := func(int) bool { return false }
-	for i, j := 0, 0; i < len(b.sp) || j < len(again); {
-		if j == len(again) || (i < len(b.sp) && b.sp[i].seq < again[j]/groups) {
+	i := 0
+	spilledBefore := func(seq uint64) { // the spilled messages before seq, in order
+		for ; i < len(b.sp) && b.sp[i].seq < seq; i++ {
 			e, marks := b.sp[i], b.spD[i*int(groups):(i+1)*int(groups)]
 			fn(e.seq, e.flags, e.intended, func(g int) int64 { return int64(marks[g] &^ foundBit) }, func(g int) bool { return marks[g]&foundBit != 0 })
-			i++
-			continue
 		}
-		seq := again[j] / groups
-		var intended int64
-		extra := make([]uint32, groups)
-		for ; j < len(again) && again[j]/groups == seq; j++ {
-			r := b.again[again[j]]
-			extra[again[j]%groups], intended = r.extra, r.intended
-		}
-		fn(seq, flagSent|flagAcked, intended, func(g int) int64 { return 1 + int64(extra[g]) }, never)
 	}
+	// The duplicated messages, each once with every group's extra deliveries, among them.
+	extra := make([]uint32, groups)
+	cur, have := uint64(0), false
+	var intended int64
+	emit := func() {
+		if !have {
+			return
+		}
+		spilledBefore(cur)
+		x := slices.Clone(extra)
+		fn(cur, flagSent|flagAcked, intended, func(g int) int64 { return 1 + int64(x[g]) }, never)
+		clear(extra)
+	}
+	b.again.each(func(k uint64, r redelivered) {
+		if seq := k / groups; !have || seq != cur {
+			emit()
+			cur, have = seq, true
+		}
+		extra[k%groups], intended = r.extra, r.intended
+	})
+	emit()
+	spilledBefore(^uint64(0))
 	b.w.scan(func(i int, bl *block, o int) {
 		s := b.w.lo + uint64(i)
 		fn(s, bl.ent[o].flags, bl.ent[o].intended, func(g int) int64 { return int64(bl.d[g][o]) }, func(g int) bool { return b.isFoundIn(g, s) })

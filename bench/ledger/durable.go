@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/binary"
 	"slices"
 	"sort"
 	"sync"
@@ -142,9 +143,9 @@ func (l *Compact) closeChunks(b *compactBook) {
 			if b.forced == nil {
 				b.forced = map[int][]pin{}
 			}
-			b.forced[len(b.closed)] = own
+			b.forced[b.closed.len()] = own
 		}
-		b.closed = append(b.closed, c.span)
+		b.closed.add(c.span)
 		b.open[0].times = nil
 		b.open = b.open[1:]
 		b.mu.Unlock()
@@ -197,7 +198,7 @@ func (b *compactBook) hole(t int64) {
 // b.mu is held.
 func (b *compactBook) durableBefore(x int64, late bool) int64 {
 	best := int64(-1)
-	for k, c := range b.closed {
+	b.closed.each(func(k int, c span) {
 		switch {
 		case c.min >= x:
 		case c.max < x:
@@ -208,7 +209,7 @@ func (b *compactBook) durableBefore(x int64, late bool) int64 {
 				if late { // closed before x became a possible loss: a bound
 					best = max(best, c.min)
 				}
-				continue
+				return
 			}
 			i := sort.Search(len(own), func(i int) bool { return own[i].x >= x })
 			if i < len(own) && own[i].x == x {
@@ -217,7 +218,7 @@ func (b *compactBook) durableBefore(x int64, late bool) int64 {
 				best = max(best, c.min) // sent after the chunk closed by force: a bound
 			}
 		}
-	}
+	})
 	for _, c := range b.open {
 		if c.max < x {
 			best = max(best, c.max)
@@ -230,4 +231,42 @@ func (b *compactBook) durableBefore(x int64, late bool) int64 {
 		}
 	}
 	return best
+}
+
+// spanLog is a producer's closed chunks' ranges in the order they closed, packed: each as the
+// ZigZag varints of how much its gap from the previous span's end, and its width, differ from
+// the previous span's: a byte or two where a span is 16 (a run of 1 G messages closes some
+// 244,000 chunks). Chunks close in sequence order, a producer's intended times follow it, and a
+// steady rate gives chunks of about the same length and gaps.
+type spanLog struct {
+	packed     []byte
+	n          int
+	end        int64 // the last span's max
+	gap, width int64 // the last span's
+}
+
+func (l *spanLog) add(c span) {
+	gap, width := c.min-l.end, c.max-c.min
+	l.packed = binary.AppendVarint(l.packed, gap-l.gap)
+	l.packed = binary.AppendVarint(l.packed, width-l.width)
+	l.end, l.gap, l.width = c.max, gap, width
+	l.n++
+}
+
+func (l *spanLog) len() int { return l.n }
+
+// each calls fn with every span in order and its index.
+func (l *spanLog) each(fn func(k int, c span)) {
+	var end, gap, width int64
+	p := l.packed
+	for k := range l.n {
+		dg, a := binary.Varint(p)
+		dw, b := binary.Varint(p[a:])
+		p = p[a+b:]
+		gap, width = gap+dg, width+dw
+		c := span{min: end + gap}
+		c.max = c.min + width
+		end = c.max
+		fn(k, c)
+	}
 }
