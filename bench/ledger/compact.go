@@ -16,7 +16,7 @@ import (
 //     spilled, kept one by one in sequence order (failed, duplicated, delivered unacknowledged,
 //     or still unresolved): some 24 bytes and 4 per group each;
 //   - the further deliveries of plainly settled messages (duplicates), one entry per message and
-//     group;
+//     group, packed (again.go);
 //   - a window from lo on (compact_window.go): each message's marks, as Ledger keeps them, until
 //     it settles, by block of 1024; deep in a long window (a backlog), a block whose messages are
 //     all acknowledged and have reached each group once or not yet is frozen to a few bits a
