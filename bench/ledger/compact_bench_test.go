@@ -44,6 +44,14 @@ type benchMarker interface {
 	Close(maxLost int) (Totals, []LostMessage)
 }
 
+// newBenchLedger is a one-group ledger for producers: compact, or the reference.
+func newBenchLedger(compact bool, producers int) benchMarker {
+	if compact {
+		return NewCompact(producers, 1)
+	}
+	return NewGroups(producers, 1)
+}
+
 func heapInuse() uint64 {
 	runtime.GC()
 	var m runtime.MemStats
@@ -56,14 +64,9 @@ func benchLedger(b *testing.B, n int, compact, lossy bool) {
 	// Each producer's consumer trails it by whole batches, so that every message is delivered.
 	const behind = uint64(backlog/producers) / batch * batch
 	for range b.N {
-		base := heapInuse()
-		var l benchMarker = NewGroups(producers, 1)
-		if compact {
-			l = NewCompact(producers, 1)
-		}
+		base, l := heapInuse(), newBenchLedger(compact, producers)
 		rng := rand.New(rand.NewPCG(1, 2))
-		errs := make([]error, batch)
-		intended := make([]int64, batch)
+		errs, intended := make([]error, batch), make([]int64, batch)
 		type late struct {
 			p   int
 			seq uint64

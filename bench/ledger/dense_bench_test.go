@@ -32,15 +32,9 @@ func benchBacklog(b *testing.B, n int, maxRate, compact bool) {
 	per := uint64(n / producers / batch * batch)
 	stopAt := per / 10 / batch * batch
 	for range b.N {
-		base := heapInuse()
-		var l benchMarker = NewGroups(producers, 1)
-		if compact {
-			l = NewCompact(producers, 1)
-		}
+		base, l := heapInuse(), newBenchLedger(compact, producers)
 		rng := rand.New(rand.NewPCG(3, 4))
-		errs := make([]error, batch)
-		intended := make([]int64, batch)
-		clock := make([]int64, producers)
+		errs, intended, clock := make([]error, batch), make([]int64, batch), make([]int64, producers)
 		for seq := uint64(0); seq < per; seq += batch {
 			for p := range producers {
 				if maxRate {
