@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"qbench/engines/splice"
 )
 
 // Links carries all node-to-node traffic of the managed cluster, so that a partition can cut one
@@ -51,19 +53,9 @@ type nodeProxy struct {
 type link struct {
 	src, dst int
 	data     bool
-	a, b     net.Conn
-	gone     chan struct{} // closed with the connection
-	once     sync.Once
-}
-
-// close closes both ends, which makes the node see the link fail as it would on a real
-// network's reset, and wakes a forwarder waiting out a hold.
-func (k *link) close() {
-	k.once.Do(func() {
-		k.a.Close()
-		k.b.Close()
-		close(k.gone)
-	})
+	// Pair's Close closes both ends, which makes the node see the link fail as it would on a
+	// real network's reset, and wakes a forwarder waiting out a hold.
+	*splice.Pair
 }
 
 // newLinks opens the proxy listeners of n nodes on 127.0.0.1.
@@ -170,7 +162,7 @@ func (l *Links) serve(dst int, a net.Conn, to string, data bool) {
 		a.Close()
 		return
 	}
-	k := &link{src: src, dst: dst, data: data, a: a, b: b, gone: make(chan struct{})}
+	k := &link{src: src, dst: dst, data: data, Pair: splice.NewPair(a, b)}
 	l.mu.Lock()
 	if l.closed || l.cut[dst] || (src >= 0 && l.cut[src]) { // cut while dialling
 		l.mu.Unlock()
@@ -180,49 +172,30 @@ func (l *Links) serve(dst int, a net.Conn, to string, data bool) {
 	}
 	l.conns[k] = struct{}{}
 	l.mu.Unlock()
-	done := make(chan struct{}, 2)
-	pipe := func(w, r net.Conn) {
-		l.forward(k, w, r)
-		k.close() // stops the other direction's copy too
-		done <- struct{}{}
-	}
-	go pipe(a, b)
-	go pipe(b, a)
-	<-done
-	<-done
+	k.Run(func(gone <-chan struct{}) bool { return l.wait(k, gone) }, false)
 	l.mu.Lock()
 	delete(l.conns, k)
 	l.mu.Unlock()
 }
 
-// forward copies r to w until either fails. On a data link to a held node each chunk read waits
-// for the hold to end before it is written; meanwhile nothing more is read, so the bytes behind
-// it wait in the kernel's buffers, as on a stalled network path. When the link is closed while
-// held (Drop), they are gone.
-func (l *Links) forward(k *link, w, r net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			if k.data {
-				l.mu.Lock()
-				g := l.held[k.dst]
-				l.mu.Unlock()
-				if g != nil {
-					select {
-					case <-g:
-					case <-k.gone:
-						return
-					}
-				}
-			}
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
+// wait holds a chunk read on a data link to a held node until the hold ends; meanwhile nothing
+// more is read, so the bytes behind it wait in the kernel's buffers, as on a stalled network
+// path. When the link is closed while held (Drop), they are gone.
+func (l *Links) wait(k *link, gone <-chan struct{}) bool {
+	if !k.data {
+		return true
+	}
+	l.mu.Lock()
+	g := l.held[k.dst]
+	l.mu.Unlock()
+	if g == nil {
+		return true
+	}
+	select {
+	case <-g:
+		return true
+	case <-gone:
+		return false
 	}
 }
 
@@ -289,7 +262,7 @@ func (l *Links) Cut(i int) int {
 	n := 0
 	for k := range l.conns {
 		if k.dst == i || k.src == i {
-			k.close()
+			k.Close()
 			n++
 		}
 	}
@@ -332,7 +305,7 @@ func (l *Links) Drop(i int) int {
 	n := 0
 	for k := range l.conns {
 		if k.data && k.dst == i {
-			k.close()
+			k.Close()
 			n++
 		}
 	}
@@ -348,7 +321,7 @@ func (l *Links) Close() error {
 	l.mu.Lock()
 	l.closed = true
 	for k := range l.conns {
-		k.close()
+		k.Close()
 	}
 	for i, g := range l.held {
 		close(g)

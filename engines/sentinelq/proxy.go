@@ -4,6 +4,8 @@ import (
 	"net"
 	"strconv"
 	"sync"
+
+	"qbench/engines/splice"
 )
 
 // proxy carries every connection the replicas and the Sentinels make to the primary qbench
@@ -26,23 +28,8 @@ type proxy struct {
 	mu     sync.Mutex
 	to     string        // the primary's own address, set by start
 	hold   chan struct{} // non-nil while held; closed by release
-	conns  map[*pconn]struct{}
+	conns  map[*splice.Pair]struct{}
 	closed bool
-}
-
-// pconn is one proxied connection.
-type pconn struct {
-	a, b net.Conn
-	gone chan struct{}
-	once sync.Once
-}
-
-func (k *pconn) close() {
-	k.once.Do(func() {
-		k.a.Close()
-		k.b.Close()
-		close(k.gone)
-	})
 }
 
 // newProxy listens on a free port of 127.0.0.1; start points it at the primary.
@@ -51,7 +38,7 @@ func newProxy() (*proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &proxy{ln: ln, port: ln.Addr().(*net.TCPAddr).Port, done: make(chan struct{}), conns: map[*pconn]struct{}{}}, nil
+	return &proxy{ln: ln, port: ln.Addr().(*net.TCPAddr).Port, done: make(chan struct{}), conns: map[*splice.Pair]struct{}{}}, nil
 }
 
 // addr is the address the replicas and Sentinels know the primary by.
@@ -115,52 +102,22 @@ func (p *proxy) serve(a net.Conn) {
 		a.Close()
 		return
 	}
-	k := &pconn{a: a, b: b, gone: make(chan struct{})}
+	k := splice.NewPair(a, b)
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		k.close()
+		k.Close()
 		return
 	}
 	p.conns[k] = struct{}{}
 	p.mu.Unlock()
-	done := make(chan struct{}, 2)
-	pipe := func(w, r net.Conn) {
-		p.forward(k, w, r)
-		k.close() // stops the other direction's copy too
-		done <- struct{}{}
-	}
-	go pipe(a, b)
-	go pipe(b, a)
-	<-done
-	<-done
+	// While held, each chunk read waits for the hold to end before it is written, as does an end
+	// closing: a replica that gives the primary up (promoted, or pointed at another) must not
+	// tell it so through a held link.
+	k.Run(p.wait, true)
 	p.mu.Lock()
 	delete(p.conns, k)
 	p.mu.Unlock()
-}
-
-// forward copies r to w until either fails. While held, each chunk read waits for the hold to
-// end before it is written, and nothing more is read meanwhile: the bytes behind it wait in the
-// kernel's buffers, as on a network path that has gone silent. An end closing waits likewise.
-func (p *proxy) forward(k *pconn, w, r net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			if !p.wait(k.gone) {
-				return
-			}
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			// A close crosses no partition either: a replica that gives the primary up (promoted,
-			// or pointed at another) must not tell it so through a held link.
-			p.wait(k.gone)
-			return
-		}
-	}
 }
 
 // holdAll starts the partition: nothing more is forwarded either way until release.
@@ -196,7 +153,7 @@ func (p *proxy) close() {
 	p.closed = true
 	close(p.done)
 	for k := range p.conns {
-		k.close()
+		k.Close()
 	}
 	p.mu.Unlock()
 	p.ln.Close()
