@@ -69,6 +69,13 @@ const sweepEndPrefix = "qbench-sweep-end:"
 // rather than count what it did not read as lost.
 const sweepMarkerWait = 15 * time.Second
 
+// sweepReattachAfter is how long the sweep's reader may stay silent, with the end marker still to
+// come, before it is cancelled and a new one attached just past the last offset read. Retention
+// that overtakes a reader deletes the segment it was to read next; the broker then either skips
+// the reader to the new first segment (a gap: those messages are gone and are counted as
+// retention's) or, in some versions, leaves it waiting at what it takes for the stream's end.
+const sweepReattachAfter = 3 * time.Second
+
 // Sweep reads what the queues still hold without losing it. A classic or quorum queue is
 // browsed with basic.get without acknowledging and the channel then closed, which returns every
 // message to the queue in its place (marked redelivered; a quorum queue counts one more
@@ -112,45 +119,111 @@ func (e *engine) sweepStream(ctx context.Context, ch *amqp.Channel, found func(g
 			end = marker
 		}
 	}
-	ds, err := ch.Consume(e.queueOf(0), "qbench-sweep", false, false, false, false, amqp.Table{"x-stream-offset": "first"})
-	if err != nil {
+	r := streamSweep{e: e, ch: ch, end: end, found: found, next: -1,
+		markerWait: sweepMarkerWait, reattachAfter: sweepReattachAfter}
+	return r.read(ctx)
+}
+
+// streamSweep is one sweep's read of a run's stream, by one reader and then, if it goes silent
+// before the end marker, by another attached just past the last offset read.
+type streamSweep struct {
+	e     *engine
+	ch    *amqp.Channel
+	end   []byte
+	found func(group int, payload []byte)
+	// next is the offset after the last delivery read (-1 before one); n counts the run's
+	// messages read; reattached counts the readers attached after the first.
+	next       int64
+	n          int64
+	reattached int
+	tag        string
+	deliveries <-chan amqp.Delivery
+	// markerWait and reattachAfter are sweepMarkerWait and sweepReattachAfter.
+	markerWait, reattachAfter time.Duration
+}
+
+// attach starts a reader at the stream's first offset, or just past the last one read.
+func (s *streamSweep) attach() error {
+	var from any = "first"
+	if s.next >= 0 {
+		from = s.next
+	}
+	s.tag = fmt.Sprintf("qbench-sweep-%d", s.reattached)
+	ds, err := s.ch.Consume(s.e.queueOf(0), s.tag, false, false, false, false, amqp.Table{"x-stream-offset": from})
+	s.deliveries = ds
+	return err
+}
+
+// take reads one delivery and says whether it was this sweep's end marker. A delivery at an
+// offset already read (a reader attached again is sent its first chunk whole) is skipped.
+func (s *streamSweep) take(d amqp.Delivery) (end bool) {
+	_ = d.Ack(false)
+	if off, ok := d.Headers["x-stream-offset"].(int64); ok {
+		if off < s.next {
+			return false
+		}
+		s.next = off + 1
+	}
+	if bytes.HasPrefix(d.Body, []byte(sweepEndPrefix)) {
+		return s.end != nil && bytes.Equal(d.Body, s.end) // else an earlier sweep's marker
+	}
+	s.n++
+	for g := range s.e.Groups() {
+		s.found(g, d.Body)
+	}
+	return false
+}
+
+func (s *streamSweep) read(ctx context.Context) error {
+	if err := s.attach(); err != nil {
 		return err
 	}
 	t := time.NewTimer(sweepIdle)
 	defer t.Stop()
-	var n int64
-	var waited time.Duration
+	var waited, silent time.Duration
 	for {
 		select {
-		case d, ok := <-ds:
+		case d, ok := <-s.deliveries:
 			if !ok {
-				return errors.New(e.name + ": sweep: the stream's consumer was cancelled")
+				return errors.New(s.e.name + ": sweep: the stream's consumer was cancelled")
 			}
-			_ = d.Ack(false)
-			if bytes.HasPrefix(d.Body, []byte(sweepEndPrefix)) {
-				if end != nil && bytes.Equal(d.Body, end) {
-					e.swept.Store(n)
-					return nil
-				}
-				continue // an earlier sweep's marker
+			if s.take(d) {
+				s.e.swept.Store(s.n)
+				return nil
 			}
-			n++
-			for g := range e.Groups() {
-				found(g, d.Body)
-			}
-			waited = 0
+			waited, silent = 0, 0
 			t.Reset(sweepIdle)
 		case <-t.C:
-			if end != nil && waited < sweepMarkerWait {
-				waited += sweepIdle // the marker is coming: the stream is read to it
-				t.Reset(sweepIdle)
+			if s.end == nil {
+				s.e.swept.Store(s.n)
+				return nil
+			}
+			if waited >= s.markerWait {
+				return fmt.Errorf("%s: sweep: read %d messages and no end marker came in %s (%d readers attached again past the last offset read)",
+					s.e.name, s.n, s.markerWait, s.reattached)
+			}
+			// The marker is coming: the stream is read to it, by a new reader once this one
+			// has been silent for sweepReattachAfter.
+			waited += sweepIdle
+			silent += sweepIdle
+			t.Reset(sweepIdle)
+			if silent < s.reattachAfter {
 				continue
 			}
-			if end != nil {
-				return fmt.Errorf("%s: sweep: read %d messages and no end marker came in %s", e.name, n, sweepMarkerWait)
+			silent = 0
+			if err := s.ch.Cancel(s.tag, false); err != nil {
+				return err
 			}
-			e.swept.Store(n)
-			return nil
+			for d := range s.deliveries { // what the old reader was sent before the cancel
+				if s.take(d) {
+					s.e.swept.Store(s.n)
+					return nil
+				}
+			}
+			s.reattached++
+			if err := s.attach(); err != nil {
+				return err
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
