@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"qbench/engines"
+	"qbench/results"
 )
 
 // sweepTimeout bounds the final sweep: a backlog of millions takes seconds to read, and a server
@@ -17,7 +18,8 @@ const sweepTimeout = 30 * time.Second
 // the ledger: an acknowledged message never delivered is then queued (a backlog) rather than lost
 // (gone). The sweep records no latency: it is not a delivery. It returns how long the sweep took,
 // 0 when the engine has nothing to sweep. A sweep that fails part way keeps what it found; the
-// rest counts as lost, and the error is reported with the run's errors.
+// rest counts as lost, the error is reported with the run's errors, and the result is flagged
+// sweep-failed (results.Assess): lost is then at most that, as the engine may still hold some.
 func (r *run) sweepRemainder(ctx context.Context) (seconds float64) {
 	sw, ok := r.eng.(engines.Sweeper)
 	if !ok {
@@ -38,8 +40,8 @@ func (r *run) sweepRemainder(ctx context.Context) (seconds float64) {
 		return 0
 	}
 	if err != nil {
-		r.noteErr("sweep", err)
-		r.opts.Logf("final sweep of what the engine still holds: %v (messages not found count as lost)", err)
+		r.noteErr(results.ErrorWhereSweep, err)
+		r.opts.Logf("final sweep of what the engine still holds: %v (lost counts the messages it did not read, and the result is flagged %s)", err, results.CodeSweepFailed)
 	}
 	return time.Since(start).Seconds()
 }

@@ -198,9 +198,10 @@ type flaggedSide struct {
 }
 
 // countDoubts are the flags that make a count (lost, unsent, duplicates...) doubtful: a part of a
-// run, or a run stopped early, has not counted everything. A busy machine or a late generator
-// makes timings doubtful, not counts: a message lost on a busy machine is lost.
-var countDoubts = map[string]bool{"partial": true, "interrupted": true}
+// run, or a run stopped early, has not counted everything, and a failed final sweep leaves in
+// lost what the engine may still hold. A busy machine or a late generator makes timings
+// doubtful, not counts: a message lost on a busy machine is lost.
+var countDoubts = map[string]bool{CodePartial: true, CodeInterrupted: true, CodeSweepFailed: true}
 
 // doubts says which sides carry a suspect flag that makes a miss of metric m no evidence of a
 // regression, "" when none does.

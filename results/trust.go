@@ -43,7 +43,12 @@ const (
 	CodeMarkedFaults    = "marked-faults"
 	CodeEngineDied      = "engine-died"
 	CodeCheckpoint      = "checkpoint"
+	CodeSweepFailed     = "sweep-failed"
 )
+
+// ErrorWhereSweep is the Where of the error a failed final sweep leaves in Result.Errors: the
+// messages the sweep did not read count as lost, though the engine may still hold them.
+const ErrorWhereSweep = "sweep"
 
 // StatRetentionDeleted is the engine statistic counting acknowledged messages the engine's own
 // retention deleted (a RabbitMQ stream's max-length or max-age): gone by policy, and counted in
@@ -58,7 +63,7 @@ var flagTags = map[string]string{
 	CodeMachineBusy: "busy", CodeGCPauses: "gc", CodeTimers: "timers", CodeUnsent: "unsent",
 	CodeFailedSends: "failed", CodeInProcess: "inproc", CodeFewSamples: "few", CodeInterrupted: "intr",
 	CodePartial: "partial", CodeHistDropped: "hdrop", CodeRunNote: "note", CodeRetention: "retention",
-	CodeMarkedFaults: "marked", CodeEngineDied: "died", CodeCheckpoint: "ckpt",
+	CodeMarkedFaults: "marked", CodeEngineDied: "died", CodeCheckpoint: "ckpt", CodeSweepFailed: "sweep",
 }
 
 // flagMeanings says in a few words what each code means, for the legend under a table.
@@ -86,6 +91,7 @@ var flagMeanings = map[string]string{
 	CodeMarkedFaults:    "fault windows marked by an outside tool, not injected by qbench",
 	CodeEngineDied:      "the engine's server exited on its own during the run",
 	CodeCheckpoint:      "a checkpoint of a run not finished: lost and queued not known",
+	CodeSweepFailed:     "the final sweep failed: lost may count messages the engine still holds",
 }
 
 // MinSamplesP99 is the fewest latency values from which a p99 is taken as a figure: ten values
@@ -113,10 +119,21 @@ const (
 	VerdictFlagged = "flagged"
 )
 
+// sweepError is the failed final sweep's error message, "" when the sweep did not fail.
+func sweepError(r *Result) string {
+	for _, e := range r.Errors {
+		if e.Where == ErrorWhereSweep {
+			return e.Message
+		}
+	}
+	return ""
+}
+
 // Assess is the one place a result's trust is decided: the warning rules applied to its summary
 // again (so an older file gets today's verdict), then what no warning says: unsent messages,
 // failed sends outside fault windows, an engine inside qbench's process, too few samples for a
-// p99, an interrupted or partial run, dropped histogram values, and the run's own notes.
+// p99, an interrupted or partial run, dropped histogram values, a failed final sweep (lost
+// then counts what the engine may still hold), and the run's own notes.
 func Assess(r *Result) Trust {
 	s := r.Summary
 	flags := ruleFlags(s)
@@ -171,6 +188,10 @@ func Assess(r *Result) Trust {
 	}
 	if s.HistogramDropped > 0 {
 		flags = append(flags, suspect(CodeHistDropped, "%d latency values could not be recorded (out of the histograms' range): the percentiles leave them out", s.HistogramDropped))
+	}
+	if why := sweepError(r); why != "" && s.Ledger.Lost > 0 {
+		flags = append(flags, suspect(CodeSweepFailed, "sweep failed: the final sweep of what the engine still holds failed (%s): lost (%d) counts every acknowledged message no consumer received, including any the engine still holds; it is at most that, and queued (%d) at least",
+			why, s.Ledger.Lost, s.Ledger.Queued))
 	}
 	if n := r.Engine.Stats[StatRetentionDeleted]; n > 0 && s.Ledger.Lost > 0 {
 		flags = append(flags, Flag{Code: CodeRetention, Severity: SeverityNote,

@@ -179,6 +179,39 @@ func TestFlagsDoNotExcuseCounts(t *testing.T) {
 	}
 }
 
+// A failed final sweep leaves in lost what the engine may still hold: a lost gate that misses on
+// such a run is inconclusive, and the flag is in the summary text and the sweep table.
+func TestSweepFailedDoubtsLost(t *testing.T) {
+	r := resultstest.Make(resultstest.Options{Name: "quickstart", Seed: 3, Warmup: 2})
+	r.Summary.Ledger.Lost = 4096
+	r.Errors = []results.ErrorCount{{Where: results.ErrorWhereSweep, Message: "the sweep's connection was refused", Count: 1}}
+	if code := flagCodeOf(t, r); code != results.CodeSweepFailed {
+		t.Fatalf("flag %s, want %s", code, results.CodeSweepFailed)
+	}
+	gs := results.CheckGates(mustGates(t, "lost == 0", "unsent == 0"), nil, r, results.GateOptions{})
+	if gs[0].Verdict != results.GateInconclusive || !strings.Contains(gs[0].Why, "current flagged "+results.CodeSweepFailed) {
+		t.Errorf("lost == 0 on a failed sweep: %+v, want inconclusive", gs[0])
+	}
+	if gs[1].Verdict != results.GatePass {
+		t.Errorf("unsent == 0: %+v", gs[1])
+	}
+	var b strings.Builder
+	if err := results.WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "trust: flagged: "+results.CodeSweepFailed) || !strings.Contains(b.String(), "the sweep's connection was refused") {
+		t.Errorf("summary lacks the flag:\n%s", b.String())
+	}
+	b.Reset()
+	ix := &results.Index{Kind: "matrix", Cells: []results.IndexCell{results.NewIndexCell("design=list", []results.Param{{Key: "design", Value: "list"}}, "a.json", r)}}
+	if err := results.WriteIndexTable(&b, ix); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "!"+results.Tag(results.CodeSweepFailed)) || !strings.Contains(b.String(), "sweep: the final sweep failed") {
+		t.Errorf("sweep table lacks the tag or its legend:\n%s", b.String())
+	}
+}
+
 // The new gate metrics read their figures, and say when a run did not measure one.
 func TestNewGateMetrics(t *testing.T) {
 	r := resultstest.Make(resultstest.Options{Seed: 1})

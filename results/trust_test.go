@@ -69,6 +69,13 @@ func TestAssess(t *testing.T) {
 		{"retention deleted only what was read", func(r *Result) {
 			r.Engine.Stats = map[string]int64{StatRetentionDeleted: 949}
 		}, VerdictTrusted, nil, ""},
+		{"sweep failed with messages lost", func(r *Result) {
+			r.Summary.Ledger.Lost = 12
+			r.Errors = []ErrorCount{{Where: ErrorWhereSweep, Message: "rabbitmq: sweep: read 53 messages and no end marker came in 15s", Count: 1}}
+		}, VerdictFlagged, []string{CodeSweepFailed}, "failed (rabbitmq: sweep: read 53 messages and no end marker came in 15s): lost (12) counts every acknowledged message no consumer received, including any the engine still holds; it is at most that, and queued (0) at least"},
+		{"sweep failed with nothing lost", func(r *Result) {
+			r.Errors = []ErrorCount{{Where: ErrorWhereSweep, Message: "connection refused", Count: 1}}
+		}, VerdictTrusted, nil, ""},
 		{"segment", func(r *Result) {
 			r.Segment = &Segment{Index: 1, Count: 2}
 			r.Summary.Warnings = []string{SegmentWarning(1, 2, "x")}
