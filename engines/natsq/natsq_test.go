@@ -157,6 +157,40 @@ func TestPendingByConsumer(t *testing.T) {
 	}
 }
 
+// The sweep reads a group whose consumer is gone from the stream's first message (on limits
+// retention the stream keeps what was read too, which the ledger ignores), and a stream that is
+// gone holds nothing: both end without an error, so a result is not flagged sweep-failed for
+// messages that are truly gone.
+func TestSweepAfterTheConsumerOrTheStreamIsGone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	m := start(t, ctx, engines.Spec{Design: DesignLimits, Producers: 1, Consumers: 1,
+		Options: Options{Storage: "file", Servers: 1, Replicas: 1, Groups: 1, Fetch: 4}})
+	if err := publish(t, ctx, m, 10); err != nil {
+		t.Fatal(err)
+	}
+	sweep := func() (int, error) {
+		n := 0
+		err := m.Sweep(ctx, func(int, []byte) { n++ })
+		return n, err
+	}
+	if n, err := sweep(); err != nil || n != 10 {
+		t.Fatalf("sweep with the consumer: %d found, %v; want 10", n, err)
+	}
+	if err := m.js.DeleteConsumer(ctx, m.stream, m.durable(0)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sweep(); err != nil || n != 10 {
+		t.Fatalf("sweep without the consumer: %d found, %v; want 10, from the stream's first", n, err)
+	}
+	if err := m.js.DeleteStream(ctx, m.stream); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sweep(); err != nil || n != 0 {
+		t.Fatalf("sweep without the stream: %d found, %v; want 0 and no error", n, err)
+	}
+}
+
 // Health reads the account, the stream and the node's /healthz.
 func TestHealth(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -40,22 +40,33 @@ func (e *engine) consumerInfo(ctx context.Context, group int) (*jetstream.Consum
 
 // Sweep reads, without consuming, what the stream still holds for each group: every message
 // after the group's acknowledgement floor (on a work queue that is every message left, since an
-// acknowledged one is removed), one direct get per message.
+// acknowledged one is removed), one direct get per message. A stream the server says does not
+// exist holds nothing: a power cut can leave it unrecoverable, and then its messages are gone.
+// A group whose consumer is gone is read from the stream's first message; the ledger ignores
+// what that group had already received.
 func (e *engine) Sweep(ctx context.Context, found func(group int, payload []byte)) error {
 	if e.spec.Design == DesignCore {
 		return engines.ErrNothingStored
 	}
 	s, err := e.js.Stream(ctx, e.stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	last := s.CachedInfo().State.LastSeq
+	state := s.CachedInfo().State
 	for g := range e.Groups() {
+		from := state.FirstSeq
 		ci, err := e.consumerInfo(ctx, g)
-		if err != nil {
+		switch {
+		case errors.Is(err, jetstream.ErrConsumerNotFound):
+		case err != nil:
 			return err
+		default:
+			from = ci.AckFloor.Stream + 1
 		}
-		for seq := ci.AckFloor.Stream + 1; seq <= last; {
+		for seq := from; seq <= state.LastSeq; {
 			m, err := s.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(e.subject))
 			if errors.Is(err, jetstream.ErrMsgNotFound) {
 				break
