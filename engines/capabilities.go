@@ -90,7 +90,9 @@ type Facts struct {
 // it once, after consumers have stopped and before the result is built: a message acknowledged,
 // never delivered and found is a backlog (queued), one not found is gone (lost). Sweep is untimed
 // for latency and bounded by ctx. An engine that stores nothing (pub/sub) does not implement it,
-// or returns ErrNothingStored, so an undelivered message stays lost.
+// or returns ErrNothingStored, so an undelivered message stays lost. Any other error flags the
+// result sweep-failed (lost may count what the engine still holds), so a store the system
+// itself says does not exist (a stream a power cut destroyed) is an empty sweep, not an error.
 type Sweeper interface {
 	Sweep(ctx context.Context, found func(group int, payload []byte)) error
 }
