@@ -332,11 +332,14 @@ type run struct {
 
 func (r *run) since() int64 { return int64(time.Since(r.epoch)) }
 
+// noteErr counts an error by where it happened and its text, for the result's errors: at most
+// 100 distinct ones, except the final sweep's, which is always kept (results.Assess flags the
+// run sweep-failed by it).
 func (r *run) noteErr(where string, err error) {
 	r.errMu.Lock()
 	defer r.errMu.Unlock()
 	k := [2]string{where, err.Error()}
-	if _, ok := r.errs[k]; ok || len(r.errs) < 100 {
+	if _, ok := r.errs[k]; ok || len(r.errs) < 100 || where == results.ErrorWhereSweep {
 		r.errs[k]++
 	}
 }
