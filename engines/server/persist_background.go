@@ -71,10 +71,16 @@ func (p *persistence) save(background bool) error {
 	return nil
 }
 
+// wholeSecondsSince is Redis's time(NULL) - start: the seconds of the wall clock between start and
+// now, so a save of a few milliseconds that crosses a second reads 1, as it does in Redis's INFO.
+func wholeSecondsSince(start time.Time) int64 { return wholeSeconds(start, time.Now()) }
+
+func wholeSeconds(start, end time.Time) int64 { return end.Unix() - start.Unix() }
+
 // bgsaveDone completes a BGSAVE. Store lock held.
 func (p *persistence) bgsaveDone(err error, finish func(error)) {
 	p.bgsave = false
-	p.lastBgsaveSec = int64(time.Since(p.bgsaveStart).Seconds())
+	p.lastBgsaveSec = wholeSecondsSince(p.bgsaveStart)
 	if err != nil {
 		p.s.logf("Background saving error: %v", err)
 	} else {
@@ -150,7 +156,7 @@ func (p *persistence) startRewrite() error {
 func (p *persistence) rewriteDone(err error, base string, seq int, incr string, size int64) {
 	s := p.s
 	p.rewrite = false
-	p.lastRewriteSec = int64(time.Since(p.rewriteStart).Seconds())
+	p.lastRewriteSec = wholeSecondsSince(p.rewriteStart)
 	if err == nil && !p.killed {
 		old := p.layout.Files()
 		p.layout.Base, p.layout.BaseSeq = base, seq

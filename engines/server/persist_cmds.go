@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"qbench/engines/server/aof"
 	"qbench/engines/server/resp"
@@ -186,7 +185,7 @@ func (p *persistence) writeInfo(kv func(string, any)) {
 	kv("rdb_last_bgsave_time_sec", p.lastBgsaveSec)
 	cur := int64(-1)
 	if p.bgsave {
-		cur = int64(time.Since(p.bgsaveStart).Seconds())
+		cur = wholeSecondsSince(p.bgsaveStart)
 	}
 	kv("rdb_current_bgsave_time_sec", cur)
 	kv("rdb_saves", p.saves)
@@ -196,7 +195,7 @@ func (p *persistence) writeInfo(kv func(string, any)) {
 	kv("aof_last_rewrite_time_sec", p.lastRewriteSec)
 	cur = -1
 	if p.rewrite {
-		cur = int64(time.Since(p.rewriteStart).Seconds())
+		cur = wholeSecondsSince(p.rewriteStart)
 	}
 	kv("aof_current_rewrite_time_sec", cur)
 	kv("aof_last_bgrewrite_status", okErr(p.lastRewriteOK))

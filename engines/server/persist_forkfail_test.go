@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Under DEBUG FORK-FAIL 1 a background save and a log rewrite fail where Redis's fork would:
@@ -103,4 +104,22 @@ func TestForkFailure(t *testing.T) {
 		t.Errorf("after a save that could fork: rdb_last_bgsave_status %s", st)
 	}
 	want([]string{"SET", "k4", "v"}, "OK")
+}
+
+// A save's seconds in INFO are Redis's time(NULL) - start: whole seconds of the wall clock, so a
+// save of a few milliseconds that crosses a second reads 1, and one of 999 ms within a second 0.
+func TestSaveSecondsAreWallClockSeconds(t *testing.T) {
+	cases := []struct {
+		start, end time.Time
+		want       int64
+	}{
+		{time.Unix(100, 999_000_000), time.Unix(101, 5_000_000), 1},
+		{time.Unix(100, 0), time.Unix(100, 999_000_000), 0},
+		{time.Unix(100, 500_000_000), time.Unix(102, 400_000_000), 2},
+	}
+	for _, c := range cases {
+		if got := wholeSeconds(c.start, c.end); got != c.want {
+			t.Errorf("from %s to %s: %d, want %d", c.start.Format(time.StampMilli), c.end.Format(time.StampMilli), got, c.want)
+		}
+	}
 }
